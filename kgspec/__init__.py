@@ -1,0 +1,12 @@
+"""kgspec: a formally-checked state-machine spec and executable model of Kafka group coordination.
+
+The import package holds four subpackages, each a top-level folder of the repository:
+
+- ``kgspec.spec``: the lifecycles declared once as ``transitions`` machines, compiled to tables;
+- ``kgspec.model``: the sans-IO coordinator model (one step: state, event, now -> response, records);
+- ``kgspec.invariants``: the protocol invariants, defined once and reused everywhere;
+- ``kgspec.conformance``: trace readers and ``kgspec check``.
+"""
+
+__version__ = "0.1.0"
+__all__ = ["__version__"]

@@ -1,0 +1,3 @@
+from kgspec.cli import main
+
+raise SystemExit(main())

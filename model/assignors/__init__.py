@@ -1,0 +1,1 @@
+"""kgspec.model.assignors."""
