@@ -1,0 +1,190 @@
+"""Kafka's ``UniformHeterogeneousAssignmentBuilder`` (the KAFKA-17710 rework, 4.0+).
+
+1. Import each member's current target, dropping topics it no longer subscribes to.
+2. Hand out unassigned partitions topic by topic (most partitions per subscriber
+   first, then fewer subscribers, then topic id), each to the least-loaded subscriber.
+3. Move partitions from the most- to the least-loaded subscribers of each topic with
+   two or more subscribers, looping over the topics at most 16 times and stopping
+   after a full loop without a move.
+
+Balance is per topic: within each topic's subscribers, total loads differ by at most
+one *unless* a loaded subscriber has no partition of that topic to give up, or the
+16-round limit stops the loop. Nothing stronger holds across overlapping subscriptions.
+"""
+
+from __future__ import annotations
+
+from .api import GroupAssignment, GroupSpec, PartitionAssignorError, TopicDescriber
+from .load_balancer import LoadBalancer
+from .topic_order import uuid_compare_key
+
+MAX_ITERATION_COUNT = 16
+
+
+class HeterogeneousBuilder:
+    def __init__(self, spec: GroupSpec, topics: TopicDescriber) -> None:
+        self.spec = spec
+        self.member_ids = list(spec.members)
+        self.partition_counts: dict[str, int] = {}
+        # Subscriber indexes per topic, ascending (members are walked in order).
+        self.subscribers: dict[str, list[int]] = {}
+        for index, member in enumerate(spec.members.values()):
+            for topic_id in member.subscribed_topic_ids:
+                listed = self.subscribers.get(topic_id)
+                if listed is None:
+                    count = topics.num_partitions(topic_id)
+                    if count == -1:
+                        raise PartitionAssignorError(
+                            f"Members are subscribed to topic {topic_id} which doesn't exist "
+                            "in the topic metadata."
+                        )
+                    self.partition_counts[topic_id] = count
+                    self.subscribers[topic_id] = [index]
+                else:
+                    listed.append(index)
+        self.sizes = [0] * len(self.member_ids)
+        # owners[topic][partition] = member index, or -1 while unassigned.
+        self.owners = {t: [-1] * n for t, n in self.partition_counts.items()}
+        # Copy-on-write: `base` holds each member's imported target; `edited` gets a
+        # mutable copy only for members whose target the builder changes.
+        self.base: list[dict[str, frozenset[int]]] = []
+        self.edited: list[dict[str, set[int]] | None] = [None] * len(self.member_ids)
+        # False when balancing stopped at MAX_ITERATION_COUNT rather than at a fixed point.
+        self.converged = True
+
+    def build(self) -> GroupAssignment:
+        if not self.subscribers:
+            return {}
+        self._import_targets()
+        self._assign_unassigned()
+        self._balance()
+        result: GroupAssignment = {}
+        for index, member_id in enumerate(self.member_ids):
+            edited = self.edited[index]
+            if edited is None:
+                result[member_id] = self.base[index]
+            else:
+                result[member_id] = {t: frozenset(p) for t, p in edited.items() if p}
+        return result
+
+    def _topic_order_key(self, topic_id: str) -> tuple[float, int, int, int, str]:
+        # Kafka compares the ratio as a Java double; Python floats are the same IEEE doubles.
+        count = len(self.subscribers[topic_id])
+        return (-(self.partition_counts[topic_id] / count), count, *uuid_compare_key(topic_id))
+
+    def _import_targets(self) -> None:
+        sizes, owners = self.sizes, self.owners
+        for index, member in enumerate(self.spec.members.values()):
+            old = member.assignment
+            subscribed = member.subscribed_topic_ids
+            kept: dict[str, frozenset[int]] | None = None
+            for topic_id, partitions in old.items():
+                if topic_id not in subscribed:
+                    if kept is None:
+                        kept = dict(old)
+                    del kept[topic_id]
+                    continue
+                if not partitions:
+                    continue
+                owner_of = owners[topic_id]
+                if min(partitions) < 0 or max(partitions) >= len(owner_of):
+                    raise PartitionAssignorError(
+                        f"Member {self.member_ids[index]} holds a partition of topic {topic_id} "
+                        f"outside 0..{len(owner_of) - 1}."
+                    )
+                sizes[index] += len(partitions)
+                for partition in partitions:
+                    owner_of[partition] = index
+            self.base.append(kept if kept is not None else dict(old))
+
+    def _move(self, topic_id: str, partition: int, member: int) -> None:
+        """Give `partition` to `member`, taking it from its current owner if any."""
+        owner_of = self.owners[topic_id]
+        previous = owner_of[partition]
+        if previous != -1:
+            held = self._editable(previous).get(topic_id)
+            if held is not None:
+                held.discard(partition)
+            self.sizes[previous] -= 1
+        target = self._editable(member)
+        held = target.get(topic_id)
+        if held is None:
+            target[topic_id] = {partition}
+        else:
+            held.add(partition)
+        owner_of[partition] = member
+        self.sizes[member] += 1
+
+    def _editable(self, member: int) -> dict[str, set[int]]:
+        edited = self.edited[member]
+        if edited is None:
+            edited = {t: set(p) for t, p in self.base[member].items()}
+            self.edited[member] = edited
+        return edited
+
+    def _assign_unassigned(self) -> None:
+        unassigned: dict[str, list[int]] = {}
+        for topic_id, owner_of in self.owners.items():
+            free = [p for p, owner in enumerate(owner_of) if owner < 0]
+            if free:
+                unassigned[topic_id] = free
+        balancer = LoadBalancer(self.sizes)
+        for topic_id in sorted(unassigned, key=self._topic_order_key):
+            balancer.reset(self.subscribers[topic_id])
+            for partition in unassigned[topic_id]:
+                self._move(topic_id, partition, balancer.next_least_loaded())
+
+    def _balance(self) -> None:
+        movable = [t for t, subs in self.subscribers.items() if len(subs) >= 2]
+        if not movable:
+            return
+        ordered = sorted(movable, key=self._topic_order_key)
+        balancer = LoadBalancer(self.sizes)
+        last_moved = -1
+        for _ in range(MAX_ITERATION_COUNT):
+            for position, topic_id in enumerate(ordered):
+                if position == last_moved:
+                    # A whole loop over the topics since the last move: nothing left to do.
+                    return
+                moved = self._balance_topic(topic_id, balancer)
+                if moved > 0 or last_moved == -1:
+                    last_moved = position
+        self.converged = False
+
+    def _balance_topic(self, topic_id: str, balancer: LoadBalancer) -> int:
+        if balancer.reset(self.subscribers[topic_id]) <= 1:
+            return 0
+        owner_of = self.owners[topic_id]
+        # Partitions grouped by owner (stable sort: ascending partition within an owner),
+        # so each owner's partitions are a slice [start, end) we can pop from the end.
+        by_owner = sorted(range(len(owner_of)), key=owner_of.__getitem__)
+        start: dict[int, int] = {}
+        end: dict[int, int] = {}
+        for position, partition in enumerate(by_owner):
+            owner = owner_of[partition]
+            if owner not in start:
+                start[owner] = position
+            end[owner] = position + 1
+
+        moved = 0
+        while not balancer.is_balanced():
+            while True:
+                donor = balancer.next_most_loaded()
+                if donor == -1 or end.get(donor, 0) - start.get(donor, 0) > 0:
+                    break
+                balancer.exclude_most_loaded()
+            if donor == -1:
+                break
+            last = end[donor] - 1
+            end[donor] = last
+            partition = by_owner[last]
+            receiver = balancer.next_least_loaded()
+            if balancer.is_balanced():
+                break
+            self._move(topic_id, partition, receiver)
+            moved += 1
+        return moved
+
+
+def assign_heterogeneous(spec: GroupSpec, topics: TopicDescriber) -> GroupAssignment:
+    return HeterogeneousBuilder(spec, topics).build()
