@@ -92,7 +92,7 @@ CONSUMER_GROUP = Declaration(
             Requires g>a. a=g, u=n: every member epoch is below the new assignment epoch,
             so none isReconciledTo(a) (TargetAssignmentMetadata record)."""),
         *self_loops("member_reconciled", ASSIGNING, """
-            In ASSIGNING (g>a): u-=1 for any u>=1; the state stays ASSIGNING."""),
+            Requires u>=2 and g>a. u-=1: a member reaches the old target; still ASSIGNING."""),
         transition("member_reconciled", RECONCILING, RECONCILING, """
             Requires u>=2. u-=1: CurrentAssignmentBuilder moved one member to STABLE at
             epoch a; others are still reconciling."""),
@@ -149,7 +149,7 @@ STREAMS_GROUP = Declaration(
             Requires g>a, not ready. a=g, u=n: GroupMetadataManager computes the target
             whenever g > a, whatever the topology state (members then get empty tasks)."""),
         *self_loops("member_reconciled", (NOT_READY, ASSIGNING), """
-            Requires u>=1. u-=1: a member reaches the current target; the state is unchanged."""),
+            Requires u>=2. u-=1: a member reaches the current target; the state is unchanged."""),
         transition("member_reconciled", RECONCILING, RECONCILING, "Requires u>=2. u-=1."),
         *self_loops("all_members_reconciled", (NOT_READY, ASSIGNING), """
             Requires u==1. u=0; the state is unchanged."""),
