@@ -34,6 +34,10 @@ class Event:
     response: dict[str, Any] = field(default_factory=dict)
     total_time_ms: float | None = None
     connection: str | None = None
+    # True when an earlier item already accounted for this input line: one line can carry
+    # several events (console-formatter output has no newlines; a Metadata response in a
+    # request log can describe several topics). Count lines with ``not same_line``.
+    same_line: bool = False
 
     @property
     def group_id(self) -> str | None:
@@ -56,6 +60,7 @@ class Malformed:
     line: int
     message: str
     field: str | None = None
+    same_line: bool = False  # as Event.same_line
 
 
 @dataclass(slots=True)

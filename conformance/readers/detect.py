@@ -1,0 +1,133 @@
+"""Open any supported trace file: gzip by magic bytes, format by the first lines."""
+
+from __future__ import annotations
+
+import datetime as dt
+import gzip
+import os
+import re
+import zlib
+from collections.abc import Callable, Collection, Iterator
+from pathlib import Path
+from typing import BinaryIO, Final, cast
+
+from ..events import ReadItem
+from .console import read_console
+from .dump_log import read_dump_log
+from .errors import TraceFormatError
+from .lines import DEFAULT_MAX_LINE_BYTES
+from .native import read_native
+from .request_log import DEFAULT_REORDER_WINDOW_MS, GROUP_API_KEYS, read_request_log
+
+FORMATS: Final = ("native", "request-log", "dump-log", "console")
+_GZIP_MAGIC: Final = b"\x1f\x8b"
+_SAMPLE_BYTES: Final = 64 * 1024
+_SAMPLE_LINES: Final = 50
+_LOG_LINE: Final = re.compile(rb"\[\d{4}-\d\d-\d\d[ T]\d\d:\d\d:\d\d[^\]]*\] [A-Z]+ ")
+_DUMP_PREFIXES: Final = (b"Dumping ", b"Log starting offset:", b"baseOffset:", b"| offset:", b"| key:")
+_CONSOLE_PREFIXES: Final = (b'{"key":', b"CreateTime:", b"LogAppendTime:", b"NO_TIMESTAMP")
+
+
+def open_trace(path: str | os.PathLike[str], format: str = "auto", *,
+               tz: str | dt.tzinfo | None = None,
+               reorder_window_ms: float = DEFAULT_REORDER_WINDOW_MS,
+               api_keys: Collection[int] | None = GROUP_API_KEYS,
+               start_ts_ms: float = 0,
+               max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[ReadItem]:
+    """Items of one trace file, read lazily; the file closes when the iterator is exhausted.
+
+    ``format`` is ``auto`` (detect) or one of ``FORMATS``. ``tz``, ``reorder_window_ms`` and
+    ``api_keys`` apply to request logs, ``start_ts_ms`` to dump-log and console output.
+    Raises ``TraceFormatError`` at once for a missing file, a directory, binary data, a
+    broken gzip file, an unknown ``format`` or a format that cannot be detected; a later
+    gzip failure or an unsupported ``header.format`` raises it during iteration.
+    """
+    if format != "auto" and format not in FORMATS:
+        raise TraceFormatError(f"unknown trace format {format!r} (use auto, {', '.join(FORMATS)})")
+    file = Path(path)
+    if file.is_dir():
+        raise TraceFormatError(f"{path}: is a directory, not a trace file")
+    if not file.exists():
+        raise TraceFormatError(f"{path}: no such file")
+    compressed = _is_gzip(file)
+    sample = _sample(file, compressed)
+    if _looks_binary(sample):
+        raise TraceFormatError(f"{path}: not a text file")
+    chosen = format if format != "auto" else detect_format(sample)
+    if chosen is None:
+        raise TraceFormatError(f"{path}: cannot tell the trace format from the first lines; "
+                               f"pass one of {', '.join(FORMATS)}")
+    readers: dict[str, Callable[[BinaryIO], Iterator[ReadItem]]] = {
+        "native": lambda s: read_native(s, max_line_bytes=max_line_bytes),
+        "request-log": lambda s: read_request_log(s, tz=tz, reorder_window_ms=reorder_window_ms,
+                                                  api_keys=api_keys, max_line_bytes=max_line_bytes),
+        "dump-log": lambda s: read_dump_log(s, max_line_bytes=max_line_bytes, start_ts_ms=start_ts_ms),
+        "console": lambda s: read_console(s, max_record_bytes=max_line_bytes, start_ts_ms=start_ts_ms),
+    }
+    return _read(file, compressed, readers[chosen])
+
+
+def detect_format(sample: bytes) -> str | None:
+    """The format the first non-blank lines show, or None if none of them is recognisable."""
+    seen = 0
+    for raw in sample.split(b"\n"):
+        line = raw.strip()
+        if not line:
+            continue
+        if line.startswith(_CONSOLE_PREFIXES) and b'{"key":' in line:
+            return "console"
+        if line.startswith(b"{"):
+            return "native"
+        if _LOG_LINE.match(line):
+            return "request-log"
+        if line.startswith(_DUMP_PREFIXES):
+            return "dump-log"
+        seen += 1
+        if seen >= _SAMPLE_LINES:
+            break
+    if seen == 0:
+        return "native"  # an empty trace: nothing to read either way
+    return None
+
+
+def _is_gzip(file: Path) -> bool:
+    try:
+        with file.open("rb") as handle:
+            return handle.read(2) == _GZIP_MAGIC
+    except OSError as exc:
+        raise TraceFormatError(f"{file}: cannot be read ({exc.strerror})") from exc
+
+
+def _open(file: Path, compressed: bool) -> BinaryIO:
+    if compressed:
+        return cast(BinaryIO, gzip.open(file, "rb"))
+    return file.open("rb")
+
+
+def _sample(file: Path, compressed: bool) -> bytes:
+    try:
+        with _open(file, compressed) as stream:
+            return stream.read(_SAMPLE_BYTES)
+    except (OSError, EOFError, zlib.error) as exc:
+        raise TraceFormatError(f"{file}: not a readable {'gzip ' if compressed else ''}file ({exc})") from exc
+
+
+def _looks_binary(sample: bytes) -> bool:
+    """NUL bytes, many control characters, or mostly invalid UTF-8."""
+    if not sample:
+        return False
+    if b"\x00" in sample:
+        return True
+    controls = sum(sample.count(bytes([c])) for c in range(32) if c not in (9, 10, 12, 13, 27))
+    if controls * 100 > len(sample):
+        return True
+    text = sample.decode("utf-8", "replace")
+    return text.count("\ufffd") * 10 > len(text)
+
+
+def _read(file: Path, compressed: bool, reader: Callable[[BinaryIO], Iterator[ReadItem]]) -> Iterator[ReadItem]:
+    with _open(file, compressed) as stream:
+        try:
+            yield from reader(stream)
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:  # a truncated or corrupt .gz
+            raise TraceFormatError(f"{file}: gzip data is broken ({exc})") from exc
