@@ -7,7 +7,6 @@ from collections.abc import Mapping
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from kgspec.model.assignors import ASSIGNORS, DEFAULT_ASSIGNOR, get_assignor
 from kgspec.model.assignors.api import (
     GroupAssignment,
@@ -244,7 +243,7 @@ def test_hetero_member_without_subscriptions_gets_empty_target() -> None:
 
 def test_hetero_overlapping_subscriptions_javadoc_example_is_locally_balanced() -> None:
     # The builder's Javadoc: M1 on t1, M2 on t1+t2, M3 on t2 can end 9/10/11.
-    members = {"M1": ({T1}, {}), "M2": ({T1, T2}, {}), "M3": ({T2}, {})}
+    members: Subs = {"M1": ({T1}, {}), "M2": ({T1, T2}, {}), "M3": ({T2}, {})}
     s = spec(HETERO, members)
     counts = MappingTopicDescriber({T1: 19, T2: 11})
     result = UniformAssignor().assign(s, counts)
