@@ -1,0 +1,82 @@
+"""Coordinator configs by their Kafka names, with Kafka's defaults (GroupCoordinatorConfig).
+
+A trace header's ``configs`` override these. Unknown names are reported by
+:func:`unknown_config_names` (the checker turns them into findings) rather than
+silently ignored.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+INT_MAX = 2**31 - 1
+
+DEFAULTS: dict[str, Any] = {
+    # KIP-848 consumer groups
+    "group.consumer.session.timeout.ms": 45000,
+    "group.consumer.heartbeat.interval.ms": 5000,
+    "group.consumer.max.size": INT_MAX,
+    "group.consumer.assignors": "uniform,range",
+    "group.consumer.assignment.interval.ms": 1000,
+    "group.consumer.migration.policy": "bidirectional",
+    "group.consumer.min.session.timeout.ms": 45000,
+    "group.consumer.max.session.timeout.ms": 60000,
+    # classic groups
+    "group.min.session.timeout.ms": 6000,
+    "group.max.session.timeout.ms": 1800000,
+    "group.initial.rebalance.delay.ms": 3000,
+    "group.max.size": INT_MAX,
+    # KIP-1071 streams groups
+    "group.streams.session.timeout.ms": 45000,
+    "group.streams.heartbeat.interval.ms": 5000,
+    "group.streams.max.size": INT_MAX,
+    "group.streams.num.standby.replicas": 0,
+    "group.streams.num.warmup.replicas": 2,
+    "group.streams.acceptable.recovery.lag": 10000,
+    "group.streams.assignment.interval.ms": 1000,
+    "group.streams.initial.rebalance.delay.ms": 3000,
+    "group.streams.task.offset.interval.ms": 60000,
+}
+
+# Per-group overrides (GroupConfig) fall back to the broker config of the same suffix.
+GROUP_LEVEL = {
+    "consumer.session.timeout.ms": "group.consumer.session.timeout.ms",
+    "consumer.heartbeat.interval.ms": "group.consumer.heartbeat.interval.ms",
+    "consumer.assignment.interval.ms": "group.consumer.assignment.interval.ms",
+    "streams.session.timeout.ms": "group.streams.session.timeout.ms",
+    "streams.heartbeat.interval.ms": "group.streams.heartbeat.interval.ms",
+    "streams.num.standby.replicas": "group.streams.num.standby.replicas",
+    "streams.assignment.interval.ms": "group.streams.assignment.interval.ms",
+    "streams.initial.rebalance.delay.ms": "group.streams.initial.rebalance.delay.ms",
+}
+
+
+class Config:
+    """Resolved configs: defaults overridden by the trace header (broker- or group-level names)."""
+
+    __slots__ = ("_values",)
+
+    def __init__(self, overrides: Mapping[str, Any] | None = None) -> None:
+        values = dict(DEFAULTS)
+        for name, value in (overrides or {}).items():
+            values[GROUP_LEVEL.get(name, name)] = value
+        self._values = values
+
+    def __getitem__(self, name: str) -> Any:
+        return self._values[name]
+
+    def int(self, name: str) -> int:
+        return int(self._values[name])
+
+    def assignors(self) -> list[str]:
+        raw = self._values["group.consumer.assignors"]
+        names = raw if isinstance(raw, list) else str(raw).split(",")
+        return [n.strip() for n in names if n.strip()]
+
+    def as_dict(self) -> dict[str, Any]:
+        return dict(self._values)
+
+
+def unknown_config_names(overrides: Mapping[str, Any]) -> list[str]:
+    return sorted(n for n in overrides if n not in DEFAULTS and n not in GROUP_LEVEL)

@@ -1,0 +1,73 @@
+"""ConsumerGroupDescribe (API 69), answered from the model (``ConsumerGroup.asDescribedGroup``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from kgspec.model.consumer.group import ConsumerGroup
+from kgspec.model.consumer.member import ConsumerMember
+from kgspec.model.errors import Errors
+
+if TYPE_CHECKING:
+    from kgspec.model.coordinator import Coordinator
+
+AUTHORIZED_OPERATIONS_OMITTED = -2147483648
+
+
+def _topic_partitions(coord: Coordinator, holdings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Topics missing from the metadata image are left out, as Kafka does."""
+    merged: dict[str, set[int]] = {}
+    for holding in holdings:
+        for topic_id, parts in holding.items():
+            if parts and coord.topics.by_id(topic_id) is not None:
+                merged.setdefault(topic_id, set()).update(parts)
+    return [
+        {"topicId": t, "topicName": coord.topics.name_of(t), "partitions": sorted(p)}
+        for t, p in merged.items()
+    ]
+
+
+def describe_member(coord: Coordinator, group: ConsumerGroup, m: ConsumerMember, api_version: int) -> dict[str, Any]:
+    described: dict[str, Any] = {
+        "memberId": m.member_id,
+        "instanceId": m.instance_id,
+        "rackId": m.rack_id,
+        "memberEpoch": m.member_epoch,
+        "clientId": m.client_id,
+        "clientHost": m.client_host,
+        "subscribedTopicNames": list(m.subscribed_topic_names),
+        "subscribedTopicRegex": m.subscribed_topic_regex,
+        # The member still answers for partitions pending revocation.
+        "assignment": {"topicPartitions": _topic_partitions(coord, [m.assigned, m.pending_revocation])},
+        "targetAssignment": {"topicPartitions": _topic_partitions(coord, [dict(group.target.get(m.member_id, {}))])},
+    }
+    if api_version >= 1:
+        described["memberType"] = 0 if m.classic_member_metadata is not None else 1
+    return described
+
+
+def describe_consumer_groups(coord: Coordinator, request: dict[str, Any], api_version: int) -> dict[str, Any]:
+    groups = []
+    for group_id in request.get("groupIds") or []:
+        group = coord.groups.get(group_id)
+        if group is None:
+            groups.append({
+                "errorCode": int(Errors.GROUP_ID_NOT_FOUND),
+                "errorMessage": f"Group {group_id} not found.",
+                "groupId": group_id, "groupState": "", "groupEpoch": 0, "assignmentEpoch": 0,
+                "assignorName": "", "members": [], "authorizedOperations": AUTHORIZED_OPERATIONS_OMITTED,
+            })
+            continue
+        assignor = coord.preferred_assignor_of(group)
+        groups.append({
+            "errorCode": 0,
+            "errorMessage": None,
+            "groupId": group_id,
+            "groupState": group.state,
+            "groupEpoch": group.group_epoch,
+            "assignmentEpoch": group.assignment_epoch,
+            "assignorName": assignor,
+            "members": [describe_member(coord, group, m, api_version) for m in group.members.values()],
+            "authorizedOperations": AUTHORIZED_OPERATIONS_OMITTED,
+        })
+    return {"throttleTimeMs": 0, "groups": groups}

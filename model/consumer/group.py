@@ -1,0 +1,239 @@
+"""Consumer group state (Kafka's ``ConsumerGroup``), with the indexes Kafka derives.
+
+Hard state is what the records carry: epochs, metadata hash, members, targets,
+assignment metadata, resolved regular expressions. Derived state (partition epochs,
+static-member map, subscription counts, the group state) is maintained by
+:meth:`ConsumerGroup.put_member` / :meth:`ConsumerGroup.remove_member`, exactly where
+Kafka maintains it, so the live model and a replay rebuild the same thing.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from typing import Any
+
+from kgspec.model.consumer.member import STABLE, ConsumerMember
+from kgspec.model.mutants import NONE, Mutants
+from kgspec.model.reconcile import Holding
+
+EMPTY = "Empty"
+ASSIGNING = "Assigning"
+RECONCILING = "Reconciling"
+STABLE_STATE = "Stable"
+DEAD = "Dead"
+
+
+class OwnershipConflict(Exception):
+    """Kafka's IllegalStateException in ``addPartitionEpochs``: a partition got two owners."""
+
+
+def derive_group_state(num_members: int, group_epoch: int, assignment_epoch: int,
+                       all_reconciled: bool) -> str:
+    """``ConsumerGroup.maybeUpdateGroupState``."""
+    if num_members == 0:
+        return EMPTY
+    if group_epoch > assignment_epoch:
+        return ASSIGNING
+    if not all_reconciled:
+        return RECONCILING
+    return STABLE_STATE
+
+
+@dataclass(frozen=True, slots=True)
+class ResolvedRegex:
+    topics: frozenset[str]
+    version: int
+    timestamp: int
+
+
+class ConsumerGroup:
+    __slots__ = (
+        "assignment_epoch",
+        "assignment_timestamp",
+        "group_epoch",
+        "group_id",
+        "has_partition_metadata_record",
+        "members",
+        "metadata_hash",
+        "mutants",
+        "partition_epochs",
+        "resolved_regexes",
+        "static_members",
+        "subscribed_names",
+        "subscribed_regexes",
+        "target",
+        "unreconciled",
+    )
+
+    def __init__(self, group_id: str, initial_epoch: int, mutants: Mutants = NONE) -> None:
+        self.group_id = group_id
+        self.group_epoch = initial_epoch
+        self.metadata_hash = 0
+        self.assignment_epoch = initial_epoch
+        self.assignment_timestamp = 0
+        self.members: dict[str, ConsumerMember] = {}
+        self.target: dict[str, dict[str, frozenset[int]]] = {}
+        self.static_members: dict[str, str] = {}
+        # topic id -> partition -> member epoch of its owner (Kafka's currentPartitionEpoch)
+        self.partition_epochs: dict[str, dict[int, int]] = {}
+        self.subscribed_names: Counter[str] = Counter()
+        self.subscribed_regexes: Counter[str] = Counter()
+        self.resolved_regexes: dict[str, ResolvedRegex] = {}
+        self.has_partition_metadata_record = False
+        # Members not reconciled to the assignment epoch, for an O(1) state derivation.
+        self.unreconciled: set[str] = set()
+        self.mutants = mutants
+
+    # --- derived state -------------------------------------------------------------
+
+    @property
+    def state(self) -> str:
+        if not self.members:
+            return EMPTY
+        if self.group_epoch > self.assignment_epoch:
+            return ASSIGNING
+        return RECONCILING if self.unreconciled else STABLE_STATE
+
+    def _refresh_reconciled(self, member: ConsumerMember) -> None:
+        if member.state == STABLE and member.member_epoch == self.assignment_epoch:
+            self.unreconciled.discard(member.member_id)
+        else:
+            self.unreconciled.add(member.member_id)
+
+    def set_assignment_metadata(self, epoch: int, timestamp: int) -> None:
+        self.assignment_epoch = epoch
+        self.assignment_timestamp = timestamp
+        self.unreconciled = {
+            m.member_id for m in self.members.values() if not m.is_reconciled_to(epoch)
+        }
+
+    def current_partition_epoch(self, topic_id: str, partition: int) -> int:
+        return self.partition_epochs.get(topic_id, {}).get(partition, -1)
+
+    def _add_partition_epochs(self, holding: Holding, epoch: int, member_id: str) -> None:
+        for topic_id, parts in holding.items():
+            slot = self.partition_epochs.setdefault(topic_id, {})
+            for p in parts:
+                prev = slot.get(p)
+                if prev is not None and prev >= epoch:
+                    raise OwnershipConflict(
+                        f"partition {topic_id}-{p} is already owned at epoch {prev}; "
+                        f"member {member_id} cannot take it at epoch {epoch}"
+                    )
+                slot[p] = epoch
+
+    def _remove_partition_epochs(self, holding: Holding, epoch: int) -> None:
+        for topic_id, parts in holding.items():
+            slot = self.partition_epochs.get(topic_id)
+            if slot is None:
+                continue
+            for p in parts:
+                if slot.get(p) == epoch:
+                    del slot[p]
+            if not slot:
+                del self.partition_epochs[topic_id]
+
+    def put_member(self, member: ConsumerMember) -> None:
+        """``updateMember``: store the member and maintain every derived index."""
+        old = self.members.get(member.member_id)
+        if old is not None:
+            self._remove_partition_epochs(old.assigned, old.member_epoch)
+            self._remove_partition_epochs(old.pending_revocation, old.member_epoch)
+            self._unsubscribe(old)
+        if self.mutants.active("lost-partition-epoch") and old is not None:
+            # KAFKA-16147: a partition moving from pending revocation back to assigned
+            # for the same member lost its epoch, so it looked free to others.
+            back = {
+                t: {p: e for p, e in parts.items() if p in old.pending_revocation.get(t, {})}
+                for t, parts in member.assigned.items()
+            }
+            visible = {
+                t: {p: e for p, e in parts.items() if p not in back.get(t, {})}
+                for t, parts in member.assigned.items()
+            }
+            self._add_partition_epochs(visible, member.member_epoch, member.member_id)
+        else:
+            self._add_partition_epochs(member.assigned, member.member_epoch, member.member_id)
+        self._add_partition_epochs(member.pending_revocation, member.member_epoch, member.member_id)
+        self.members[member.member_id] = member
+        self._subscribe(member)
+        if member.instance_id is not None:
+            self.static_members[member.instance_id] = member.member_id
+        self._refresh_reconciled(member)
+
+    def remove_member(self, member_id: str) -> ConsumerMember | None:
+        old = self.members.pop(member_id, None)
+        if old is None:
+            return None
+        self._remove_partition_epochs(old.assigned, old.member_epoch)
+        self._remove_partition_epochs(old.pending_revocation, old.member_epoch)
+        self._unsubscribe(old)
+        if old.instance_id is not None and self.static_members.get(old.instance_id) == member_id:
+            del self.static_members[old.instance_id]
+        self.unreconciled.discard(member_id)
+        return old
+
+    def _subscribe(self, member: ConsumerMember) -> None:
+        self.subscribed_names.update(member.subscribed_topic_names)
+        if member.subscribed_topic_regex:
+            self.subscribed_regexes[member.subscribed_topic_regex] += 1
+
+    def _unsubscribe(self, member: ConsumerMember) -> None:
+        self.subscribed_names.subtract(member.subscribed_topic_names)
+        for name in member.subscribed_topic_names:
+            if self.subscribed_names[name] <= 0:
+                del self.subscribed_names[name]
+        regex = member.subscribed_topic_regex
+        if regex:
+            self.subscribed_regexes[regex] -= 1
+            if self.subscribed_regexes[regex] <= 0:
+                del self.subscribed_regexes[regex]
+
+    # --- lookups ---------------------------------------------------------------------
+
+    def static_member(self, instance_id: str | None) -> ConsumerMember | None:
+        if instance_id is None:
+            return None
+        member_id = self.static_members.get(instance_id)
+        return self.members.get(member_id) if member_id is not None else None
+
+    def target_of(self, member_id: str, instance_id: str | None = None) -> dict[str, frozenset[int]]:
+        """``targetAssignment(memberId, instanceId)``: a replaced static member inherits its target."""
+        found = self.target.get(member_id)
+        if found is not None:
+            return found
+        if instance_id is not None:
+            previous = self.static_members.get(instance_id)
+            if previous is not None:
+                return self.target.get(previous, {})
+        return {}
+
+    def snapshot(self) -> dict[str, Any]:
+        """Everything the records determine, for replay-equivalence comparison."""
+        return {
+            "groupId": self.group_id,
+            "groupEpoch": self.group_epoch,
+            "metadataHash": self.metadata_hash,
+            "assignmentEpoch": self.assignment_epoch,
+            "assignmentTimestamp": self.assignment_timestamp,
+            "state": self.state,
+            "members": {mid: _member_snapshot(m) for mid, m in sorted(self.members.items())},
+            "target": {mid: {t: sorted(p) for t, p in sorted(a.items())}
+                       for mid, a in sorted(self.target.items())},
+            "staticMembers": dict(sorted(self.static_members.items())),
+            "partitionEpochs": {t: dict(sorted(p.items())) for t, p in sorted(self.partition_epochs.items())},
+            "resolvedRegexes": {r: sorted(v.topics) for r, v in sorted(self.resolved_regexes.items())},
+        }
+
+
+def _member_snapshot(m: ConsumerMember) -> dict[str, Any]:
+    return {
+        "instanceId": m.instance_id, "rackId": m.rack_id, "clientId": m.client_id,
+        "clientHost": m.client_host, "subscribedTopicNames": list(m.subscribed_topic_names),
+        "subscribedTopicRegex": m.subscribed_topic_regex, "rebalanceTimeoutMs": m.rebalance_timeout_ms,
+        "serverAssignor": m.server_assignor, "memberEpoch": m.member_epoch,
+        "previousMemberEpoch": m.previous_member_epoch, "state": m.state,
+        "assigned": {t: dict(sorted(p.items())) for t, p in sorted(m.assigned.items())},
+        "pendingRevocation": {t: dict(sorted(p.items())) for t, p in sorted(m.pending_revocation.items())},
+    }

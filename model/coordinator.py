@@ -1,0 +1,414 @@
+"""The coordinator model: every group of one ``__consumer_offsets`` partition, topics and timers.
+
+Sans-IO and deterministic. The two ways in are
+
+- :meth:`Coordinator.handle` — one RPC (API key, version, request dict, client id and
+  host) at time ``now``: returns the response dict and the records written;
+- :meth:`Coordinator.advance` — time passes: due timers fire, in order, and return
+  what they wrote.
+
+plus :meth:`Coordinator.update_topic` / :meth:`Coordinator.delete_topic` for metadata and
+:meth:`Coordinator.replay` to load records (a failover). Like Kafka's runtime, every
+record a handler returns is applied through :meth:`replay`; handlers never change hard
+state directly.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from kgspec.model.assignors import PartitionAssignorError, get_assignor
+from kgspec.model.assignors.api import GroupSpec, MemberSpec
+from kgspec.model.assignors.subscription import subscription_type
+from kgspec.model.config import INT_MAX, Config
+from kgspec.model.consumer import records as rec
+from kgspec.model.consumer.describe import describe_consumer_groups
+from kgspec.model.consumer.group import ConsumerGroup, ResolvedRegex
+from kgspec.model.consumer.heartbeat import ConsumerHeartbeat, subscribed_topic_ids, validate
+from kgspec.model.consumer.member import UNREVOKED_PARTITIONS, ConsumerMember
+from kgspec.model.errors import CoordinatorError, Errors
+from kgspec.model.hashing import compute_group_hash, compute_topic_hash
+from kgspec.model.javaorder import java_hashmap_order
+from kgspec.model.mutants import NONE, Mutants
+from kgspec.model.profiles import Profile, get_profile
+from kgspec.model.records import Record
+from kgspec.model.timers import Timer, Timers
+from kgspec.model.topics import TopicsImage
+
+CONSUMER_GROUP_HEARTBEAT = 68
+CONSUMER_GROUP_DESCRIBE = 69
+
+SUPPORTED_VERSIONS = {CONSUMER_GROUP_HEARTBEAT: (0, 1), CONSUMER_GROUP_DESCRIBE: (0, 1)}
+
+
+@dataclass(slots=True)
+class Result:
+    """What one step produced."""
+
+    response: dict[str, Any] | None
+    records: list[Record] = field(default_factory=list)
+    explain: list[str] = field(default_factory=list)  # why, in words, for findings
+    error: CoordinatorError | None = None
+
+
+@dataclass(slots=True)
+class Firing:
+    """One timer that fired and what it wrote."""
+
+    timer: Timer
+    records: list[Record]
+    explain: str
+
+
+def _error_response(api_key: int, error: CoordinatorError) -> dict[str, Any]:
+    if api_key == CONSUMER_GROUP_HEARTBEAT:
+        return {"errorCode": int(error.error), "errorMessage": error.message, "memberId": None,
+                "memberEpoch": 0, "heartbeatIntervalMs": 0, "assignment": None}
+    return {"errorCode": int(error.error), "errorMessage": error.message}
+
+
+class Coordinator:
+    def __init__(self, profile: Profile | str | None = None, configs: dict[str, Any] | None = None,
+                 mutants: Mutants = NONE, member_id_factory: Callable[[], str] | None = None) -> None:
+        self.profile = profile if isinstance(profile, Profile) else get_profile(profile)
+        self.config = Config(configs)
+        self.mutants = mutants
+        self.topics = TopicsImage()
+        self.groups: dict[str, ConsumerGroup] = {}
+        self.timers = Timers()
+        self.now = 0
+        self._topic_hash_cache: dict[str, int] = {}
+        # Soft state (not in records): metadata refresh deadlines (deadline, epoch) per group.
+        self._refresh_deadline: dict[str, tuple[int, int]] = {}
+        self._member_id_factory = member_id_factory or (lambda: str(uuid.uuid4()))
+
+    # --- public API -------------------------------------------------------------------
+
+    def handle(self, api_key: int, api_version: int, request: dict[str, Any], *, now: int,
+               client_id: str = "", client_host: str = "/127.0.0.1") -> Result:
+        """One RPC at time ``now`` (timers due by then must have been fired with advance())."""
+        self.now = now
+        if api_key == CONSUMER_GROUP_HEARTBEAT:
+            step = ConsumerHeartbeat(self, request, client_id, client_host, now)
+            try:
+                validate(request, api_version, self.config.assignors())
+                response = step.run()
+            except CoordinatorError as exc:
+                return Result(_error_response(api_key, exc), [], [*step.explain, exc.message or ""], exc)
+            self.apply(step.records)
+            return Result(response, step.records, step.explain)
+        if api_key == CONSUMER_GROUP_DESCRIBE:
+            return Result(describe_consumer_groups(self, request, api_version))
+        raise ValueError(f"API key {api_key} is not modelled")
+
+    def advance(self, now: int) -> list[Firing]:
+        """Move the clock to ``now``; fire every timer due by then, earliest first."""
+        if now < self.now:
+            raise ValueError(f"time went backwards: {now} < {self.now}")
+        firings: list[Firing] = []
+        for timer in self.timers.pop_due(now):
+            self.now = timer.deadline_ms
+            records, explain = self._fire(timer)
+            self.apply(records)
+            firings.append(Firing(timer, records, explain))
+        self.now = now
+        return firings
+
+    def apply(self, records: Iterable[Record]) -> None:
+        for record in records:
+            self.replay(record)
+
+    def replay(self, record: Record) -> None:
+        if record.type in rec.CONSUMER_RECORD_TYPES:
+            rec.replay(self.groups, record, self._new_group, self.profile)
+        else:
+            raise rec.ReplayError(f"record type {record.type} ({record.name}) is not modelled yet")
+
+    def on_loaded(self, now: int) -> None:
+        """After a replay (failover): re-arm timers as ``GroupMetadataManager.onLoaded`` does."""
+        self.now = now
+        for gid, group in self.groups.items():
+            for member in group.members.values():
+                self.schedule_consumer_session_timeout(gid, member.member_id, now)
+                if member.state == UNREVOKED_PARTITIONS:
+                    self.schedule_consumer_rebalance_timeout(gid, member, now)
+
+    def update_topic(self, name: str, topic_id: str, partitions: int) -> None:
+        previous = self.topics.upsert(name, topic_id, partitions)
+        if previous is None or previous.partitions != partitions or previous.topic_id != topic_id:
+            self._topic_hash_cache.pop(name, None)
+            self._metadata_changed({name}, new_topic=previous is None)
+
+    def delete_topic(self, name: str) -> None:
+        if self.topics.delete(name) is not None:
+            self._topic_hash_cache.pop(name, None)
+            self._metadata_changed({name}, new_topic=False)
+
+    def new_member_id(self) -> str:
+        return self._member_id_factory()
+
+    # --- helpers used by the handlers -------------------------------------------------
+
+    def _new_group(self, group_id: str) -> ConsumerGroup:
+        return ConsumerGroup(group_id, self.profile.new_group_initial_epoch, self.mutants)
+
+    def consumer_group_or_throw(self, group_id: str) -> ConsumerGroup:
+        group = self.groups.get(group_id)
+        if group is None:
+            raise CoordinatorError(Errors.GROUP_ID_NOT_FOUND, f"Consumer group {group_id} not found.")
+        return group
+
+    def consumer_group_for_heartbeat(self, group_id: str, create: bool, records: list[Record]) -> ConsumerGroup:
+        group = self.groups.get(group_id)
+        if group is None:
+            if not create:
+                raise CoordinatorError(Errors.GROUP_ID_NOT_FOUND, f"Consumer group {group_id} not found.")
+            return self._new_group(group_id)  # enters self.groups when its records are replayed
+        return group
+
+    def consumer_metadata_expired(self, group: ConsumerGroup) -> bool:
+        deadline, epoch = self._refresh_deadline.get(group.group_id, (0, 0))
+        return self.now >= deadline or group.group_epoch != epoch
+
+    def consumer_subscribed_topic_names(self, group: ConsumerGroup,
+                                        replace: tuple[ConsumerMember, ConsumerMember] | None = None,
+                                        without: Iterable[str] = ()) -> set[str]:
+        """Topic names the group subscribes to, by name or through resolved regexes."""
+        removed = set(without)
+        names: set[str] = set()
+        regexes: set[str] = set()
+        members = [m for mid, m in group.members.items() if mid not in removed]
+        if replace is not None:
+            old, new = replace
+            members = [m for m in members if m.member_id != old.member_id]
+            if new.instance_id is not None:
+                prev = group.static_members.get(new.instance_id)
+                members = [m for m in members if m.member_id != prev]
+            members.append(new)
+        for m in members:
+            names.update(m.subscribed_topic_names)
+            if m.subscribed_topic_regex:
+                regexes.add(m.subscribed_topic_regex)
+        for regex in regexes:
+            resolved = group.resolved_regexes.get(regex)
+            if resolved is not None:
+                names |= resolved.topics
+        return names
+
+    def metadata_hash(self, names: Iterable[str]) -> int:
+        """``ModernGroup.computeMetadataHash``: XXH3 over the hashes of existing topics."""
+        hashes: dict[str, int] = {}
+        cache = self._topic_hash_cache
+        for name in names:
+            info = self.topics.by_name(name)
+            if info is None:
+                continue
+            value = cache.get(name)
+            if value is None:
+                value = cache[name] = compute_topic_hash(info.topic_id, info.name, info.partitions)
+            hashes[name] = value
+        return compute_group_hash(hashes)
+
+    def mark_metadata_refreshed(self, group_id: str, epoch: int) -> None:
+        self._refresh_deadline[group_id] = (self.now + INT_MAX, epoch)
+
+    def consumer_maybe_update_target(self, group: ConsumerGroup, group_epoch: int,
+                                     member: ConsumerMember, updated: ConsumerMember,
+                                     records: list[Record], now: int) -> tuple[int, dict[str, frozenset[int]]]:
+        """``maybeUpdateTargetAssignment``: recompute when behind and the interval allows."""
+        if group.assignment_epoch >= group_epoch or not self._can_compute(group, now):
+            return group.assignment_epoch, group.target_of(updated.member_id, updated.instance_id)
+        members: dict[str, ConsumerMember] = dict(group.members)
+        members[updated.member_id] = updated
+        previous_static = group.static_members.get(updated.instance_id) if updated.instance_id else None
+        targets = dict(group.target)
+        if previous_static is not None and previous_static != updated.member_id:
+            members.pop(previous_static, None)
+            targets.setdefault(updated.member_id, group.target.get(previous_static, {}))
+        order = java_hashmap_order(members)
+        assignor_name = self._preferred_assignor(members.values())
+        names_by_member = {mid: members[mid].subscribed_topic_names for mid in order}
+        regex_by_member = {mid: members[mid].subscribed_topic_regex for mid in order}
+        resolved = {r: v.topics for r, v in group.resolved_regexes.items()}
+        spec = GroupSpec(
+            members={
+                mid: MemberSpec(mid, members[mid].instance_id, members[mid].rack_id,
+                                frozenset(subscribed_topic_ids(self, group, members[mid])),
+                                targets.get(mid, {}))
+                for mid in order
+            },
+            subscription_type=subscription_type(names_by_member, regex_by_member, resolved),
+        )
+        try:
+            result = get_assignor(assignor_name).assign(spec, self.topics)
+        except PartitionAssignorError as exc:
+            raise CoordinatorError(
+                Errors.UNKNOWN_SERVER_ERROR,
+                f"Failed to compute a new target assignment for epoch {group_epoch}: {exc}.") from None
+        if self.mutants.active("assignor-double-assign"):
+            result = _double_assign(result, order)
+        gid = group.group_id
+        for mid in order:
+            new_target = {t: frozenset(p) for t, p in result.get(mid, {}).items() if p}
+            if group.target.get(mid) != new_target:
+                records.append(rec.target_member_record(gid, mid, new_target))
+        records.append(rec.target_metadata_record(gid, group_epoch, now))
+        mine = result.get(updated.member_id, {})
+        return group_epoch, {t: frozenset(p) for t, p in mine.items() if p}
+
+    def _can_compute(self, group: ConsumerGroup, now: int) -> bool:
+        if not self.profile.assignment_batching:
+            return True
+        interval = self.config.int("group.consumer.assignment.interval.ms")
+        last = group.assignment_timestamp
+        return last == 0 or interval == 0 or now >= last + interval
+
+    def _preferred_assignor(self, members: Iterable[ConsumerMember]) -> str:
+        counts: dict[str, int] = {}
+        for m in members:
+            if m.server_assignor is not None:
+                counts[m.server_assignor] = counts.get(m.server_assignor, 0) + 1
+        if not counts:
+            return self.config.assignors()[0]
+        best = None
+        for name in java_hashmap_order(counts):  # Stream.max keeps the first of equal counts
+            if best is None or counts[name] > counts[best]:
+                best = name
+        assert best is not None
+        return best
+
+    def preferred_assignor_of(self, group: ConsumerGroup) -> str:
+        return self._preferred_assignor(group.members.values())
+
+    def consumer_fence_records(self, group: ConsumerGroup, members: list[ConsumerMember]) -> list[Record]:
+        """``consumerGroupFenceMembers``: tombstones, regex clean-up, group epoch + 1."""
+        gid = group.group_id
+        records: list[Record] = []
+        fenced = {m.member_id for m in members}
+        for m in members:
+            records.append(rec.current_assignment_tombstone(gid, m.member_id))
+            records.append(rec.target_member_tombstone(gid, m.member_id))
+            records.append(rec.member_metadata_tombstone(gid, m.member_id))
+        remaining_regexes = {m.subscribed_topic_regex for mid, m in group.members.items()
+                             if mid not in fenced and m.subscribed_topic_regex}
+        for regex in sorted({m.subscribed_topic_regex for m in members if m.subscribed_topic_regex}):
+            if regex not in remaining_regexes and regex in group.resolved_regexes:
+                records.append(rec.regex_tombstone(gid, regex))
+        names = self.consumer_subscribed_topic_names(group, without=fenced)
+        epoch = group.group_epoch + 1
+        records.append(rec.group_epoch_record(gid, epoch, self.metadata_hash(names)))
+        if self.profile.name in ("kafka-trunk", "kip") and len(group.members) == len(fenced):
+            records.append(rec.target_metadata_record(gid, epoch, 0))
+        for m in members:
+            self.cancel_consumer_timers(gid, m.member_id)
+        return records
+
+    # --- timers --------------------------------------------------------------------------
+
+    def schedule_consumer_session_timeout(self, group_id: str, member_id: str, now: int) -> None:
+        timeout = self.config.int("group.consumer.session.timeout.ms")
+        self.timers.schedule(Timer(f"session-timeout-{group_id}-{member_id}", now + timeout,
+                                   "consumer-session", group_id, member_id))
+
+    def schedule_consumer_rebalance_timeout(self, group_id: str, member: ConsumerMember, now: int) -> None:
+        self.timers.schedule(Timer(f"rebalance-timeout-{group_id}-{member.member_id}",
+                                   now + member.rebalance_timeout_ms, "consumer-rebalance",
+                                   group_id, member.member_id, member.member_epoch))
+
+    def cancel_consumer_rebalance_timeout(self, group_id: str, member_id: str) -> None:
+        self.timers.cancel(f"rebalance-timeout-{group_id}-{member_id}")
+
+    def cancel_consumer_timers(self, group_id: str, member_id: str) -> None:
+        self.timers.cancel(f"session-timeout-{group_id}-{member_id}")
+        self.timers.cancel(f"rebalance-timeout-{group_id}-{member_id}")
+
+    def request_regex_resolution(self, group_id: str, now: int) -> None:
+        # Kafka resolves regexes on an executor and writes the result in a later operation;
+        # the model lets that operation complete before the next event.
+        self.timers.schedule_if_absent(Timer(f"{group_id}-regex", now, "consumer-regex", group_id))
+
+    def _fire(self, timer: Timer) -> tuple[list[Record], str]:
+        group = self.groups.get(timer.group_id)
+        if group is None:
+            return [], f"{timer.key}: group is gone"
+        if timer.kind == "consumer-regex":
+            return self._resolve_regexes(group)
+        member = group.members.get(timer.member_id or "")
+        if member is None:
+            return [], f"{timer.key}: member is gone"
+        if timer.kind == "consumer-session":
+            if self.mutants.active("no-session-fencing"):
+                return [], f"member {member.member_id}'s session expired (mutant: not fenced)"
+            return (self.consumer_fence_records(group, [member]),
+                    f"member {member.member_id} fenced: its session expired")
+        if timer.kind == "consumer-rebalance":
+            if member.member_epoch != timer.epoch:
+                return [], f"member {member.member_id} left epoch {timer.epoch} in time"
+            return (self.consumer_fence_records(group, [member]),
+                    f"member {member.member_id} fenced: it did not revoke within its rebalance timeout")
+        raise ValueError(f"unknown timer kind {timer.kind}")
+
+    def _resolve_regexes(self, group: ConsumerGroup) -> tuple[list[Record], str]:
+        """``handleRegularExpressionsResult``: write changed resolutions, then bump the epoch."""
+        gid = group.group_id
+        records: list[Record] = []
+        changed = False
+        names = sorted(self.topics.names())
+        for regex in sorted(group.subscribed_regexes):
+            try:
+                pattern = re.compile(regex)
+            except re.error:
+                continue
+            topics = frozenset(n for n in names if pattern.fullmatch(n))
+            old = group.resolved_regexes.get(regex)
+            if old is None or old.topics != topics:
+                changed = True
+                records.append(rec.regex_record(gid, regex, ResolvedRegex(topics, self.topics.version, self.now)))
+        if not changed:
+            return [], "regular expressions resolved: no change"
+        # The group sees the new resolution when computing its subscribed topics.
+        resolved = dict(group.resolved_regexes.items())
+        for r in records:
+            assert r.value is not None
+            resolved[r.key["regularExpression"]] = ResolvedRegex(frozenset(r.value["topics"]), 0, 0)
+        names_now: set[str] = set(group.subscribed_names)
+        for regex in group.subscribed_regexes:
+            if regex in resolved:
+                names_now |= resolved[regex].topics
+        epoch = group.group_epoch + 1
+        records.append(rec.group_epoch_record(gid, epoch, self.metadata_hash(names_now)))
+        return records, "regular expressions resolved: group epoch bumped"
+
+    def _metadata_changed(self, names: set[str], new_topic: bool) -> None:
+        """``onMetadataUpdate``: groups subscribed to a changed topic refresh on their next heartbeat."""
+        for gid, group in self.groups.items():
+            subscribed = self.consumer_subscribed_topic_names(group)
+            if subscribed & names:
+                self._refresh_deadline.pop(gid, None)
+            if new_topic and group.subscribed_regexes:
+                self.request_regex_resolution(gid, self.now)
+
+    # --- comparison ------------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "groups": {gid: g.snapshot() for gid, g in sorted(self.groups.items())},
+            "timers": self.timers.snapshot(),
+        }
+
+
+def _double_assign(result: dict[str, dict[str, frozenset[int]]], order: list[str]) -> dict[str, dict[str, frozenset[int]]]:
+    """Mutant ``assignor-double-assign``: the first assigned partition also goes to the next member."""
+    owners = [m for m in order if any(result.get(m, {}).values())]
+    if len(order) < 2 or not owners:
+        return result
+    first = owners[0]
+    topic, parts = next((t, p) for t, p in result[first].items() if p)
+    other = next(m for m in order if m != first)
+    patched = {m: dict(a) for m, a in result.items()}
+    patched.setdefault(other, {})[topic] = frozenset(patched.get(other, {}).get(topic, frozenset()) | {min(parts)})
+    return patched

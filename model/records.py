@@ -1,0 +1,104 @@
+"""Coordinator records, as written to ``__consumer_offsets``.
+
+A record is a key (type + data) and a value (version + data), or a tombstone
+(value ``None``). Field names are those of Kafka's JSON converters (the schema
+field name with a lower-case first letter), so :meth:`Record.to_json` is exactly
+the contract's ``record`` event body. Tagged fields equal to their default are
+omitted, as Kafka's JSON converters omit them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+# Record types (the key's apiKey), group-coordinator/src/main/resources/common/message/*Key.json.
+GROUP_METADATA = 2
+CONSUMER_GROUP_METADATA = 3
+CONSUMER_GROUP_PARTITION_METADATA = 4
+CONSUMER_GROUP_MEMBER_METADATA = 5
+CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA = 6
+CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER = 7
+CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT = 8
+CONSUMER_GROUP_REGULAR_EXPRESSION = 16
+STREAMS_GROUP_METADATA = 17
+STREAMS_GROUP_MEMBER_METADATA = 19
+STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA = 20
+STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER = 21
+STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT = 22
+STREAMS_GROUP_TOPOLOGY = 23
+
+RECORD_NAMES = {
+    GROUP_METADATA: "GroupMetadata",
+    CONSUMER_GROUP_METADATA: "ConsumerGroupMetadata",
+    CONSUMER_GROUP_PARTITION_METADATA: "ConsumerGroupPartitionMetadata",
+    CONSUMER_GROUP_MEMBER_METADATA: "ConsumerGroupMemberMetadata",
+    CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA: "ConsumerGroupTargetAssignmentMetadata",
+    CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER: "ConsumerGroupTargetAssignmentMember",
+    CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT: "ConsumerGroupCurrentMemberAssignment",
+    CONSUMER_GROUP_REGULAR_EXPRESSION: "ConsumerGroupRegularExpression",
+    STREAMS_GROUP_METADATA: "StreamsGroupMetadata",
+    STREAMS_GROUP_MEMBER_METADATA: "StreamsGroupMemberMetadata",
+    STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA: "StreamsGroupTargetAssignmentMetadata",
+    STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER: "StreamsGroupTargetAssignmentMember",
+    STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT: "StreamsGroupCurrentMemberAssignment",
+    STREAMS_GROUP_TOPOLOGY: "StreamsGroupTopology",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    type: int
+    key: dict[str, Any]
+    value: dict[str, Any] | None
+    version: int = 0
+
+    @property
+    def is_tombstone(self) -> bool:
+        return self.value is None
+
+    @property
+    def name(self) -> str:
+        return RECORD_NAMES.get(self.type, f"Record{self.type}")
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "key": {"type": self.type, "data": self.key},
+            "value": None if self.value is None else {"version": self.version, "data": self.value},
+        }
+
+    @staticmethod
+    def from_json(obj: dict[str, Any]) -> Record:
+        """Parse a contract ``record`` body; raises ValueError naming the bad field."""
+        key = obj.get("key")
+        if not isinstance(key, dict):
+            raise ValueError("record.key must be an object")
+        rtype = key.get("type")
+        if isinstance(rtype, str) and rtype.lstrip("-").isdigit():
+            rtype = int(rtype)  # kafka-dump-log prints the type as a string
+        if not isinstance(rtype, int) or isinstance(rtype, bool):
+            raise ValueError("record.key.type must be an integer")
+        data = key.get("data")
+        if not isinstance(data, dict):
+            raise ValueError("record.key.data must be an object")
+        if "value" not in obj:
+            raise ValueError("record.value is missing (null for a tombstone)")
+        value = obj["value"]
+        if value is None:
+            return Record(rtype, data, None)
+        if not isinstance(value, dict):
+            raise ValueError("record.value must be an object or null")
+        vdata = value.get("data")
+        if not isinstance(vdata, dict):
+            raise ValueError("record.value.data must be an object")
+        version = value.get("version", 0)
+        if isinstance(version, str) and version.isdigit():
+            version = int(version)
+        if not isinstance(version, int):
+            raise ValueError("record.value.version must be an integer")
+        return Record(rtype, data, vdata, version)
+
+    def describe(self) -> str:
+        ident = ", ".join(f"{k}={v}" for k, v in self.key.items() if k != "groupId")
+        what = "tombstone" if self.value is None else "record"
+        return f"{self.name}({ident}) {what}".replace("() ", " ")

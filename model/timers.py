@@ -1,0 +1,98 @@
+"""A deterministic timer wheel: Kafka's ``CoordinatorTimer`` without threads.
+
+Timers are keyed like Kafka's (``session-timeout-{group}-{member}``, ...); scheduling
+a key that exists replaces it. Due timers fire in deadline order, ties in the order
+they were scheduled. Time moves only through :meth:`Timers.pop_due`.
+
+Every heartbeat pushes its member's session deadline later, so rescheduling must be
+cheap: moving a deadline later only updates the key's entry; the heap entry is
+re-pushed lazily when its old deadline comes up.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Timer:
+    key: str
+    deadline_ms: int
+    kind: str  # what to do when it fires, e.g. "consumer-session"
+    group_id: str
+    member_id: str | None = None
+    epoch: int | None = None  # captured at scheduling (the rebalance timeout checks it)
+
+
+class Timers:
+    __slots__ = ("_heap", "_heap_deadline", "_live", "_seq")
+
+    def __init__(self) -> None:
+        self._live: dict[str, tuple[int, Timer]] = {}
+        # earliest deadline for which the key has an entry in the heap
+        self._heap_deadline: dict[str, int] = {}
+        self._heap: list[tuple[int, int, str]] = []
+        self._seq = 0
+
+    def schedule(self, timer: Timer) -> None:
+        self._seq += 1
+        key = timer.key
+        self._live[key] = (self._seq, timer)
+        queued = self._heap_deadline.get(key)
+        if queued is None or timer.deadline_ms < queued:
+            self._heap_deadline[key] = timer.deadline_ms
+            heapq.heappush(self._heap, (timer.deadline_ms, self._seq, key))
+
+    def schedule_if_absent(self, timer: Timer) -> None:
+        if timer.key not in self._live:
+            self.schedule(timer)
+
+    def cancel(self, key: str) -> None:
+        self._live.pop(key, None)
+
+    def get(self, key: str) -> Timer | None:
+        entry = self._live.get(key)
+        return entry[1] if entry else None
+
+    def __contains__(self, key: str) -> bool:
+        return key in self._live
+
+    def __len__(self) -> int:
+        return len(self._live)
+
+    def next_deadline(self) -> int | None:
+        return min((t.deadline_ms for _, t in self._live.values()), default=None)
+
+    def pop_due(self, now_ms: int) -> Iterator[Timer]:
+        """Yield and remove every live timer with ``deadline <= now``, earliest first.
+
+        Timers scheduled while iterating are seen too, if already due.
+        """
+        heap = self._heap
+        while heap and heap[0][0] <= now_ms:
+            deadline, _, key = heapq.heappop(heap)
+            if self._heap_deadline.get(key) == deadline:
+                del self._heap_deadline[key]
+            live = self._live.get(key)
+            if live is None:
+                continue  # cancelled
+            seq, timer = live
+            if timer.deadline_ms > deadline:
+                # Rescheduled later since this entry was queued: queue the new deadline.
+                queued = self._heap_deadline.get(key)
+                if queued is None or timer.deadline_ms < queued:
+                    self._heap_deadline[key] = timer.deadline_ms
+                    heapq.heappush(heap, (timer.deadline_ms, seq, key))
+                continue
+            del self._live[key]
+            yield timer
+
+    def snapshot(self) -> dict[str, dict[str, Any]]:
+        """Live timers by key, for state comparison (replay equivalence) and describe output."""
+        return {
+            key: {"deadlineMs": t.deadline_ms, "kind": t.kind, "epoch": t.epoch}
+            for key, (_, t) in sorted(self._live.items())
+        }
