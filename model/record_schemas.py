@@ -1,0 +1,1050 @@
+"""Coordinator record schemas (record types 3-8, 16, 17, 19-23) per Kafka release.
+
+Source: ``group-coordinator/src/main/resources/common/message/*Key.json`` and ``*Value.json`` on
+the Kafka branches ``4.1``, ``4.3`` and trunk (``HEAD``), transcribed mechanically (field order
+kept; common structs inlined). Field names are the JSON converter names: the schema name with the
+first letter lower-cased (``generator/.../FieldSpec.camelCaseName``).
+
+JSON converter printing rules (``generator/.../JsonConverterGenerator.java``, 4.3:270-420):
+
+* int8/int16/int32/int64/uint16/uint32 print as JSON numbers (int64 too, as ``LongNode``);
+* ``uuid`` prints as ``Uuid.toString()`` (22-char URL-safe base64);
+* ``bytes`` prints as base64 text; ``string`` as text;
+* a null value of a nullable field prints as ``null``;
+* a *tagged* field is printed only when it differs from its default (else omitted);
+* fields not present in the written version are not printed.
+
+Value versions written: every record here is written at value version 0 on 4.1, 4.3 and trunk
+(``GroupCoordinatorRecordHelpers`` / ``StreamsCoordinatorRecordHelpers``: all
+``new ApiMessageAndVersion(..., (short) 0)``). Record 4 (ConsumerGroupPartitionMetadata) is only
+ever *tombstoned* by 4.1+ (it is listed so old logs validate).
+
+Release differences captured by the tables:
+
+* 8 ``ConsumerGroupCurrentMemberAssignmentValue``: 4.3/trunk add tagged
+  ``topicPartitions[].assignmentEpochs`` (KIP-1251, nullable ``[]int32``, default null).
+* 6 ``ConsumerGroupTargetAssignmentMetadataValue``: 4.3/trunk add tagged
+  ``assignmentTimestamp`` (int64, default 0, KIP-1263).
+* 17 ``StreamsGroupMetadataValue``: see the table (4.3 adds ``lastAssignmentConfigs``).
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+RELEASES: Final = ("4.1", "4.3", "trunk")
+
+_PRIMITIVES: Final = frozenset(
+    {"bool", "int8", "int16", "int32", "int64", "uint16", "uint32", "float64", "string", "bytes",
+     "uuid", "records"}
+)
+_INT_RANGES: Final[dict[str, tuple[int, int]]] = {
+    "int8": (-(1 << 7), (1 << 7) - 1),
+    "int16": (-(1 << 15), (1 << 15) - 1),
+    "int32": (-(1 << 31), (1 << 31) - 1),
+    "int64": (-(1 << 63), (1 << 63) - 1),
+    "uint16": (0, (1 << 16) - 1),
+    "uint32": (0, (1 << 32) - 1),
+}
+
+
+def parse_versions(spec: str | None) -> tuple[int, int] | None:
+    """Kafka version range: ``"0+"`` -> (0, 32767), ``"0-1"`` -> (0, 1), ``"1"`` -> (1, 1)."""
+    if spec is None or spec == "none":
+        return None
+    if spec.endswith("+"):
+        return int(spec[:-1]), 32767
+    if "-" in spec:
+        lo, hi = spec.split("-", 1)
+        return int(lo), int(hi)
+    return int(spec), int(spec)
+
+
+def _in(spec: str | None, version: int) -> bool:
+    rng = parse_versions(spec)
+    return rng is not None and rng[0] <= version <= rng[1]
+
+
+@dataclass(frozen=True)
+class FieldSchema:
+    """One schema field. ``name`` is the JSON converter name (lowerCamel)."""
+
+    name: str
+    type: str
+    versions: str
+    nullable: str | None = None
+    tagged: str | None = None
+    tag: int | None = None
+    default: str | None = None
+    ignorable: bool = False
+    fields: tuple[FieldSchema, ...] = ()
+
+    @property
+    def is_array(self) -> bool:
+        return self.type.startswith("[]")
+
+    @property
+    def element_type(self) -> str:
+        return self.type[2:] if self.is_array else self.type
+
+    @property
+    def is_struct(self) -> bool:
+        return self.element_type not in _PRIMITIVES
+
+    def present_in(self, version: int) -> bool:
+        return _in(self.versions, version)
+
+    def nullable_in(self, version: int) -> bool:
+        return _in(self.nullable, version)
+
+    def tagged_in(self, version: int) -> bool:
+        return _in(self.tagged, version)
+
+    def default_value(self) -> Any:
+        """The field's default as Kafka's generated code initialises it (JSON form)."""
+        d = self.default
+        if d == "null":
+            return None
+        if self.is_array:
+            return []
+        if self.is_struct:
+            return None if d is None else {}
+        t = self.type
+        if t in _INT_RANGES:
+            return int(d, 0) if d else 0
+        if t == "bool":
+            return d == "true"
+        if t == "float64":
+            return float(d) if d else 0.0
+        if t == "uuid":
+            return "AAAAAAAAAAAAAAAAAAAAAA"
+        return d if d is not None else ""
+
+
+def F(
+    name: str,
+    type: str,
+    versions: str,
+    nullable: str | None = None,
+    tagged: str | None = None,
+    tag: int | None = None,
+    default: str | None = None,
+    ignorable: bool = False,
+    fields: tuple[FieldSchema, ...] = (),
+) -> FieldSchema:
+    return FieldSchema(name, type, versions, nullable, tagged, tag, default, ignorable, fields)
+
+
+@dataclass(frozen=True)
+class RecordSchema:
+    type: int
+    name: str
+    valid_value_versions: str
+    written_version: int
+    key: tuple[FieldSchema, ...]
+    value: tuple[FieldSchema, ...] = field(default_factory=tuple)
+
+    def value_fields(self, version: int | None = None) -> tuple[FieldSchema, ...]:
+        v = self.written_version if version is None else version
+        return tuple(f for f in self.value if f.present_in(v))
+
+    def value_field_names(self, version: int | None = None) -> tuple[str, ...]:
+        return tuple(f.name for f in self.value_fields(version))
+
+    def tagged_value_fields(self) -> tuple[FieldSchema, ...]:
+        return tuple(f for f in self.value if f.tagged is not None)
+
+
+def R(
+    type: int,
+    name: str,
+    valid_value_versions: str,
+    written_version: int,
+    key: tuple[FieldSchema, ...],
+    value: tuple[FieldSchema, ...],
+) -> RecordSchema:
+    return RecordSchema(type, name, valid_value_versions, written_version, key, value)
+
+
+# ---------------------------------------------------------------------------------------------
+# Validation (shared with message_schemas)
+# ---------------------------------------------------------------------------------------------
+
+
+def _type_problem(f: FieldSchema, value: Any, path: str, version: int) -> list[str]:
+    """Findings for one non-null scalar or nested value of field ``f``."""
+    t = f.element_type
+    if t in _INT_RANGES:
+        if not isinstance(value, int) or isinstance(value, bool):
+            return [f"field `{path}` must be an integer ({t}), got {type(value).__name__}"]
+        lo, hi = _INT_RANGES[t]
+        if not lo <= value <= hi:
+            return [f"field `{path}` = {value} is out of range for {t}"]
+        return []
+    if t == "bool":
+        return [] if isinstance(value, bool) else [f"field `{path}` must be a boolean"]
+    if t == "float64":
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        return [] if ok else [f"field `{path}` must be a number"]
+    if t == "string":
+        return [] if isinstance(value, str) else [f"field `{path}` must be a string"]
+    if t == "uuid":
+        if not isinstance(value, str):
+            return [f"field `{path}` must be a uuid string"]
+        try:
+            raw = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
+        except ValueError:
+            raw = b""
+        if len(raw) != 16 or len(value) != 22:
+            return [f"field `{path}` = {value!r} is not a Kafka uuid (22-char URL-safe base64)"]
+        return []
+    if t in ("bytes", "records"):
+        return [] if isinstance(value, str) else [f"field `{path}` must be a base64 string"]
+    # struct
+    if not isinstance(value, Mapping):
+        return [f"field `{path}` must be an object"]
+    return validate_fields(value, f.fields, version, path + ".")
+
+
+def _field_problems(f: FieldSchema, value: Any, path: str, version: int) -> list[str]:
+    if value is None:
+        if f.nullable_in(version):
+            return []
+        return [f"field `{path}` is null but not nullable in version {version}"]
+    if f.is_array:
+        if not isinstance(value, list):
+            return [f"field `{path}` must be an array"]
+        out: list[str] = []
+        for i, item in enumerate(value):
+            if item is None:
+                out.append(f"field `{path}[{i}]` is null (array elements are never null)")
+            else:
+                out.extend(_type_problem(f, item, f"{path}[{i}]", version))
+        return out
+    return _type_problem(f, value, path, version)
+
+
+def validate_fields(
+    data: Mapping[str, Any], schema: Sequence[FieldSchema], version: int, prefix: str = ""
+) -> list[str]:
+    """Unknown fields, missing non-tagged fields, nullability and JSON types, recursively."""
+    findings: list[str] = []
+    present = {f.name: f for f in schema if f.present_in(version)}
+    for name in data:
+        if name not in present:
+            known = any(f.name == name for f in schema)
+            why = f"not in version {version}" if known else "unknown field"
+            findings.append(f"field `{prefix}{name}`: {why}")
+    for name, f in present.items():
+        if name not in data:
+            if not f.tagged_in(version):
+                findings.append(f"missing required field `{prefix}{name}`")
+            continue
+        findings.extend(_field_problems(f, data[name], prefix + name, version))
+    return findings
+
+
+def strip_default_tagged(
+    data: Mapping[str, Any], schema: Sequence[FieldSchema], version: int
+) -> dict[str, Any]:
+    """Drop tagged fields equal to their default (as Kafka's JSON converter does), recursively."""
+    out: dict[str, Any] = {}
+    by_name = {f.name: f for f in schema}
+    for name, value in data.items():
+        f = by_name.get(name)
+        if f is None:
+            out[name] = value
+            continue
+        if f.tagged_in(version) and value == f.default_value():
+            continue
+        if f.is_struct and f.fields:
+            if f.is_array and isinstance(value, list):
+                value = [strip_default_tagged(v, f.fields, version) if isinstance(v, Mapping)
+                         else v for v in value]
+            elif isinstance(value, Mapping):
+                value = strip_default_tagged(value, f.fields, version)
+        out[name] = value
+    return out
+
+
+def normalize_release(release: str) -> str:
+    r = release.strip().lower()
+    if r in ("head", "trunk", "main", "4.4", "4.4.0"):
+        return "trunk"
+    for known in ("4.1", "4.3"):
+        if r == known or r.startswith(known + "."):
+            return known
+    raise ValueError(f"unknown Kafka release {release!r}; expected one of {RELEASES}")
+
+
+def record_schema(release: str, record_type: int) -> RecordSchema:
+    rel = normalize_release(release)
+    try:
+        return RECORD_SCHEMAS[rel][record_type]
+    except KeyError:
+        raise KeyError(f"no schema for record type {record_type} in Kafka {rel}") from None
+
+
+def written_version(release: str, record_type: int) -> int:
+    return record_schema(release, record_type).written_version
+
+
+def validate_record(record: Mapping[str, Any], release: str) -> list[str]:
+    """Findings for a ``{"key": {"type", "data"}, "value": {"version", "data"} | null}`` record.
+
+    Messages are prefixed with ``record <type> <Name>`` and ``key:`` / ``value v<N>:``.
+    Record types without a schema here (e.g. offsets, classic or share records) yield no
+    findings about their contents.
+    """
+    rel = normalize_release(release)
+    key = record.get("key")
+    if not isinstance(key, Mapping):
+        return ["record: `key` must be an object"]
+    rtype = key.get("type")
+    if isinstance(rtype, str) and rtype.lstrip("-").isdigit():
+        rtype = int(rtype)
+    if not isinstance(rtype, int) or isinstance(rtype, bool):
+        return ["record: `key.type` must be an integer"]
+    schema = RECORD_SCHEMAS[rel].get(rtype)
+    if schema is None:
+        return []
+    head = f"record {rtype} {schema.name}"
+    findings: list[str] = []
+    kdata = key.get("data")
+    if not isinstance(kdata, Mapping):
+        findings.append(f"{head} key: `data` must be an object")
+    else:
+        findings.extend(f"{head} key: {m}" for m in validate_fields(kdata, schema.key, 0))
+    if "value" not in record:
+        findings.append(f"{head}: missing `value` (null for a tombstone)")
+        return findings
+    value = record["value"]
+    if value is None:
+        return findings
+    if not isinstance(value, Mapping):
+        findings.append(f"{head}: `value` must be an object or null")
+        return findings
+    version = value.get("version")
+    if isinstance(version, str) and version.isdigit():
+        version = int(version)
+    if not isinstance(version, int) or isinstance(version, bool):
+        findings.append(f"{head}: `value.version` must be an integer")
+        return findings
+    if not _in(schema.valid_value_versions, version):
+        findings.append(
+            f"{head}: value version {version} is not valid (valid: {schema.valid_value_versions})"
+        )
+        return findings
+    if version != schema.written_version:
+        findings.append(
+            f"{head}: value version {version} but Kafka {rel} writes version "
+            f"{schema.written_version}"
+        )
+    vdata = value.get("data")
+    if not isinstance(vdata, Mapping):
+        findings.append(f"{head} value v{version}: `data` must be an object")
+        return findings
+    findings.extend(
+        f"{head} value v{version}: {m}" for m in validate_fields(vdata, schema.value, version)
+    )
+    return findings
+
+
+# ---------------------------------------------------------------------------------------------
+# Tables (generated from the Kafka JSON schemas; do not edit by hand)
+# ---------------------------------------------------------------------------------------------
+
+RECORD_SCHEMAS: Final[dict[str, dict[int, RecordSchema]]] = {
+    '4.1': {
+        3: R(3, 'ConsumerGroupMetadata', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+            ),
+            value=(
+                F('epoch', 'int32', '0+'),
+                F('metadataHash', 'int64', '0+', tagged='0+', tag=0, default='0'),
+            )),
+        4: R(4, 'ConsumerGroupPartitionMetadata', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+            ),
+            value=(
+                F('topics', '[]TopicMetadata', '0+', fields=(
+                    F('topicId', 'uuid', '0+'),
+                    F('topicName', 'string', '0+'),
+                    F('numPartitions', 'int32', '0+'),
+                    F('partitionMetadata', '[]PartitionMetadata', '0+', fields=(
+                        F('partition', 'int32', '0+'),
+                        F('racks', '[]string', '0+'),
+                    )),
+                )),
+            )),
+        5: R(5, 'ConsumerGroupMemberMetadata', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+                F('memberId', 'string', '0'),
+            ),
+            value=(
+                F('instanceId', 'string', '0+', nullable='0+'),
+                F('rackId', 'string', '0+', nullable='0+'),
+                F('clientId', 'string', '0+'),
+                F('clientHost', 'string', '0+'),
+                F('subscribedTopicNames', '[]string', '0+'),
+                F('subscribedTopicRegex', 'string', '0+', nullable='0+'),
+                F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
+                F('serverAssignor', 'string', '0+', nullable='0+'),
+                F('classicMemberMetadata', 'ClassicMemberMetadata', '0+', nullable='0+', tagged='0+', tag=0, default='null', fields=(
+                    F('sessionTimeoutMs', 'int32', '0+'),
+                    F('supportedProtocols', '[]ClassicProtocol', '0+', fields=(
+                        F('name', 'string', '0+'),
+                        F('metadata', 'bytes', '0+'),
+                    )),
+                )),
+            )),
+        6: R(6, 'ConsumerGroupTargetAssignmentMetadata', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+            ),
+            value=(
+                F('assignmentEpoch', 'int32', '0+'),
+            )),
+        7: R(7, 'ConsumerGroupTargetAssignmentMember', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+                F('memberId', 'string', '0'),
+            ),
+            value=(
+                F('topicPartitions', '[]TopicPartition', '0+', fields=(
+                    F('topicId', 'uuid', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                )),
+            )),
+        8: R(8, 'ConsumerGroupCurrentMemberAssignment', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+                F('memberId', 'string', '0'),
+            ),
+            value=(
+                F('memberEpoch', 'int32', '0+'),
+                F('previousMemberEpoch', 'int32', '0+'),
+                F('state', 'int8', '0+'),
+                F('assignedPartitions', '[]TopicPartitions', '0+', fields=(
+                    F('topicId', 'uuid', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                )),
+                F('partitionsPendingRevocation', '[]TopicPartitions', '0+', fields=(
+                    F('topicId', 'uuid', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                )),
+            )),
+        16: R(16, 'ConsumerGroupRegularExpression', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+                F('regularExpression', 'string', '0'),
+            ),
+            value=(
+                F('topics', '[]string', '0+'),
+                F('version', 'int64', '0+'),
+                F('timestamp', 'int64', '0+'),
+            )),
+        17: R(17, 'StreamsGroupMetadata', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+            ),
+            value=(
+                F('epoch', 'int32', '0+'),
+                F('metadataHash', 'int64', '0+'),
+            )),
+        19: R(19, 'StreamsGroupMemberMetadata', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+                F('memberId', 'string', '0'),
+            ),
+            value=(
+                F('instanceId', 'string', '0+', nullable='0+'),
+                F('rackId', 'string', '0+', nullable='0+'),
+                F('clientId', 'string', '0+'),
+                F('clientHost', 'string', '0+'),
+                F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
+                F('topologyEpoch', 'int32', '0+'),
+                F('processId', 'string', '0+'),
+                F('userEndpoint', 'Endpoint', '0+', nullable='0+', default='null', fields=(
+                    F('host', 'string', '0+'),
+                    F('port', 'uint16', '0+'),
+                )),
+                F('clientTags', '[]KeyValue', '0+', fields=(
+                    F('key', 'string', '0+'),
+                    F('value', 'string', '0+'),
+                )),
+            )),
+        20: R(20, 'StreamsGroupTargetAssignmentMetadata', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+            ),
+            value=(
+                F('assignmentEpoch', 'int32', '0+'),
+            )),
+        21: R(21, 'StreamsGroupTargetAssignmentMember', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+                F('memberId', 'string', '0'),
+            ),
+            value=(
+                F('activeTasks', '[]TaskIds', '0+', fields=(
+                    F('subtopologyId', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                )),
+                F('standbyTasks', '[]TaskIds', '0+', fields=(
+                    F('subtopologyId', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                )),
+                F('warmupTasks', '[]TaskIds', '0+', fields=(
+                    F('subtopologyId', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                )),
+            )),
+        22: R(22, 'StreamsGroupCurrentMemberAssignment', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+                F('memberId', 'string', '0'),
+            ),
+            value=(
+                F('memberEpoch', 'int32', '0+'),
+                F('previousMemberEpoch', 'int32', '0+'),
+                F('state', 'int8', '0+'),
+                F('activeTasks', '[]TaskIds', '0+', fields=(
+                    F('subtopologyId', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                )),
+                F('standbyTasks', '[]TaskIds', '0+', fields=(
+                    F('subtopologyId', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                )),
+                F('warmupTasks', '[]TaskIds', '0+', fields=(
+                    F('subtopologyId', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                )),
+                F('activeTasksPendingRevocation', '[]TaskIds', '0+', fields=(
+                    F('subtopologyId', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                )),
+                F('standbyTasksPendingRevocation', '[]TaskIds', '0+', fields=(
+                    F('subtopologyId', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                )),
+                F('warmupTasksPendingRevocation', '[]TaskIds', '0+', fields=(
+                    F('subtopologyId', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                )),
+            )),
+        23: R(23, 'StreamsGroupTopology', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+            ),
+            value=(
+                F('epoch', 'int32', '0+'),
+                F('subtopologies', '[]Subtopology', '0+', fields=(
+                    F('subtopologyId', 'string', '0+'),
+                    F('sourceTopics', '[]string', '0+'),
+                    F('sourceTopicRegex', '[]string', '0+'),
+                    F('stateChangelogTopics', '[]TopicInfo', '0+', fields=(
+                        F('name', 'string', '0+'),
+                        F('partitions', 'int32', '0+'),
+                        F('replicationFactor', 'int16', '0+'),
+                        F('topicConfigs', '[]TopicConfig', '0+', fields=(
+                            F('key', 'string', '0+'),
+                            F('value', 'string', '0+'),
+                        )),
+                    )),
+                    F('repartitionSinkTopics', '[]string', '0+'),
+                    F('repartitionSourceTopics', '[]TopicInfo', '0+', fields=(
+                        F('name', 'string', '0+'),
+                        F('partitions', 'int32', '0+'),
+                        F('replicationFactor', 'int16', '0+'),
+                        F('topicConfigs', '[]TopicConfig', '0+', fields=(
+                            F('key', 'string', '0+'),
+                            F('value', 'string', '0+'),
+                        )),
+                    )),
+                    F('copartitionGroups', '[]CopartitionGroup', '0+', fields=(
+                        F('sourceTopics', '[]int16', '0+'),
+                        F('sourceTopicRegex', '[]int16', '0+'),
+                        F('repartitionSourceTopics', '[]int16', '0+'),
+                    )),
+                )),
+            )),
+    },
+    '4.3': {
+        3: R(3, 'ConsumerGroupMetadata', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+            ),
+            value=(
+                F('epoch', 'int32', '0+'),
+                F('metadataHash', 'int64', '0+', tagged='0+', tag=0, default='0'),
+            )),
+        4: R(4, 'ConsumerGroupPartitionMetadata', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+            ),
+            value=(
+                F('topics', '[]TopicMetadata', '0+', fields=(
+                    F('topicId', 'uuid', '0+'),
+                    F('topicName', 'string', '0+'),
+                    F('numPartitions', 'int32', '0+'),
+                    F('partitionMetadata', '[]PartitionMetadata', '0+', fields=(
+                        F('partition', 'int32', '0+'),
+                        F('racks', '[]string', '0+'),
+                    )),
+                )),
+            )),
+        5: R(5, 'ConsumerGroupMemberMetadata', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+                F('memberId', 'string', '0'),
+            ),
+            value=(
+                F('instanceId', 'string', '0+', nullable='0+'),
+                F('rackId', 'string', '0+', nullable='0+'),
+                F('clientId', 'string', '0+'),
+                F('clientHost', 'string', '0+'),
+                F('subscribedTopicNames', '[]string', '0+'),
+                F('subscribedTopicRegex', 'string', '0+', nullable='0+'),
+                F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
+                F('serverAssignor', 'string', '0+', nullable='0+'),
+                F('classicMemberMetadata', 'ClassicMemberMetadata', '0+', nullable='0+', tagged='0+', tag=0, default='null', fields=(
+                    F('sessionTimeoutMs', 'int32', '0+'),
+                    F('supportedProtocols', '[]ClassicProtocol', '0+', fields=(
+                        F('name', 'string', '0+'),
+                        F('metadata', 'bytes', '0+'),
+                    )),
+                )),
+            )),
+        6: R(6, 'ConsumerGroupTargetAssignmentMetadata', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+            ),
+            value=(
+                F('assignmentEpoch', 'int32', '0+'),
+                F('assignmentTimestamp', 'int64', '0+', tagged='0+', tag=0, default='0', ignorable=True),
+            )),
+        7: R(7, 'ConsumerGroupTargetAssignmentMember', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+                F('memberId', 'string', '0'),
+            ),
+            value=(
+                F('topicPartitions', '[]TopicPartition', '0+', fields=(
+                    F('topicId', 'uuid', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                )),
+            )),
+        8: R(8, 'ConsumerGroupCurrentMemberAssignment', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+                F('memberId', 'string', '0'),
+            ),
+            value=(
+                F('memberEpoch', 'int32', '0+'),
+                F('previousMemberEpoch', 'int32', '0+'),
+                F('state', 'int8', '0+'),
+                F('assignedPartitions', '[]TopicPartitions', '0+', fields=(
+                    F('topicId', 'uuid', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                    F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
+                )),
+                F('partitionsPendingRevocation', '[]TopicPartitions', '0+', fields=(
+                    F('topicId', 'uuid', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                    F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
+                )),
+            )),
+        16: R(16, 'ConsumerGroupRegularExpression', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+                F('regularExpression', 'string', '0'),
+            ),
+            value=(
+                F('topics', '[]string', '0+'),
+                F('version', 'int64', '0+'),
+                F('timestamp', 'int64', '0+'),
+            )),
+        17: R(17, 'StreamsGroupMetadata', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+            ),
+            value=(
+                F('epoch', 'int32', '0+'),
+                F('metadataHash', 'int64', '0+'),
+                F('validatedTopologyEpoch', 'int32', '0+', tagged='0+', tag=0, default='-1'),
+                F('lastAssignmentConfigs', '[]LastAssignmentConfig', '0+', nullable='0+', tagged='0+', tag=1, default='null', fields=(
+                    F('key', 'string', '0+'),
+                    F('value', 'string', '0+'),
+                )),
+            )),
+        19: R(19, 'StreamsGroupMemberMetadata', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+                F('memberId', 'string', '0'),
+            ),
+            value=(
+                F('instanceId', 'string', '0+', nullable='0+'),
+                F('rackId', 'string', '0+', nullable='0+'),
+                F('clientId', 'string', '0+'),
+                F('clientHost', 'string', '0+'),
+                F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
+                F('topologyEpoch', 'int32', '0+'),
+                F('processId', 'string', '0+'),
+                F('userEndpoint', 'Endpoint', '0+', nullable='0+', default='null', fields=(
+                    F('host', 'string', '0+'),
+                    F('port', 'uint16', '0+'),
+                )),
+                F('clientTags', '[]KeyValue', '0+', fields=(
+                    F('key', 'string', '0+'),
+                    F('value', 'string', '0+'),
+                )),
+            )),
+        20: R(20, 'StreamsGroupTargetAssignmentMetadata', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+            ),
+            value=(
+                F('assignmentEpoch', 'int32', '0+'),
+                F('assignmentTimestamp', 'int64', '0+', tagged='0+', tag=0, default='0', ignorable=True),
+            )),
+        21: R(21, 'StreamsGroupTargetAssignmentMember', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+                F('memberId', 'string', '0'),
+            ),
+            value=(
+                F('activeTasks', '[]TaskIds', '0+', fields=(
+                    F('subtopologyId', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                )),
+                F('standbyTasks', '[]TaskIds', '0+', fields=(
+                    F('subtopologyId', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                )),
+                F('warmupTasks', '[]TaskIds', '0+', fields=(
+                    F('subtopologyId', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                )),
+            )),
+        22: R(22, 'StreamsGroupCurrentMemberAssignment', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+                F('memberId', 'string', '0'),
+            ),
+            value=(
+                F('memberEpoch', 'int32', '0+'),
+                F('previousMemberEpoch', 'int32', '0+'),
+                F('state', 'int8', '0+'),
+                F('activeTasks', '[]TaskIds', '0+', fields=(
+                    F('subtopologyId', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                    F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
+                )),
+                F('standbyTasks', '[]TaskIds', '0+', fields=(
+                    F('subtopologyId', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                    F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
+                )),
+                F('warmupTasks', '[]TaskIds', '0+', fields=(
+                    F('subtopologyId', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                    F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
+                )),
+                F('activeTasksPendingRevocation', '[]TaskIds', '0+', fields=(
+                    F('subtopologyId', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                    F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
+                )),
+                F('standbyTasksPendingRevocation', '[]TaskIds', '0+', fields=(
+                    F('subtopologyId', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                    F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
+                )),
+                F('warmupTasksPendingRevocation', '[]TaskIds', '0+', fields=(
+                    F('subtopologyId', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                    F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
+                )),
+            )),
+        23: R(23, 'StreamsGroupTopology', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+            ),
+            value=(
+                F('epoch', 'int32', '0+'),
+                F('subtopologies', '[]Subtopology', '0+', fields=(
+                    F('subtopologyId', 'string', '0+'),
+                    F('sourceTopics', '[]string', '0+'),
+                    F('sourceTopicRegex', '[]string', '0+'),
+                    F('stateChangelogTopics', '[]TopicInfo', '0+', fields=(
+                        F('name', 'string', '0+'),
+                        F('partitions', 'int32', '0+'),
+                        F('replicationFactor', 'int16', '0+'),
+                        F('topicConfigs', '[]TopicConfig', '0+', fields=(
+                            F('key', 'string', '0+'),
+                            F('value', 'string', '0+'),
+                        )),
+                    )),
+                    F('repartitionSinkTopics', '[]string', '0+'),
+                    F('repartitionSourceTopics', '[]TopicInfo', '0+', fields=(
+                        F('name', 'string', '0+'),
+                        F('partitions', 'int32', '0+'),
+                        F('replicationFactor', 'int16', '0+'),
+                        F('topicConfigs', '[]TopicConfig', '0+', fields=(
+                            F('key', 'string', '0+'),
+                            F('value', 'string', '0+'),
+                        )),
+                    )),
+                    F('copartitionGroups', '[]CopartitionGroup', '0+', fields=(
+                        F('sourceTopics', '[]int16', '0+'),
+                        F('sourceTopicRegex', '[]int16', '0+'),
+                        F('repartitionSourceTopics', '[]int16', '0+'),
+                    )),
+                )),
+            )),
+    },
+    'trunk': {
+        3: R(3, 'ConsumerGroupMetadata', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+            ),
+            value=(
+                F('epoch', 'int32', '0+'),
+                F('metadataHash', 'int64', '0+', tagged='0+', tag=0, default='0'),
+            )),
+        4: R(4, 'ConsumerGroupPartitionMetadata', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+            ),
+            value=(
+                F('topics', '[]TopicMetadata', '0+', fields=(
+                    F('topicId', 'uuid', '0+'),
+                    F('topicName', 'string', '0+'),
+                    F('numPartitions', 'int32', '0+'),
+                    F('partitionMetadata', '[]PartitionMetadata', '0+', fields=(
+                        F('partition', 'int32', '0+'),
+                        F('racks', '[]string', '0+'),
+                    )),
+                )),
+            )),
+        5: R(5, 'ConsumerGroupMemberMetadata', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+                F('memberId', 'string', '0'),
+            ),
+            value=(
+                F('instanceId', 'string', '0+', nullable='0+'),
+                F('rackId', 'string', '0+', nullable='0+'),
+                F('clientId', 'string', '0+'),
+                F('clientHost', 'string', '0+'),
+                F('subscribedTopicNames', '[]string', '0+'),
+                F('subscribedTopicRegex', 'string', '0+', nullable='0+'),
+                F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
+                F('serverAssignor', 'string', '0+', nullable='0+'),
+                F('classicMemberMetadata', 'ClassicMemberMetadata', '0+', nullable='0+', tagged='0+', tag=0, default='null', fields=(
+                    F('sessionTimeoutMs', 'int32', '0+'),
+                    F('supportedProtocols', '[]ClassicProtocol', '0+', fields=(
+                        F('name', 'string', '0+'),
+                        F('metadata', 'bytes', '0+'),
+                    )),
+                )),
+            )),
+        6: R(6, 'ConsumerGroupTargetAssignmentMetadata', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+            ),
+            value=(
+                F('assignmentEpoch', 'int32', '0+'),
+                F('assignmentTimestamp', 'int64', '0+', tagged='0+', tag=0, default='0', ignorable=True),
+            )),
+        7: R(7, 'ConsumerGroupTargetAssignmentMember', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+                F('memberId', 'string', '0'),
+            ),
+            value=(
+                F('topicPartitions', '[]TopicPartition', '0+', fields=(
+                    F('topicId', 'uuid', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                )),
+            )),
+        8: R(8, 'ConsumerGroupCurrentMemberAssignment', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+                F('memberId', 'string', '0'),
+            ),
+            value=(
+                F('memberEpoch', 'int32', '0+'),
+                F('previousMemberEpoch', 'int32', '0+'),
+                F('state', 'int8', '0+'),
+                F('assignedPartitions', '[]TopicPartitions', '0+', fields=(
+                    F('topicId', 'uuid', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                    F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
+                )),
+                F('partitionsPendingRevocation', '[]TopicPartitions', '0+', fields=(
+                    F('topicId', 'uuid', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                    F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
+                )),
+            )),
+        16: R(16, 'ConsumerGroupRegularExpression', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+                F('regularExpression', 'string', '0'),
+            ),
+            value=(
+                F('topics', '[]string', '0+'),
+                F('version', 'int64', '0+'),
+                F('timestamp', 'int64', '0+'),
+            )),
+        17: R(17, 'StreamsGroupMetadata', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+            ),
+            value=(
+                F('epoch', 'int32', '0+'),
+                F('metadataHash', 'int64', '0+'),
+                F('validatedTopologyEpoch', 'int32', '0+', tagged='0+', tag=0, default='-1'),
+                F('lastAssignmentConfigs', '[]LastAssignmentConfig', '0+', nullable='0+', tagged='0+', tag=1, default='null', fields=(
+                    F('key', 'string', '0+'),
+                    F('value', 'string', '0+'),
+                )),
+                F('storedDescriptionTopologyEpoch', 'int32', '0+', tagged='0+', tag=2, default='-1'),
+                F('failedDescriptionTopologyEpoch', 'int32', '0+', tagged='0+', tag=3, default='-1'),
+            )),
+        19: R(19, 'StreamsGroupMemberMetadata', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+                F('memberId', 'string', '0'),
+            ),
+            value=(
+                F('instanceId', 'string', '0+', nullable='0+'),
+                F('rackId', 'string', '0+', nullable='0+'),
+                F('clientId', 'string', '0+'),
+                F('clientHost', 'string', '0+'),
+                F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
+                F('topologyEpoch', 'int32', '0+'),
+                F('processId', 'string', '0+'),
+                F('userEndpoint', 'Endpoint', '0+', nullable='0+', default='null', fields=(
+                    F('host', 'string', '0+'),
+                    F('port', 'uint16', '0+'),
+                )),
+                F('clientTags', '[]KeyValue', '0+', fields=(
+                    F('key', 'string', '0+'),
+                    F('value', 'string', '0+'),
+                )),
+            )),
+        20: R(20, 'StreamsGroupTargetAssignmentMetadata', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+            ),
+            value=(
+                F('assignmentEpoch', 'int32', '0+'),
+                F('assignmentTimestamp', 'int64', '0+', tagged='0+', tag=0, default='0', ignorable=True),
+            )),
+        21: R(21, 'StreamsGroupTargetAssignmentMember', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+                F('memberId', 'string', '0'),
+            ),
+            value=(
+                F('activeTasks', '[]TaskIds', '0+', fields=(
+                    F('subtopologyId', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                )),
+                F('standbyTasks', '[]TaskIds', '0+', fields=(
+                    F('subtopologyId', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                )),
+                F('warmupTasks', '[]TaskIds', '0+', fields=(
+                    F('subtopologyId', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                )),
+            )),
+        22: R(22, 'StreamsGroupCurrentMemberAssignment', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+                F('memberId', 'string', '0'),
+            ),
+            value=(
+                F('memberEpoch', 'int32', '0+'),
+                F('previousMemberEpoch', 'int32', '0+'),
+                F('state', 'int8', '0+'),
+                F('activeTasks', '[]TaskIds', '0+', fields=(
+                    F('subtopologyId', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                    F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
+                )),
+                F('standbyTasks', '[]TaskIds', '0+', fields=(
+                    F('subtopologyId', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                    F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
+                )),
+                F('warmupTasks', '[]TaskIds', '0+', fields=(
+                    F('subtopologyId', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                    F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
+                )),
+                F('activeTasksPendingRevocation', '[]TaskIds', '0+', fields=(
+                    F('subtopologyId', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                    F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
+                )),
+                F('standbyTasksPendingRevocation', '[]TaskIds', '0+', fields=(
+                    F('subtopologyId', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                    F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
+                )),
+                F('warmupTasksPendingRevocation', '[]TaskIds', '0+', fields=(
+                    F('subtopologyId', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                    F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
+                )),
+            )),
+        23: R(23, 'StreamsGroupTopology', '0', 0,
+            key=(
+                F('groupId', 'string', '0'),
+            ),
+            value=(
+                F('epoch', 'int32', '0+'),
+                F('subtopologies', '[]Subtopology', '0+', fields=(
+                    F('subtopologyId', 'string', '0+'),
+                    F('sourceTopics', '[]string', '0+'),
+                    F('sourceTopicRegex', '[]string', '0+'),
+                    F('stateChangelogTopics', '[]TopicInfo', '0+', fields=(
+                        F('name', 'string', '0+'),
+                        F('partitions', 'int32', '0+'),
+                        F('replicationFactor', 'int16', '0+'),
+                        F('topicConfigs', '[]TopicConfig', '0+', fields=(
+                            F('key', 'string', '0+'),
+                            F('value', 'string', '0+'),
+                        )),
+                    )),
+                    F('repartitionSinkTopics', '[]string', '0+'),
+                    F('repartitionSourceTopics', '[]TopicInfo', '0+', fields=(
+                        F('name', 'string', '0+'),
+                        F('partitions', 'int32', '0+'),
+                        F('replicationFactor', 'int16', '0+'),
+                        F('topicConfigs', '[]TopicConfig', '0+', fields=(
+                            F('key', 'string', '0+'),
+                            F('value', 'string', '0+'),
+                        )),
+                    )),
+                    F('copartitionGroups', '[]CopartitionGroup', '0+', fields=(
+                        F('sourceTopics', '[]int16', '0+'),
+                        F('sourceTopicRegex', '[]int16', '0+'),
+                        F('repartitionSourceTopics', '[]int16', '0+'),
+                    )),
+                )),
+            )),
+    },
+}
