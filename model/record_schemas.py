@@ -25,7 +25,13 @@ Release differences captured by the tables:
   ``topicPartitions[].assignmentEpochs`` (KIP-1251, nullable ``[]int32``, default null).
 * 6 ``ConsumerGroupTargetAssignmentMetadataValue``: 4.3/trunk add tagged
   ``assignmentTimestamp`` (int64, default 0, KIP-1263).
-* 17 ``StreamsGroupMetadataValue``: see the table (4.3 adds ``lastAssignmentConfigs``).
+* 17 ``StreamsGroupMetadataValue``: 4.3 adds tagged ``validatedTopologyEpoch`` (tag 0, default -1)
+  and ``lastAssignmentConfigs`` (tag 1, nullable, default null); trunk adds tagged
+  ``storedDescriptionTopologyEpoch`` (tag 2) and ``failedDescriptionTopologyEpoch`` (tag 3),
+  both default -1.
+* 20 ``StreamsGroupTargetAssignmentMetadataValue``: 4.3/trunk add tagged ``assignmentTimestamp``.
+* 22 ``StreamsGroupCurrentMemberAssignmentValue``: 4.3/trunk add tagged ``assignmentEpochs`` in
+  the task-id entries.
 """
 
 from __future__ import annotations
