@@ -40,7 +40,9 @@ class ConsumerMember:
     client_host: str = ""
     # Kept sorted: Kafka holds a Set; ordering only matters for printing.
     subscribed_topic_names: tuple[str, ...] = ()
-    subscribed_topic_regex: str | None = None
+    # ConsumerGroupMember.Builder defaults the regex to "" (not null), so a member that never
+    # sent one writes "subscribedTopicRegex": "" in its record 5 and describes as "".
+    subscribed_topic_regex: str | None = ""
     rebalance_timeout_ms: int = -1
     server_assignor: str | None = None
     classic_member_metadata: dict[str, Any] | None = None
