@@ -70,7 +70,7 @@ def validate(request: dict[str, Any], api_version: int, assignors: list[str]) ->
         if request.get("subscribedTopicNames") is None and request.get("subscribedTopicRegex") is None:
             raise CoordinatorError(
                 Errors.INVALID_REQUEST,
-                "SubscribedTopicNames or SubscribedTopicRegex must be set in first request.")
+                "Either SubscribedTopicNames or SubscribedTopicRegex must be non-null when (re-)joining.")
     elif epoch == LEAVE_GROUP_STATIC_MEMBER_EPOCH:
         if request.get("instanceId") is None:
             raise CoordinatorError(Errors.INVALID_REQUEST, "InstanceId can't be null.")
