@@ -22,7 +22,7 @@ ever *tombstoned* by 4.1+ (it is listed so old logs validate).
 Release differences captured by the tables:
 
 * 8 ``ConsumerGroupCurrentMemberAssignmentValue``: 4.3/trunk add tagged
-  ``topicPartitions[].assignmentEpochs`` (KIP-1251, nullable ``[]int32``, default null).
+  ``assignedPartitions[].assignmentEpochs`` and ``partitionsPendingRevocation[].assignmentEpochs`` (KIP-1251, nullable ``[]int32``, default null).
 * 6 ``ConsumerGroupTargetAssignmentMetadataValue``: 4.3/trunk add tagged
   ``assignmentTimestamp`` (int64, default 0, KIP-1263).
 * 17 ``StreamsGroupMetadataValue``: 4.3 adds tagged ``validatedTopologyEpoch`` (tag 0, default -1)
