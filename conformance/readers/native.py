@@ -25,8 +25,13 @@ from .validate import call_event, kind_key, record_event, tick_event, timestamp,
 
 def read_native(stream: BinaryIO, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
                 derive_topics: bool = True) -> Iterator[ReadItem]:
-    """Read a kgspec JSON Lines trace from a binary stream, one item per non-blank line."""
-    tracker = TopicTracker() if derive_topics else None
+    """Read a kgspec JSON Lines trace from a binary stream, one item per non-blank line.
+
+    ``derive_topics=False`` passes Metadata/CreateTopics/DeleteTopics/CreatePartitions
+    calls through as calls.
+    """
+    tracker = TopicTracker()
+    own_topics = False  # the trace has shown a topic event of its own
     first = True
     for line_no, content in iter_lines(stream, max_line_bytes):
         if content is None:
@@ -37,9 +42,9 @@ def read_native(stream: BinaryIO, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTE
         first = False
         if isinstance(item, Event):
             if item.kind == "topic":
-                tracker = None  # the trace states its topics itself
-            elif item.kind == "call" and item.api_key in TOPIC_API_KEYS:
-                if tracker is None:
+                own_topics = True
+            elif derive_topics and item.kind == "call" and item.api_key in TOPIC_API_KEYS:
+                if own_topics:
                     yield Skipped(line_no, f"{api_label(item)}: topics come from the trace's topic events")
                     continue
                 yield from topic_items(item, tracker, _completion(item))

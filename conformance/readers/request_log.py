@@ -89,7 +89,11 @@ class _LineParser:
         if not message.startswith(COMPLETED):
             return [Skipped(line_no, f"log line without a request ({level.decode('ascii', 'replace')})")], \
                 completion, completion
-        return self._completed(message[len(COMPLETED):], line_no, completion), completion, completion
+        items = self._completed(message[len(COMPLETED):], line_no, completion)
+        first = items[0]
+        # a call sorts by its arrival; topic events, skips and errors by the line's time
+        key = first.ts_ms if isinstance(first, Event) and first.ts_ms is not None else completion
+        return items, key, completion
 
     def _completed(self, text: bytes, line_no: int, completion: int) -> list[ReadItem]:
         if text.endswith(b")"):  # drop the " (kafka.request.logger)" suffix of %c
