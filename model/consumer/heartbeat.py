@@ -236,7 +236,10 @@ class ConsumerHeartbeat:
     # --- member lookup ---------------------------------------------------------------
 
     def _throw_if_full(self, group: ConsumerGroup, member_id: str, instance_id: str | None) -> None:
-        if instance_id is not None and instance_id in group.static_members:
+        # The existing-static-member exemption is new in 4.3 (GMM.throwIfConsumerGroupIsFull);
+        # 4.1 and 4.2 check only numMembers and the member id.
+        exempt = self.coord.profile.name not in ("kafka-4.1", "kafka-4.2")
+        if exempt and instance_id is not None and instance_id in group.static_members:
             return
         max_size = self.coord.config.int("group.consumer.max.size")
         if len(group.members) >= max_size and (member_id == "" or member_id not in group.members):
