@@ -67,6 +67,29 @@ class LoadBalancer:
         self.low_next += 1
         return member
 
+    def least_loaded_batch(self, count: int) -> list[int]:
+        """`count` successive next_least_loaded() picks, for handing out fresh partitions.
+
+        The caller adds the partitions to `sizes` afterwards: widening the window only
+        reads the loads of members outside it, which these picks never touch.
+        """
+        order, sizes = self.order, self.sizes
+        end, level, position = self.low_end, self.low_level, self.low_next
+        picks: list[int] = []
+        while count > 0:
+            if position >= end:
+                level += 1
+                while end < len(order) and sizes[order[end]] == level:
+                    end += 1
+                position = 0
+            # Take the rest of the window in one slice.
+            step = min(count, end - position)
+            picks += order[position:position + step]
+            position += step
+            count -= step
+        self.low_end, self.low_level, self.low_next = end, level, position
+        return picks
+
     def next_most_loaded(self) -> int:
         """The member to take the next partition from, or -1 when none is left."""
         if self.high_next < self.high_start:

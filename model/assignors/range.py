@@ -41,37 +41,25 @@ def range_member_order(spec: GroupSpec) -> list[str]:
     return [member_id for member_id, _ in sorted(spec.members.items(), key=key)]
 
 
-class _TopicRanges:
-    """Hands out the next contiguous range of one topic."""
-
-    __slots__ = ("extra", "next_start", "partitions", "quota", "subscribers", "topic_id")
-
-    def __init__(self, topic_id: str, partitions: int) -> None:
-        self.topic_id = topic_id
-        self.partitions = partitions
-        self.subscribers = 0
-        self.quota = -1
-        self.extra = -1
-        self.next_start = 0
-
-    def take(self) -> range:
-        if self.quota == -1:
-            self.quota, self.extra = divmod(self.partitions, self.subscribers)
-        size = self.quota
-        if self.extra > 0:
-            size += 1
-            self.extra -= 1
-        start = self.next_start
-        end = min(start + size, self.partitions)
-        self.next_start = end
-        return range(start, end)
-
-
-def _describe(topics: TopicDescriber, topic_id: str) -> _TopicRanges:
+def _partition_count(topics: TopicDescriber, topic_id: str) -> int:
     count = topics.num_partitions(topic_id)
     if count == -1:
         raise PartitionAssignorError(f"Member is subscribed to a non-existent topic {topic_id}")
-    return _TopicRanges(topic_id, count)
+    return count
+
+
+def _cut_ranges(
+    topic_id: str, count: int, subscribers: list[str], result: GroupAssignment
+) -> None:
+    """Give the k-th subscriber the k-th contiguous range of the topic's partitions."""
+    quota, extra = divmod(count, len(subscribers))
+    # With quota 0 only the first `extra` subscribers get anything: skip the rest.
+    receivers = subscribers if quota else subscribers[:extra]
+    start = 0
+    for position, member_id in enumerate(receivers):
+        end = start + quota + (1 if position < extra else 0)
+        result[member_id][topic_id] = frozenset(range(start, end))
+        start = end
 
 
 class RangeAssignor:
@@ -82,32 +70,22 @@ class RangeAssignor:
             return {}
         order = range_member_order(spec)
         members = spec.members
-        ranges: dict[str, _TopicRanges] = {}
+        result: GroupAssignment = {member_id: {} for member_id in order}
         if spec.subscription_type is SubscriptionType.HOMOGENEOUS:
             # Kafka reads the subscription of the first sorted member only.
             for topic_id in members[order[0]].subscribed_topic_ids:
-                ranges[topic_id] = _describe(topics, topic_id)
-                ranges[topic_id].subscribers = len(order)
-            shared = list(ranges.values())
-            subscriptions = dict.fromkeys(order, shared)
-        else:
-            subscriptions = {}
-            for member_id in order:
-                mine = []
-                for topic_id in members[member_id].subscribed_topic_ids:
-                    topic = ranges.get(topic_id)
-                    if topic is None:
-                        topic = ranges[topic_id] = _describe(topics, topic_id)
-                    topic.subscribers += 1
-                    mine.append(topic)
-                subscriptions[member_id] = mine
+                _cut_ranges(topic_id, _partition_count(topics, topic_id), order, result)
+            return result
 
-        result: GroupAssignment = {}
+        subscribers: dict[str, list[str]] = {}
         for member_id in order:
-            assignment: dict[str, frozenset[int]] = {}
-            for topic in subscriptions[member_id]:
-                taken = topic.take()
-                if taken:
-                    assignment[topic.topic_id] = frozenset(taken)
-            result[member_id] = assignment
+            for topic_id in members[member_id].subscribed_topic_ids:
+                listed = subscribers.get(topic_id)
+                if listed is None:
+                    _partition_count(topics, topic_id)  # fail on unknown topics first
+                    subscribers[topic_id] = [member_id]
+                else:
+                    listed.append(member_id)
+        for topic_id, listed in subscribers.items():
+            _cut_ranges(topic_id, topics.num_partitions(topic_id), listed, result)
         return result

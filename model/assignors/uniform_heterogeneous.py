@@ -14,6 +14,8 @@ one *unless* a loaded subscriber has no partition of that topic to give up, or t
 
 from __future__ import annotations
 
+from typing import cast
+
 from .api import GroupAssignment, GroupSpec, PartitionAssignorError, TopicDescriber
 from .load_balancer import LoadBalancer
 from .topic_order import uuid_compare_key
@@ -26,10 +28,15 @@ class HeterogeneousBuilder:
         self.spec = spec
         self.member_ids = list(spec.members)
         self.partition_counts: dict[str, int] = {}
-        # Subscriber indexes per topic, ascending (members are walked in order).
-        self.subscribers: dict[str, list[int]] = {}
+        # Subscriber indexes per topic, ascending. Members usually share a handful of
+        # distinct subscriptions, so group them first and extend per topic.
+        members_by_subscription: dict[frozenset[str], list[int]] = {}
         for index, member in enumerate(spec.members.values()):
-            for topic_id in member.subscribed_topic_ids:
+            members_by_subscription.setdefault(member.subscribed_topic_ids, []).append(index)
+        self.subscribers: dict[str, list[int]] = {}
+        merged: set[str] = set()
+        for subscription, indexes in members_by_subscription.items():
+            for topic_id in subscription:
                 listed = self.subscribers.get(topic_id)
                 if listed is None:
                     count = topics.num_partitions(topic_id)
@@ -39,16 +46,22 @@ class HeterogeneousBuilder:
                             "in the topic metadata."
                         )
                     self.partition_counts[topic_id] = count
-                    self.subscribers[topic_id] = [index]
+                    self.subscribers[topic_id] = list(indexes)
                 else:
-                    listed.append(index)
+                    listed.extend(indexes)
+                    merged.add(topic_id)
+        for topic_id in merged:
+            self.subscribers[topic_id].sort()
         self.sizes = [0] * len(self.member_ids)
         # owners[topic][partition] = member index, or -1 while unassigned.
         self.owners = {t: [-1] * n for t, n in self.partition_counts.items()}
-        # Copy-on-write: `base` holds each member's imported target; `edited` gets a
-        # mutable copy only for members whose target the builder changes.
+        # Copy-on-write at two levels. `base` holds each member's imported target;
+        # `edited` gets a shallow copy for members the builder changes. Topic entries
+        # stay frozensets (filling replaces them with unions) until a balancing move
+        # edits one in place: then it becomes a set and the member joins `unfrozen`.
         self.base: list[dict[str, frozenset[int]]] = []
-        self.edited: list[dict[str, set[int]] | None] = [None] * len(self.member_ids)
+        self.edited: list[dict[str, frozenset[int] | set[int]] | None] = [None] * len(self.member_ids)
+        self.unfrozen: set[int] = set()
         # False when balancing stopped at MAX_ITERATION_COUNT rather than at a fixed point.
         self.converged = True
 
@@ -63,8 +76,10 @@ class HeterogeneousBuilder:
             edited = self.edited[index]
             if edited is None:
                 result[member_id] = self.base[index]
-            else:
+            elif index in self.unfrozen:
                 result[member_id] = {t: frozenset(p) for t, p in edited.items() if p}
+            else:
+                result[member_id] = cast(dict[str, frozenset[int]], edited)
         return result
 
     def _topic_order_key(self, topic_id: str) -> tuple[float, int, int, int, str]:
@@ -73,7 +88,7 @@ class HeterogeneousBuilder:
         return (-(self.partition_counts[topic_id] / count), count, *uuid_compare_key(topic_id))
 
     def _import_targets(self) -> None:
-        sizes, owners = self.sizes, self.owners
+        sizes, owners, base = self.sizes, self.owners, self.base
         for index, member in enumerate(self.spec.members.values()):
             old = member.assignment
             subscribed = member.subscribed_topic_ids
@@ -84,43 +99,42 @@ class HeterogeneousBuilder:
                         kept = dict(old)
                     del kept[topic_id]
                     continue
-                if not partitions:
-                    continue
                 owner_of = owners[topic_id]
-                if min(partitions) < 0 or max(partitions) >= len(owner_of):
+                sizes[index] += len(partitions)
+                try:
+                    for partition in partitions:
+                        owner_of[partition] = index
+                except IndexError:
+                    # Kafka would fail the same way (an array index out of bounds).
                     raise PartitionAssignorError(
                         f"Member {self.member_ids[index]} holds a partition of topic {topic_id} "
-                        f"outside 0..{len(owner_of) - 1}."
-                    )
-                sizes[index] += len(partitions)
-                for partition in partitions:
-                    owner_of[partition] = index
-            self.base.append(kept if kept is not None else dict(old))
+                        f"beyond its {len(owner_of)} partitions."
+                    ) from None
+            base.append(kept if kept is not None else dict(old))
 
     def _move(self, topic_id: str, partition: int, member: int) -> None:
-        """Give `partition` to `member`, taking it from its current owner if any."""
+        """Move `partition` from its current owner to `member` (balancing only)."""
         owner_of = self.owners[topic_id]
         previous = owner_of[partition]
-        if previous != -1:
-            held = self._editable(previous).get(topic_id)
-            if held is not None:
-                held.discard(partition)
-            self.sizes[previous] -= 1
-        target = self._editable(member)
-        held = target.get(topic_id)
-        if held is None:
-            target[topic_id] = {partition}
-        else:
-            held.add(partition)
+        self._mutable_topic(previous, topic_id).discard(partition)
+        self.sizes[previous] -= 1
+        self._mutable_topic(member, topic_id).add(partition)
         owner_of[partition] = member
         self.sizes[member] += 1
 
-    def _editable(self, member: int) -> dict[str, set[int]]:
+    def _editable(self, member: int) -> dict[str, frozenset[int] | set[int]]:
         edited = self.edited[member]
         if edited is None:
-            edited = {t: set(p) for t, p in self.base[member].items()}
-            self.edited[member] = edited
+            edited = self.edited[member] = dict(self.base[member])
         return edited
+
+    def _mutable_topic(self, member: int, topic_id: str) -> set[int]:
+        target = self._editable(member)
+        held = target.get(topic_id)
+        if not isinstance(held, set):
+            held = target[topic_id] = set(held or ())
+            self.unfrozen.add(member)
+        return held
 
     def _assign_unassigned(self) -> None:
         unassigned: dict[str, list[int]] = {}
@@ -129,10 +143,25 @@ class HeterogeneousBuilder:
             if free:
                 unassigned[topic_id] = free
         balancer = LoadBalancer(self.sizes)
+        sizes, editable = self.sizes, self._editable
         for topic_id in sorted(unassigned, key=self._topic_order_key):
+            partitions = unassigned[topic_id]
             balancer.reset(self.subscribers[topic_id])
-            for partition in unassigned[topic_id]:
-                self._move(topic_id, partition, balancer.next_least_loaded())
+            receivers = balancer.least_loaded_batch(len(partitions))
+            owner_of = self.owners[topic_id]
+            gained: dict[int, list[int]] = {}
+            for partition, member in zip(partitions, receivers, strict=True):
+                owner_of[partition] = member
+                got = gained.get(member)
+                if got is None:
+                    gained[member] = [partition]
+                else:
+                    got.append(partition)
+            for member, got in gained.items():
+                sizes[member] += len(got)
+                target = editable(member)
+                held = target.get(topic_id)
+                target[topic_id] = frozenset(got) if held is None else held.union(got)
 
     def _balance(self) -> None:
         movable = [t for t, subs in self.subscribers.items() if len(subs) >= 2]
