@@ -17,6 +17,7 @@ from kgspec.model.assignors import get_assignor
 from kgspec.model.assignors.api import GroupSpec, MemberSpec, SubscriptionType
 from kgspec.model.assignors.describer import MappingTopicDescriber
 from kgspec.model.assignors.guarantees import validate_assignment
+from pytest_benchmark.fixture import BenchmarkFixture
 
 MEMBERS = 1000
 TOPICS = 100
@@ -68,9 +69,9 @@ CASES = [
 
 
 @pytest.mark.parametrize(("assignor", "kind", "incremental"), CASES)
-def test_server_side_assignor(benchmark: pytest.FixtureRequest, assignor: str,
+def test_server_side_assignor(benchmark: BenchmarkFixture, assignor: str,
                               kind: SubscriptionType, incremental: bool) -> None:
     spec, describer = scenario(assignor, kind, incremental)
-    benchmark.group = f"assignor-{kind.name.lower()}"  # type: ignore[attr-defined]
-    result = benchmark(get_assignor(assignor).assign, spec, describer)  # type: ignore[operator]
+    benchmark.group = f"assignor-{kind.name.lower()}"
+    result = benchmark(get_assignor(assignor).assign, spec, describer)
     assert validate_assignment(spec, describer, result) == []
