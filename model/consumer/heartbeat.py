@@ -205,6 +205,9 @@ class ConsumerHeartbeat:
         # 2. Bump the group epoch if the subscription or the metadata hash changed.
         group_epoch = group.group_epoch
         bump = names_changed or regex_status == "UPDATED_AND_RESOLVED"
+        # Before KAFKA-20268 (4.1, 4.2) a new group at epoch 0 always bumps ("it moves away from
+        # epoch 0"), so even a join with an empty subscription writes record 3 with epoch 1.
+        bump = bump or (coord.profile.new_group_initial_epoch == 0 and group.group_epoch == 0)
         if bump or coord.consumer_metadata_expired(group):
             group_epoch = self._update_subscription_metadata(group, bump, member, updated)
 
