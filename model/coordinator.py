@@ -256,7 +256,8 @@ class Coordinator:
             new_target = {t: frozenset(p) for t, p in result.get(mid, {}).items() if p}
             if group.target.get(mid) != new_target:
                 records.append(rec.target_member_record(gid, mid, new_target))
-        records.append(rec.target_metadata_record(gid, group_epoch, now))
+        # AssignmentTimestamp (KIP-1263) exists from 4.3 on; 4.1/4.2 records carry no timestamp.
+        records.append(rec.target_metadata_record(gid, group_epoch, now if self.profile.assignment_batching else 0))
         mine = result.get(updated.member_id, {})
         return group_epoch, {t: frozenset(p) for t, p in mine.items() if p}
 
