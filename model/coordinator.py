@@ -85,12 +85,20 @@ class Coordinator:
         # Soft state (not in records): metadata refresh deadlines (deadline, epoch) per group.
         self._refresh_deadline: dict[str, tuple[int, int]] = {}
         self._member_id_factory = member_id_factory or (lambda: str(uuid.uuid4()))
+        # The trace checker adopts an implementation's legal choices through these hooks.
+        self.next_member_id: str | None = None
+        self.target_override: Callable[[GroupSpec, str, dict[str, dict[str, frozenset[int]]]],
+                                       dict[str, dict[str, frozenset[int]]]] | None = None
 
     # --- public API -------------------------------------------------------------------
 
     def handle(self, api_key: int, api_version: int, request: dict[str, Any], *, now: int,
-               client_id: str = "", client_host: str = "/127.0.0.1") -> Result:
-        """One RPC at time ``now`` (timers due by then must have been fired with advance())."""
+               client_id: str = "", client_host: str = "/127.0.0.1", apply: bool = True) -> Result:
+        """One RPC at time ``now`` (timers due by then must have been fired with advance()).
+
+        With ``apply=False`` the records are returned but not applied, so a caller (the
+        trace checker) can try another legal choice before committing one with :meth:`apply`.
+        """
         self.now = now
         if api_key == CONSUMER_GROUP_HEARTBEAT:
             step = ConsumerHeartbeat(self, request, client_id, client_host, now)
@@ -99,7 +107,8 @@ class Coordinator:
                 response = step.run()
             except CoordinatorError as exc:
                 return Result(_error_response(api_key, exc), [], [*step.explain, exc.message or ""], exc)
-            self.apply(step.records)
+            if apply:
+                self.apply(step.records)
             return Result(response, step.records, step.explain)
         if api_key == CONSUMER_GROUP_DESCRIBE:
             return Result(describe_consumer_groups(self, request, api_version))
@@ -149,6 +158,9 @@ class Coordinator:
             self._metadata_changed({name}, new_topic=False)
 
     def new_member_id(self) -> str:
+        if self.next_member_id is not None:
+            member_id, self.next_member_id = self.next_member_id, None
+            return member_id
         return self._member_id_factory()
 
     # --- helpers used by the handlers -------------------------------------------------
@@ -249,6 +261,8 @@ class Coordinator:
             raise CoordinatorError(
                 Errors.UNKNOWN_SERVER_ERROR,
                 f"Failed to compute a new target assignment for epoch {group_epoch}: {exc}.") from None
+        if self.target_override is not None:
+            result = self.target_override(spec, assignor_name, result)
         if self.mutants.active("assignor-double-assign"):
             result = _double_assign(result, order)
         gid = group.group_id

@@ -65,8 +65,9 @@ def member_metadata_record(group_id: str, m: ConsumerMember) -> Record:
         "subscribedTopicRegex": m.subscribed_topic_regex,
         "rebalanceTimeoutMs": m.rebalance_timeout_ms,
         "serverAssignor": m.server_assignor,
-        "classicMemberMetadata": m.classic_member_metadata,
     }
+    if m.classic_member_metadata is not None:
+        value["classicMemberMetadata"] = m.classic_member_metadata  # tagged, default null
     return Record(CONSUMER_GROUP_MEMBER_METADATA, {"groupId": group_id, "memberId": m.member_id}, value)
 
 

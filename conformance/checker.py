@@ -1,0 +1,469 @@
+"""``kgspec check``: replay traces against the model and report where they depart.
+
+Each group is checked on its own, in file order, against its own :class:`Coordinator`
+(topic and tick events reach every group). For every call the model computes the
+response it would give; the response observed in the trace is compared field by field
+(:mod:`kgspec.conformance.compare`). Legal choices the protocol leaves open are adopted
+from the trace: a coordinator-generated member id, and a different ``uniform`` target
+that still meets the assignor's guarantees. Records in the trace are compared with the
+records the model writes; a trace of records alone is replayed and checked against the
+invariants, as Kafka's own replay checks them.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from kgspec.conformance.compare import (
+    assignment_set,
+    describe_differences,
+    format_set,
+    heartbeat_differences,
+    normalize_record_value,
+)
+from kgspec.conformance.events import Event, Malformed, ReadItem, Skipped
+from kgspec.conformance.findings import Finding, GroupSummary, InputSummary, Report
+from kgspec.conformance.retarget import adopt_observed_target
+from kgspec.model.config import unknown_config_names
+from kgspec.model.consumer.group import OwnershipConflict
+from kgspec.model.consumer.member import STATE_NAMES
+from kgspec.model.consumer.records import CONSUMER_RECORD_TYPES, ReplayError
+from kgspec.model.coordinator import CONSUMER_GROUP_DESCRIBE, CONSUMER_GROUP_HEARTBEAT, Coordinator
+from kgspec.model.errors import error_name
+from kgspec.model.mutants import NONE, Mutants
+from kgspec.model.profiles import DEFAULT_PROFILE, PROFILES
+from kgspec.model.records import Record
+
+SUPPORTED_APIS = {CONSUMER_GROUP_HEARTBEAT: (0, 1), CONSUMER_GROUP_DESCRIBE: (0, 1)}
+API_NAMES = {"CONSUMER_GROUP_HEARTBEAT": CONSUMER_GROUP_HEARTBEAT, "CONSUMER_GROUP_DESCRIBE": CONSUMER_GROUP_DESCRIBE}
+KNOWN_API_NAMES = {11: "JoinGroup", 12: "Heartbeat", 13: "LeaveGroup", 14: "SyncGroup", 68: "ConsumerGroupHeartbeat",
+                   69: "ConsumerGroupDescribe", 88: "StreamsGroupHeartbeat", 89: "StreamsGroupDescribe"}
+MAX_FINDINGS_PER_GROUP = 200
+
+
+def client_host(connection: str | None) -> str:
+    """``<broker host:port>-<client host:port>-<n>`` -> ``/<client host>`` as Kafka records it."""
+    if not connection:
+        return "/127.0.0.1"
+    parts = connection.split("-")
+    if len(parts) >= 2:
+        host = parts[1].rsplit(":", 1)[0]
+        return "/" + host.strip("[]")
+    return "/127.0.0.1"
+
+
+@dataclass(slots=True)
+class _Group:
+    coord: Coordinator
+    summary: GroupSummary
+    last_ts: float | None = None
+    expected_records: deque[tuple[int, Record]] = field(default_factory=deque)
+    saw_calls: bool = False
+    saw_records: bool = False
+    findings: int = 0
+    # member id -> assignment epoch at which its response was observed (its target is fixed)
+    pinned: dict[str, int] = field(default_factory=dict)
+    # --clients: what each client was last given (member id -> assignment set)
+    given: dict[str, frozenset[tuple[str, int]]] = field(default_factory=dict)
+
+
+class TraceChecker:
+    """Checks one trace file; feed it items in order, then call :meth:`finish`."""
+
+    def __init__(self, path: str, report: Report, *, profile: str | None = None,
+                 configs: dict[str, Any] | None = None, clients: bool = False,
+                 mutants: Mutants = NONE) -> None:
+        self.path = path
+        self.report = report
+        self.input = InputSummary(path)
+        report.inputs.append(self.input)
+        self.profile_override = profile
+        self.profile = profile or DEFAULT_PROFILE
+        self.configs: dict[str, Any] = dict(configs or {})
+        self.clients = clients
+        self.mutants = mutants
+        self.groups: dict[str, _Group] = {}
+        # Cluster-wide topic state: name -> (topic id, partitions); new groups start from it.
+        self.topics: dict[str, tuple[str, int]] = {}
+        self.last_tick: float | None = None
+        self._first = True
+
+    # --- feeding -------------------------------------------------------------------------
+
+    def feed_all(self, items: Iterable[ReadItem]) -> None:
+        for item in items:
+            self.feed(item)
+
+    def feed(self, item: ReadItem) -> None:
+        self.input.lines += 1
+        first, self._first = self._first, False
+        if isinstance(item, Malformed):
+            self._finding(None, Finding(self.path, item.line, None, "malformed", item.message, item.field))
+            return
+        if isinstance(item, Skipped):
+            return
+        self.input.events += 1
+        kind = item.kind
+        if kind == "header":
+            if first:
+                self._header(item)
+            return
+        if kind == "topic":
+            self._topic(item)
+        elif kind == "tick":
+            self._tick(item)
+        elif kind == "call":
+            self._call(item)
+        elif kind == "record":
+            self._record(item)
+
+    def finish(self) -> None:
+        for gid, g in self.groups.items():
+            if g.saw_records and g.expected_records:
+                line, record = g.expected_records[0]
+                self._finding(g, Finding(
+                    self.path, line, gid, "response-mismatch",
+                    f"the model writes {record.describe()} (and {len(g.expected_records) - 1} more) "
+                    "that the trace does not show", "record", record.to_json(), None))
+            self.report.groups.append(g.summary)
+
+    # --- events --------------------------------------------------------------------------------
+
+    def _header(self, event: Event) -> None:
+        body = event.body
+        profile = body.get("profile", DEFAULT_PROFILE)
+        if self.profile_override is None:
+            if profile not in PROFILES:
+                self._finding(None, Finding(self.path, event.line, None, "unsupported",
+                                            f"profile {profile!r} is not modelled (known: {', '.join(sorted(PROFILES))})",
+                                            "header.profile"))
+            else:
+                self.profile = profile
+        configs = body.get("configs") or {}
+        unknown = unknown_config_names(configs)
+        if unknown:
+            self._finding(None, Finding(self.path, event.line, None, "unsupported",
+                                        f"configs not modelled: {', '.join(unknown)}", "header.configs"))
+        self.configs.update({k: v for k, v in configs.items() if k not in unknown})
+
+    def _topic(self, event: Event) -> None:
+        body = event.body
+        name = body["name"]
+        ts = _ts(event)
+        for g in self.groups.values():
+            self._advance(g, ts, event.line)
+        if body.get("deleted"):
+            self.topics.pop(name, None)
+            for g in self.groups.values():
+                g.coord.delete_topic(name)
+        else:
+            self.topics[name] = (body["topicId"], int(body["partitions"]))
+            for g in self.groups.values():
+                g.coord.update_topic(name, body["topicId"], int(body["partitions"]))
+
+    def _tick(self, event: Event) -> None:
+        ts = _ts(event)
+        for g in self.groups.values():
+            self._advance(g, ts, event.line)
+
+    def _group(self, group_id: str, gtype: str) -> _Group:
+        g = self.groups.get(group_id)
+        if g is None:
+            coord = Coordinator(self.profile, self.configs, self.mutants)
+            for name, (tid, parts) in self.topics.items():
+                coord.update_topic(name, tid, parts)
+            g = _Group(coord, GroupSummary(group_id, gtype))
+            self.groups[group_id] = g
+        return g
+
+    def _advance(self, g: _Group, ts: float, line: int) -> bool:
+        """Move the group's clock; False (and a finding) when time goes backwards."""
+        if g.last_ts is not None and ts < g.last_ts:
+            self._finding(g, Finding(self.path, line, g.summary.group_id, "malformed",
+                                     f"time goes backwards for group {g.summary.group_id}: "
+                                     f"tsMs {_num(ts)} after {_num(g.last_ts)}", "tsMs"))
+            return False
+        g.last_ts = ts
+        for firing in g.coord.advance(int(ts)):
+            for record in firing.records:
+                g.expected_records.append((line, record))
+        return True
+
+    def _call(self, event: Event) -> None:
+        api = event.api_key if event.api_key is not None else API_NAMES.get(event.api_name or "")
+        gid = event.group_id
+        if api == CONSUMER_GROUP_DESCRIBE:
+            self._describe(event)
+            return
+        if gid is None:
+            self._finding(None, Finding(self.path, event.line, None, "malformed",
+                                        "request has no string `groupId`", "request.groupId"))
+            return
+        g = self._group(gid, "consumer")
+        g.summary.events += 1
+        if api not in SUPPORTED_APIS:
+            name = KNOWN_API_NAMES.get(api or -1, event.api_name or f"API {api}")
+            g.summary.incomplete = True
+            self._finding(g, Finding(self.path, event.line, gid, "unsupported",
+                                     f"{name} calls are not modelled yet", "requestHeader.requestApiKey"))
+            return
+        version = event.api_version if event.api_version is not None else 1
+        low, high = SUPPORTED_APIS[api]
+        if not low <= version <= high:
+            g.summary.incomplete = True
+            self._finding(g, Finding(self.path, event.line, gid, "unsupported",
+                                     f"{KNOWN_API_NAMES[api]} v{version} is not modelled (v{low}-v{high})",
+                                     "requestHeader.requestApiVersion"))
+            return
+        problem = _request_problem(event.request)
+        if problem is not None:
+            self._finding(g, Finding(self.path, event.line, gid, "malformed", problem[1], problem[0]))
+            return
+        if not self._advance(g, _ts(event), event.line):
+            return
+        g.saw_calls = True
+        self._heartbeat(g, event, version)
+
+    def _heartbeat(self, g: _Group, event: Event, version: int) -> None:
+        coord, req, obs = g.coord, event.request, event.response
+        gid = g.summary.group_id
+        member_id = req.get("memberId") or ""
+        if member_id == "" and obs.get("errorCode", 0) == 0 and isinstance(obs.get("memberId"), str):
+            coord.next_member_id = obs["memberId"]  # coordinator-generated: any id is legal
+        before = _member_view(coord, gid, member_id)
+        kwargs: dict[str, Any] = {"now": int(_ts(event)), "client_id": event.client_id or "",
+                                  "client_host": client_host(event.connection)}
+        result = coord.handle(CONSUMER_GROUP_HEARTBEAT, version, req, apply=False, **kwargs)
+        assert result.response is not None
+        diffs = heartbeat_differences(result.response, obs)
+        if diffs and [d[0] for d in diffs] == ["assignment"] and obs.get("errorCode", 0) == 0:
+            adopted = adopt_observed_target(coord, g.pinned, gid, req, version, kwargs, result, obs)
+            if adopted is not None:
+                result, diffs = adopted, []
+        coord.next_member_id = None
+        coord.apply(result.records)
+        for record in result.records:
+            g.expected_records.append((event.line, record))
+        response = result.response
+        assert response is not None
+        mid = response.get("memberId") or member_id
+        if response.get("errorCode", 0) == 0 and mid:
+            g.pinned[mid] = coord.groups[gid].assignment_epoch if gid in coord.groups else 0
+        if self.clients:
+            self._check_client(g, event, response)
+        if diffs:
+            after = _member_view(coord, gid, mid)
+            for name, exp, got in diffs:
+                names = {tid: n for n, (tid, _) in self.topics.items()}
+                if name == "assignment":
+                    exp_j, got_j = format_set(exp, names), format_set(got, names)
+                elif name == "errorCode":
+                    exp_j, got_j = exp, got
+                else:
+                    exp_j, got_j = exp, got
+                message = _explain(name, exp, got, result.explain, before, after, member_id or mid)
+                self._finding(g, Finding(self.path, event.line, gid, "response-mismatch", message, name,
+                                         exp_j, got_j, {"before": before, "after": after,
+                                                        "why": list(result.explain)}))
+
+    def _describe(self, event: Event) -> None:
+        gids = event.request.get("groupIds")
+        if not isinstance(gids, list) or not all(isinstance(x, str) for x in gids):
+            self._finding(None, Finding(self.path, event.line, None, "malformed",
+                                        "`request.groupIds` must be a list of strings", "request.groupIds"))
+            return
+        version = event.api_version if event.api_version is not None else 0
+        ts = _ts(event)
+        expected_groups = []
+        for gid in gids:
+            g = self._group(gid, "consumer")
+            g.summary.events += 1
+            if not self._advance(g, ts, event.line):
+                return
+            r = g.coord.handle(CONSUMER_GROUP_DESCRIBE, version, {"groupIds": [gid]}, now=int(ts))
+            assert r.response is not None
+            expected_groups.extend(r.response["groups"])
+        diffs = describe_differences({"groups": expected_groups}, event.response)
+        for name, exp, got in diffs:
+            gid = name.split("[", 1)[1].split("]", 1)[0] if "[" in name else (gids[0] if gids else None)
+            g2 = self.groups.get(gid or "")
+            if isinstance(exp, frozenset) or isinstance(got, frozenset):
+                exp, got = format_set(exp), format_set(got)
+            self._finding(g2, Finding(self.path, event.line, gid, "response-mismatch",
+                                      f"ConsumerGroupDescribe: {name} should be {exp!r}, not {got!r}",
+                                      name.split(".")[-1] if "." in name else name, exp, got))
+
+    def _record(self, event: Event) -> None:
+        gid = event.group_id
+        try:
+            record = Record.from_json(event.body)
+        except ValueError as exc:
+            self._finding(None, Finding(self.path, event.line, gid, "malformed", str(exc), "record"))
+            return
+        if gid is None:
+            self._finding(None, Finding(self.path, event.line, None, "malformed",
+                                        "record key has no groupId", "record.key.data.groupId"))
+            return
+        if record.type not in CONSUMER_RECORD_TYPES:
+            g = self._group(gid, "consumer")
+            g.summary.events += 1
+            g.summary.incomplete = True
+            self._finding(g, Finding(self.path, event.line, gid, "unsupported",
+                                     f"{record.name} records are not modelled yet", "record.key.type"))
+            return
+        g = self._group(gid, "consumer")
+        g.summary.events += 1
+        if not self._advance(g, _ts(event), event.line):
+            return
+        g.saw_records = True
+        if g.saw_calls:
+            self._compare_record(g, event, record)
+        else:
+            self._replay_record(g, event, record)
+
+    def _compare_record(self, g: _Group, event: Event, observed: Record) -> None:
+        gid = g.summary.group_id
+        queue = g.expected_records
+        if not queue:
+            self._finding(g, Finding(self.path, event.line, gid, "response-mismatch",
+                                     f"the trace shows {observed.describe()} but the model writes nothing here",
+                                     "record", None, observed.to_json()))
+            return
+        # Kafka writes target-assignment members in HashMap order; match within the run.
+        index = 0
+        if observed.type == queue[0][1].type and observed.key != queue[0][1].key:
+            for i, (_, candidate) in enumerate(queue):
+                if candidate.type != observed.type:
+                    break
+                if candidate.key == observed.key:
+                    index = i
+                    break
+        _, expected = queue[index]
+        del queue[index]
+        same = (expected.type == observed.type and expected.key == observed.key
+                and normalize_record_value(expected.value) == normalize_record_value(observed.value))
+        if not same:
+            self._finding(g, Finding(self.path, event.line, gid, "response-mismatch",
+                                     f"expected {expected.describe()}, the trace shows {observed.describe()}",
+                                     "record", expected.to_json(), observed.to_json()))
+
+    def _replay_record(self, g: _Group, event: Event, record: Record) -> None:
+        from kgspec.conformance.invariant_hooks import record_invariant_problems
+
+        gid = g.summary.group_id
+        try:
+            g.coord.replay(record)
+        except OwnershipConflict as exc:
+            self._finding(g, Finding(self.path, event.line, gid, "invariant", str(exc), "no-double-ownership"))
+            return
+        except (ReplayError, KeyError, TypeError, ValueError) as exc:
+            self._finding(g, Finding(self.path, event.line, gid, "invariant",
+                                     f"Kafka's replay would reject {record.describe()}: {exc}", "replay"))
+            return
+        for name, message in record_invariant_problems(g.coord, gid, record):
+            self._finding(g, Finding(self.path, event.line, gid, "invariant", message, name))
+
+    def _check_client(self, g: _Group, event: Event, response: dict[str, Any]) -> None:
+        """Client-side rule: a client never reports owning what it was not given."""
+        mid = event.request.get("memberId") or response.get("memberId")
+        owned = event.request.get("topicPartitions")
+        if mid and owned is not None and event.request.get("memberEpoch", 0) > 0:
+            reported = assignment_set({"topicPartitions": owned}) or frozenset()
+            given = g.given.get(mid, frozenset())
+            extra = reported - given
+            if extra:
+                self._finding(g, Finding(self.path, event.line, g.summary.group_id, "client",
+                                         f"client {mid} reports owning {format_set(frozenset(extra))} "
+                                         "that it was never given", "topicPartitions",
+                                         format_set(given), format_set(reported)))
+        assignment = event.response.get("assignment")
+        if event.response.get("errorCode", 0) == 0 and assignment is not None and mid:
+            g.given[mid] = assignment_set(assignment) or frozenset()
+        if event.response.get("errorCode", 0) != 0 and mid:
+            g.given.pop(mid, None)
+
+    def _finding(self, g: _Group | None, finding: Finding) -> None:
+        if g is not None:
+            if finding.kind in ("malformed", "unsupported"):
+                g.summary.incomplete = True
+            else:
+                g.summary.diverged = True
+            g.findings += 1
+            if g.findings > MAX_FINDINGS_PER_GROUP:
+                return
+            if g.findings == MAX_FINDINGS_PER_GROUP:
+                finding.message += f" (further findings for this group are not listed; limit {MAX_FINDINGS_PER_GROUP})"
+        self.report.findings.append(finding)
+
+
+def _ts(event: Event) -> float:
+    return float(event.ts_ms) if event.ts_ms is not None else 0.0
+
+
+def _num(x: float) -> Any:
+    return int(x) if float(x).is_integer() else x
+
+
+def _request_problem(req: dict[str, Any]) -> tuple[str, str] | None:
+    """Shape errors the model cannot even ask Kafka about (missing or mistyped fields)."""
+    epoch = req.get("memberEpoch")
+    if not isinstance(epoch, int) or isinstance(epoch, bool):
+        return "request.memberEpoch", "`request.memberEpoch` must be an integer"
+    member_id = req.get("memberId")
+    if member_id is not None and not isinstance(member_id, str):
+        return "request.memberId", "`request.memberId` must be a string or null"
+    for name in ("subscribedTopicNames",):
+        value = req.get(name)
+        if value is not None and (not isinstance(value, list) or not all(isinstance(v, str) for v in value)):
+            return f"request.{name}", f"`request.{name}` must be a list of strings or null"
+    tps = req.get("topicPartitions")
+    if tps is not None:
+        if not isinstance(tps, list):
+            return "request.topicPartitions", "`request.topicPartitions` must be a list or null"
+        for i, tp in enumerate(tps):
+            if not isinstance(tp, dict) or not isinstance(tp.get("topicId"), str) or not isinstance(
+                    tp.get("partitions"), list):
+                return (f"request.topicPartitions[{i}]",
+                        f"`request.topicPartitions[{i}]` needs a string topicId and a list of partitions")
+    return None
+
+
+def _member_view(coord: Coordinator, gid: str, member_id: str) -> dict[str, Any] | None:
+    group = coord.groups.get(gid)
+    member = group.members.get(member_id) if group else None
+    if member is None:
+        return None
+    return {
+        "state": STATE_NAMES.get(member.state, str(member.state)),
+        "memberEpoch": member.member_epoch,
+        "previousMemberEpoch": member.previous_member_epoch,
+        "assigned": {t: sorted(p) for t, p in member.assigned.items()},
+        "pendingRevocation": {t: sorted(p) for t, p in member.pending_revocation.items()},
+        "groupEpoch": group.group_epoch if group else None,
+        "assignmentEpoch": group.assignment_epoch if group else None,
+    }
+
+
+def _explain(name: str, exp: Any, got: Any, why: list[str], before: dict[str, Any] | None,
+             after: dict[str, Any] | None, member_id: str) -> str:
+    if name == "errorCode":
+        head = f"the coordinator must answer {error_name(exp)} ({exp}), not {error_name(got)} ({got})"
+    elif name == "assignment":
+        head = f"member {member_id} must be given {format_set(exp)}, not {format_set(got)}"
+    else:
+        head = f"{name} must be {exp!r}, not {got!r}"
+    reasons = [w for w in why if w]
+    revoking = after if after is not None and after["state"] == "UNREVOKED_PARTITIONS" else None
+    if revoking is not None and name == "memberEpoch":
+        reasons.insert(0, f"member {member_id} is still revoking {revoking['pendingRevocation']}, "
+                          f"so its epoch must stay {revoking['memberEpoch']}")
+    return head + (": " + "; ".join(reasons) if reasons else "")
+
+
+def check_items(path: str, items: Iterator[ReadItem], report: Report, **options: Any) -> None:
+    checker = TraceChecker(path, report, **options)
+    checker.feed_all(items)
+    checker.finish()

@@ -1,0 +1,100 @@
+"""Record a contract trace by driving the model: golden traces, examples, benchmarks.
+
+Every call is answered by the model itself, so a recorded trace conforms by
+construction; tests then mutate copies to check that ``kgspec check`` rejects them at
+the right line.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+from kgspec.model.coordinator import CONSUMER_GROUP_DESCRIBE, CONSUMER_GROUP_HEARTBEAT, Coordinator
+from kgspec.model.hashing import deterministic_topic_id
+
+API_KEY_NAMES = {CONSUMER_GROUP_HEARTBEAT: "CONSUMER_GROUP_HEARTBEAT", CONSUMER_GROUP_DESCRIBE: "CONSUMER_GROUP_DESCRIBE"}
+
+
+class TraceRecorder:
+    def __init__(self, profile: str = "kafka-4.3", configs: dict[str, Any] | None = None, *,
+                 records: bool = False, member_ids: list[str] | None = None) -> None:
+        ids = iter(member_ids or [])
+        self.coord = Coordinator(profile, configs, member_id_factory=lambda: next(ids))
+        self.events: list[dict[str, Any]] = [
+            {"header": {"format": "kgspec-trace/1", "profile": profile, "configs": dict(configs or {})}}]
+        self.with_records = records
+        self._correlation = 0
+
+    def _time(self, ts: int) -> None:
+        for firing in self.coord.advance(ts):
+            self._records(firing.timer.deadline_ms, firing.records)
+
+    def _records(self, ts: int, records: list[Any]) -> None:
+        if self.with_records:
+            for r in records:
+                self.events.append({"tsMs": ts, "record": r.to_json()})
+
+    def topic(self, ts: int, name: str, partitions: int, topic_id: str | None = None) -> str:
+        self._time(ts)
+        tid = topic_id or deterministic_topic_id(name)
+        self.coord.update_topic(name, tid, partitions)
+        self.events.append({"tsMs": ts, "topic": {"name": name, "topicId": tid, "partitions": partitions}})
+        return tid
+
+    def delete_topic(self, ts: int, name: str) -> None:
+        self._time(ts)
+        self.coord.delete_topic(name)
+        self.events.append({"tsMs": ts, "topic": {"name": name, "deleted": True}})
+
+    def tick(self, ts: int) -> None:
+        self._time(ts)
+        self.events.append({"tsMs": ts, "tick": {}})
+
+    def call(self, ts: int, client_id: str, request: dict[str, Any], *, api_key: int = CONSUMER_GROUP_HEARTBEAT,
+             version: int = 1) -> dict[str, Any]:
+        self._time(ts)
+        result = self.coord.handle(api_key, version, request, now=ts, client_id=client_id)
+        assert result.response is not None
+        self._correlation += 1
+        self.events.append({
+            "tsMs": ts,
+            "requestHeader": {"requestApiKey": api_key, "requestApiVersion": version, "clientId": client_id,
+                              "correlationId": self._correlation, "requestApiKeyName": API_KEY_NAMES[api_key]},
+            "request": request,
+            "response": result.response,
+        })
+        self._records(ts, result.records)
+        return result.response
+
+    def heartbeat(self, ts: int, member: str, epoch: int, group: str = "g", **fields: Any) -> dict[str, Any]:
+        request: dict[str, Any] = {"groupId": group, "memberId": member, "memberEpoch": epoch,
+                                   "instanceId": None, "rackId": None, "rebalanceTimeoutMs": -1,
+                                   "subscribedTopicNames": None, "subscribedTopicRegex": None,
+                                   "serverAssignor": None, "topicPartitions": None}
+        request.update(fields)
+        return self.call(ts, fields.pop("client_id", member), request)
+
+    def join(self, ts: int, member: str, topics: list[str], group: str = "g", **fields: Any) -> dict[str, Any]:
+        base = {"rebalanceTimeoutMs": 300000, "subscribedTopicNames": topics, "topicPartitions": []}
+        base.update(fields)
+        return self.heartbeat(ts, member, 0, group, **base)
+
+    def write(self, path: str | Path) -> Path:
+        path = Path(path)
+        opener = gzip.open if path.suffix == ".gz" else open
+        with opener(path, "wt", encoding="utf-8") as fh:  # type: ignore[operator]
+            for event in self.events:
+                fh.write(json.dumps(event, separators=(",", ":")) + "\n")
+        return path
+
+    def lines(self) -> list[str]:
+        return [json.dumps(e, separators=(",", ":")) for e in self.events]
+
+
+def owned(response: dict[str, Any]) -> list[dict[str, Any]]:
+    """What a well-behaved client reports owning after applying ``response['assignment']``."""
+    assignment = response.get("assignment") or {"topicPartitions": []}
+    return [dict(tp) for tp in assignment["topicPartitions"]]

@@ -1,0 +1,111 @@
+"""``kgspec check``: replay traces against the model (contract: shared/contracts/trace-format.md)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any, TextIO
+
+from kgspec.conformance.checker import check_items
+from kgspec.conformance.findings import Finding, Report
+from kgspec.conformance.readers import FORMATS, TraceFormatError, open_trace
+from kgspec.model.mutants import CATALOGUE, Mutants
+from kgspec.model.profiles import PROFILES
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "check",
+        help="check traces against the model",
+        description="Replay each trace against the model and report where the observed behaviour "
+                    "departs from the specification. Exit 0: every event conforms; 1: at least one "
+                    "finding; 2: usage error or an input that cannot be read as a trace.",
+    )
+    p.add_argument("traces", nargs="+", metavar="TRACE", help="trace files (JSON Lines, Kafka request log, "
+                   "kafka-dump-log output or console-formatter JSON; .gz allowed)")
+    p.add_argument("--json", metavar="PATH", help="write the JSON report to PATH ('-' for standard output)")
+    p.add_argument("--format", choices=["auto", *FORMATS], default="auto",
+                   help="input format (default: detect from the first lines)")
+    p.add_argument("--profile", choices=sorted(PROFILES),
+                   help="behaviour profile, overriding the trace header (default: the header's, else kafka-4.3)")
+    p.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
+                   help="override a coordinator config (repeatable)")
+    p.add_argument("--clients", action="store_true", help="also judge clients against the client-side rules")
+    p.add_argument("--mutant", action="append", default=[], choices=sorted(CATALOGUE),
+                   help="check against a model with this seeded bug switched on (repeatable)")
+    p.add_argument("--tz", help="time zone of request-log timestamps (default UTC)")
+    p.add_argument("--quiet", "-q", action="store_true", help="print only the summary line")
+    p.set_defaults(run=run)
+
+
+def _configs(pairs: list[str]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        if not sep or not name:
+            raise ValueError(f"--config needs NAME=VALUE, got {pair!r}")
+        out[name] = int(value) if value.lstrip("-").isdigit() else value
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        configs = _configs(args.config)
+    except ValueError as exc:
+        print(f"kgspec check: {exc}", file=sys.stderr)
+        return 2
+    report = Report()
+    for path in args.traces:
+        try:
+            items = open_trace(path, args.format, tz=args.tz)
+            check_items(path, items, report, profile=args.profile, configs=configs,
+                        clients=args.clients, mutants=Mutants(tuple(args.mutant)))
+        except TraceFormatError as exc:
+            print(f"kgspec check: {exc}", file=sys.stderr)
+            return 2
+    if args.json:
+        text = json.dumps(report.to_json(), indent=2, default=_jsonable)
+        if args.json == "-":
+            print(text)
+        else:
+            with open(args.json, "w", encoding="utf-8") as fh:
+                fh.write(text + "\n")
+    if args.json != "-":
+        print_human(report, sys.stdout, quiet=args.quiet)
+    return 0 if report.ok else 1
+
+
+def _jsonable(obj: object) -> object:
+    if isinstance(obj, (set, frozenset)):
+        return sorted(obj, key=str)
+    return str(obj)
+
+
+def print_human(report: Report, out: TextIO, quiet: bool = False) -> None:
+    """Per diverging group, the first departure with its context; then a summary line."""
+    firsts: dict[tuple[str, str | None], Finding] = {}
+    for f in sorted(report.findings, key=lambda f: (f.path, f.line)):
+        firsts.setdefault((f.path, f.group_id), f)
+    if not quiet:
+        for (path, gid), f in firsts.items():
+            where = f"group {gid}" if gid else "trace"
+            out.write(f"{path}:{f.line}: {where}: {f.kind}{' (' + f.field + ')' if f.field else ''}\n")
+            out.write(f"  {f.message}\n")
+            if f.kind in ("response-mismatch", "client") or f.expected is not None or f.observed is not None:
+                out.write(f"  expected: {json.dumps(f.expected, default=_jsonable)}\n")
+                out.write(f"  observed: {json.dumps(f.observed, default=_jsonable)}\n")
+            for label in ("before", "after"):
+                view = f.context.get(label)
+                if view:
+                    out.write(f"  member {label}: {view['state']} at epoch {view['memberEpoch']}, "
+                              f"assigned {view['assigned']}, revoking {view['pendingRevocation']} "
+                              f"(group epoch {view['groupEpoch']}, assignment epoch {view['assignmentEpoch']})\n")
+            more = sum(1 for x in report.findings if x.path == path and x.group_id == gid) - 1
+            if more > 0:
+                out.write(f"  ... and {more} more finding(s) for this {where}\n")
+    lines = sum(i.lines for i in report.inputs)
+    verdicts = [g.verdict for g in report.groups]
+    out.write(f"{len(report.inputs)} trace(s), {lines} line(s), {len(report.groups)} group(s): "
+              f"{verdicts.count('conforms')} conform, {verdicts.count('diverges')} diverge, "
+              f"{verdicts.count('incomplete')} incomplete; {len(report.findings)} finding(s)\n")
