@@ -1,0 +1,23 @@
+"""Z3 encodings of group reconciliation: inductive proofs and bounded model checking.
+
+See docs/proofs.md. Modules: :mod:`.sorts`, :mod:`.state` (state variables), :mod:`.rules`
+(transition relation), :mod:`.invariants`, :mod:`.prover` (unbounded inductive proofs),
+:mod:`.bmc` (counterexample search over a small finite instance), :mod:`.concrete` (a plain
+Python re-implementation, concrete states and the refinement hooks).
+
+Counterexample steps (``bmc.Counterexample.steps``) are JSON-able dicts, one per action::
+
+    {"action": "join", "member": "m1", "subscribed": ["p0", "p1"]}
+    {"action": "bump"}
+    {"action": "recompute", "assignment_epoch": 3,
+     "target": {"m1": ["p0"], "m2": ["p1"]}}
+    {"action": "heartbeat", "member": "m1", "response": "delivered" | "lost",
+     "result": {"epoch": 3, "state": "STABLE", "assigned": ["p0"], "pending": []}}
+    {"action": "heartbeat_fenced" | "zombie_heartbeat" | "leave" | "session_timeout"
+               | "rebalance_timeout" | "static_leave" | "failover", "member": "m1"}
+    {"action": "replace", "member": "m1", "new_member": "m3"}
+
+For streams, every task set (``subscribed`` excepted) is a dict by role:
+``{"active": [...], "standby": [...], "warmup": [...]}``. ``result`` is what the coordinator
+computed (informational; a replay recomputes and compares it).
+"""

@@ -1,0 +1,209 @@
+"""The invariants, as Z3 formulas over one state (or two, for the action properties).
+
+Core invariants (the names the CLI and the rest of the project use):
+
+* ``no-double-ownership``: a partition / active task is in at most one member's
+  assigned ∪ pending-revocation, and no two current members' clients believe they own it.
+* ``processid-exclusivity`` (streams): no process holds a task twice, in any roles, on the
+  coordinator or in its current members' clients.
+* ``epoch-monotonicity``: assignment epoch ≤ group epoch; for members
+  0 ≤ previous epoch ≤ member epoch ≤ assignment epoch; (consumer) a member with revocations
+  pending is strictly behind the assignment epoch; across a step, group, assignment, member
+  (while it stays a member) and client epochs never decrease (a client epoch only resets to 0,
+  on rejoin).
+* ``target-validity``: a partition / active task is in at most one member's target; targets go
+  only to members that subscribe; (streams) one process never gets a task in two roles.
+
+Auxiliary (strengthening) invariants, needed to make the core ones inductive:
+
+* ``partition-epoch-map``: a held partition has an entry in the partition-epoch map, pointing
+  at its holder (this is ``ConsumerGroup.partitionEpochs``; it is what withholding reads).
+* ``process-role-maps`` (streams): a member's standby / warm-up task is recorded for its process.
+* ``holders-are-members``: only members hold tasks.
+* ``pending-only-when-unrevoked``: pending revocations exist only in state UNREVOKED.
+* ``assigned-pending-disjoint``: a task is never both assigned and pending for one member.
+* ``client-within-coordinator``: a member's client owns only what the coordinator has it holding.
+* ``away-client-closed`` (consumer): a static member after -2 has a closed client and nothing
+  pending.
+* ``client-epoch-bounded``: a member's client epoch never runs ahead of the member epoch.
+* ``reconciled-within-target``: a member at the assignment epoch is assigned only target tasks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import z3
+
+from kgspec.invariants.symbolic.state import Expr, State, bound_vars
+
+CORE = ("no-double-ownership", "processid-exclusivity", "epoch-monotonicity", "target-validity")
+
+
+@dataclass(frozen=True)
+class Invariant:
+    name: str
+    core: bool
+    protocols: tuple[str, ...]
+    support: tuple[str, ...]  # invariants assumed in its consecution check
+    state: Callable[[State], list[Expr]]
+    action: Callable[[State, State], list[Expr]] | None = None
+
+
+def _vars(s: State, *kinds: str) -> list[Expr]:
+    srt = s.sorts
+    sort = {"m": srt.member, "t": srt.task, "q": srt.process}
+    return bound_vars(srt, tuple(sort[k] for k in kinds), "_" + "".join(kinds))
+
+
+def _excl(s: State, fn: Callable[[str, Expr, Expr], Expr], guard: Callable[[Expr], Expr]) -> Expr:
+    m1, m2, t = _vars(s, "m", "m", "t")
+    return z3.ForAll([m1, m2, t], z3.Implies(
+        z3.And(m1 != m2, guard(m1), guard(m2)), z3.Not(z3.And(fn("act", m1, t), fn("act", m2, t)))))
+
+
+def no_double_ownership(s: State) -> list[Expr]:
+    return [_excl(s, s.H, lambda m: z3.BoolVal(True)), _excl(s, s.O, s.f("joined"))]
+
+
+def _proc_excl(s: State, fn: Callable[[str, Expr, Expr], Expr],
+               guard: Callable[[Expr], Expr]) -> list[Expr]:
+    m1, m2, t = _vars(s, "m", "m", "t")
+    out: list[Expr] = []
+    for i, r1 in enumerate(s.roles):
+        for r2 in s.roles[i:]:
+            same = z3.And(s.process_of(m1) == s.process_of(m2), guard(m1), guard(m2))
+            if r1 == r2:
+                same = z3.And(same, m1 != m2)
+            out.append(z3.ForAll([m1, m2, t], z3.Implies(
+                same, z3.Not(z3.And(fn(r1, m1, t), fn(r2, m2, t))))))
+    return out
+
+
+def processid_exclusivity(s: State) -> list[Expr]:
+    return _proc_excl(s, s.H, lambda m: z3.BoolVal(True)) + _proc_excl(s, s.O, s.f("joined"))
+
+
+def epoch_state(s: State) -> list[Expr]:
+    (m,) = _vars(s, "m")
+    ep, pv = s.f("epoch")(m), s.f("prev_epoch")(m)
+    out = [1 <= s.ae, s.ae <= s.ge,
+           z3.ForAll([m], z3.Implies(s.f("joined")(m), z3.And(0 <= pv, pv <= ep, ep <= s.ae)))]
+    if not s.streams:  # streams leaves UNREVOKED at memberEpoch + 1, which may reach the target
+        out.append(z3.ForAll([m], z3.Implies(
+            z3.And(s.f("joined")(m), s.f("mstate")(m) == s.sorts.mstates["UNREVOKED"]),
+            ep < s.ae)))
+    return out
+
+
+def epoch_action(pre: State, post: State) -> list[Expr]:
+    (m,) = _vars(pre, "m")
+    ce0, ce1 = pre.f("client_epoch")(m), post.f("client_epoch")(m)
+    return [post.ge >= pre.ge, post.ae >= pre.ae,
+            z3.ForAll([m], z3.Implies(z3.And(pre.f("joined")(m), post.f("joined")(m)),
+                                      post.f("epoch")(m) >= pre.f("epoch")(m))),
+            z3.ForAll([m], z3.Or(ce1 >= ce0, ce1 == 0))]
+
+
+def target_validity(s: State) -> list[Expr]:
+    from kgspec.invariants.symbolic.rules import Ctx, target_valid
+    return [target_valid(Ctx(streams=s.streams), s)]
+
+
+def _per_mtr(s: State, body: Callable[[str, Expr, Expr], Expr], roles: tuple[str, ...] = ()) -> Expr:
+    m, t = _vars(s, "m", "t")
+    return z3.ForAll([m, t], z3.And([body(r, m, t) for r in (roles or s.roles)]))
+
+
+def partition_epoch_map(s: State) -> list[Expr]:
+    return [_per_mtr(s, lambda r, m, t: z3.Implies(
+        s.H(r, m, t), z3.And(s.f("has_epoch")(t), s.f("epoch_owner")(t) == m)), ("act",))]
+
+
+def process_role_maps(s: State) -> list[Expr]:
+    return [_per_mtr(s, lambda r, m, t: z3.Implies(
+        s.H(r, m, t), s.f("standby_procs" if r == "sby" else "warmup_procs")(s.process_of(m), t)),
+        ("sby", "wup"))]
+
+
+def holders_are_members(s: State) -> list[Expr]:
+    return [_per_mtr(s, lambda r, m, t: z3.Implies(
+        z3.Or(s.H(r, m, t), s.T(r, m, t)), s.f("joined")(m)))]
+
+
+def pending_only_when_unrevoked(s: State) -> list[Expr]:
+    return [_per_mtr(s, lambda r, m, t: z3.Implies(
+        s.R(r, m, t), s.f("mstate")(m) == s.sorts.mstates["UNREVOKED"]))]
+
+
+def assigned_pending_disjoint(s: State) -> list[Expr]:
+    return [_per_mtr(s, lambda r, m, t: z3.Not(z3.And(s.A(r, m, t), s.R(r, m, t))))]
+
+
+def client_within_coordinator(s: State) -> list[Expr]:
+    return [_per_mtr(s, lambda r, m, t: z3.Implies(
+        z3.And(s.f("joined")(m), s.O(r, m, t)), s.H(r, m, t)))]
+
+
+def away_client_closed(s: State) -> list[Expr]:
+    return [_per_mtr(s, lambda r, m, t: z3.Implies(s.f("away")(m), z3.And(
+        s.f("joined")(m), z3.Not(s.O(r, m, t)), z3.Not(s.R(r, m, t)))))]
+
+
+def client_epoch_bounded(s: State) -> list[Expr]:
+    (m,) = _vars(s, "m")
+    return [z3.ForAll([m], z3.Implies(s.f("joined")(m),
+                                      s.f("client_epoch")(m) <= s.f("epoch")(m)))]
+
+
+def reconciled_within_target(s: State) -> list[Expr]:
+    return [_per_mtr(s, lambda r, m, t: z3.Implies(
+        z3.And(s.f("joined")(m), s.f("epoch")(m) == s.ae, s.A(r, m, t)), s.T(r, m, t)))]
+
+
+_BOTH = ("consumer", "streams")
+_OWNERSHIP = ("partition-epoch-map", "holders-are-members", "pending-only-when-unrevoked",
+              "assigned-pending-disjoint", "client-within-coordinator", "away-client-closed")
+INVARIANTS: dict[str, Invariant] = {i.name: i for i in (
+    Invariant("no-double-ownership", True, _BOTH, _OWNERSHIP, no_double_ownership),
+    Invariant("processid-exclusivity", True, ("streams",),
+              (*_OWNERSHIP, "no-double-ownership", "process-role-maps", "target-validity"),
+              processid_exclusivity),
+    Invariant("epoch-monotonicity", True, _BOTH,
+              ("client-epoch-bounded", "reconciled-within-target", "holders-are-members",
+               "away-client-closed"), epoch_state, epoch_action),
+    Invariant("target-validity", True, _BOTH, ("holders-are-members",), target_validity),
+    Invariant("partition-epoch-map", False, _BOTH, _OWNERSHIP + ("no-double-ownership",),
+              partition_epoch_map),
+    Invariant("process-role-maps", False, ("streams",),
+              ("processid-exclusivity", *_OWNERSHIP), process_role_maps),
+    Invariant("holders-are-members", False, _BOTH, ("away-client-closed",), holders_are_members),
+    Invariant("pending-only-when-unrevoked", False, _BOTH,
+              ("away-client-closed", "holders-are-members"), pending_only_when_unrevoked),
+    Invariant("assigned-pending-disjoint", False, _BOTH,
+              ("away-client-closed", "holders-are-members"), assigned_pending_disjoint),
+    Invariant("client-within-coordinator", False, _BOTH, _OWNERSHIP, client_within_coordinator),
+    Invariant("away-client-closed", False, ("consumer",), (), away_client_closed),
+    Invariant("client-epoch-bounded", False, _BOTH, ("epoch-monotonicity",), client_epoch_bounded),
+    Invariant("reconciled-within-target", False, _BOTH, ("epoch-monotonicity",),
+              reconciled_within_target),
+)}
+
+
+def for_protocol(protocol: str) -> list[Invariant]:
+    return [i for i in INVARIANTS.values() if protocol in i.protocols]
+
+
+def closure(name: str, protocol: str) -> list[str]:
+    """The invariant and everything its proof assumes, transitively (same protocol only)."""
+    seen: list[str] = []
+    todo = [name]
+    while todo:
+        n = todo.pop()
+        inv = INVARIANTS[n]
+        if n in seen or protocol not in inv.protocols:
+            continue
+        seen.append(n)
+        todo.extend(inv.support)
+    return seen
