@@ -250,8 +250,11 @@ class TraceChecker:
         response = result.response
         assert response is not None
         mid = response.get("memberId") or member_id
-        if response.get("errorCode", 0) == 0 and mid:
-            g.pinned[mid] = coord.groups[gid].assignment_epoch if gid in coord.groups else 0
+        group = coord.groups.get(gid)
+        member = group.members.get(mid) if group is not None and mid else None
+        if group is not None and member is not None and member.is_reconciled_to(group.assignment_epoch):
+            # Its observed assignment is now its whole target: later adoptions must keep it.
+            g.pinned[mid] = group.assignment_epoch
         if self.clients:
             self._check_client(g, event, response)
         if diffs:

@@ -64,8 +64,8 @@ def adopt_observed_target(coord: Coordinator, pinned: dict[str, int], group_id: 
         def override(spec: GroupSpec, assignor: str, computed: GroupAssignment) -> GroupAssignment:
             if assignor != "uniform":
                 return computed
-            frozen = {m for m, epoch in pinned.items() if m != member_id and group is not None
-                      and epoch > group.assignment_epoch}
+            # Nobody is reconciled to the epoch being computed yet: every target may move.
+            frozen: set[str] = set()
             candidate = swap_towards(computed, member_id, wanted, frozen)
             if candidate is None or uniform_guarantee_problems(spec, coord.topics, candidate):
                 return computed

@@ -1,0 +1,256 @@
+"""`kgspec check` on golden traces (must conform), mutated copies (rejected at the right
+line) and bad input (findings with line numbers, never a crash)."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kgspec.cli import main
+
+GOLDEN = Path(__file__).parent / "golden" / "consumer"
+Event = dict[str, Any]
+
+
+def load(name: str) -> list[Event]:
+    return [json.loads(line) for line in (GOLDEN / name).read_text().splitlines()]
+
+
+def write(tmp_path: Path, events: list[Event], name: str = "t.jsonl") -> Path:
+    path = tmp_path / name
+    path.write_text("".join(json.dumps(e) + "\n" for e in events))
+    return path
+
+
+def check(path: Path, *extra: str) -> tuple[int, dict[str, Any]]:
+    report_path = path.parent / (path.name + ".report.json")
+    status = main(["check", "-q", str(path), "--json", str(report_path), *extra])
+    return status, json.loads(report_path.read_text())
+
+
+def call_line(events: list[Event], ts: int, member: str | None = None) -> int:
+    for i, e in enumerate(events, 1):
+        if e.get("tsMs") == ts and "requestHeader" in e and (member is None or e["request"].get("memberId") == member):
+            return i
+    raise AssertionError(f"no call at {ts}")
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in GOLDEN.glob("*.jsonl")))
+def test_golden_traces_conform(name: str, tmp_path: Path) -> None:
+    status, report = check(GOLDEN / name)
+    assert report["findings"] == []
+    assert status == 0
+    lines = len([x for x in (GOLDEN / name).read_text().splitlines() if x.strip()])
+    assert report["inputs"][0]["lines"] == lines
+    assert report["inputs"][0]["events"] == lines
+    assert {g["verdict"] for g in report["groups"]} == {"conforms"}
+
+
+# --- the goldens hold Kafka's values (so regenerating them cannot hide a regression) ----------
+
+
+def responses(events: list[Event]) -> list[tuple[int, str, int, int, Any]]:
+    return [(e["tsMs"], e["request"].get("memberId"), e["request"].get("memberEpoch"),
+             e["response"].get("memberEpoch"), e["response"].get("errorCode"))
+            for e in events if "requestHeader" in e and e["requestHeader"]["requestApiKey"] == 68]
+
+
+def test_join_golden_has_kafka_epochs_and_record_order() -> None:
+    events = load("join_with_records.jsonl")
+    # testMemberJoinsEmptyConsumerGroup (4.3): epoch 2; records 5, 3(epoch 2), 7, 6(2), 8.
+    first_call = call_line(events, 1000)
+    types = []
+    for e in events[first_call:]:
+        if "record" not in e:
+            break
+        types.append(e["record"]["key"]["type"])
+    assert types == [5, 3, 7, 6, 8]
+    assert events[first_call]["record"]["value"]["data"]["subscribedTopicRegex"] == ""
+    assert events[first_call + 1]["record"]["value"]["data"]["epoch"] == 2
+    assert responses(events)[0] == (1000, "m1", 0, 2, 0)
+    # The second member joins at epoch 3 with nothing (UNRELEASED); m1 revokes at epoch 2 first.
+    assert responses(events)[1] == (2000, "m2", 0, 3, 0)
+    assert responses(events)[2][3] == 2
+    assert responses(events)[3][3] == 3
+
+
+def test_kafka_41_golden_starts_at_epoch_one() -> None:
+    # Before KAFKA-20268 new groups start at 0, so the first member gets epoch 1.
+    assert [r[3] for r in responses(load("kafka_41.jsonl"))] == [1, 2, 1, 2, 2]
+
+
+def test_batching_golden_follows_the_assignment_interval() -> None:
+    # testConsumerGroupAssignmentInterval: m2 joins inside the interval -> old target epoch 2;
+    # after the interval its heartbeat computes epoch 3.
+    assert [r[3] for r in responses(load("batching.jsonl"))] == [2, 2, 3, 2]
+
+
+def test_static_golden_has_kafka_error_codes() -> None:
+    rs = responses(load("static_membership.jsonl"))
+    codes = {(ts, member): (epoch, err) for ts, member, _, epoch, err in rs}
+    assert codes[(600, "m2b")] == (0, 111)  # UNRELEASED_INSTANCE_ID
+    assert codes[(700, "m2")] == (-2, 0)  # temporary leave answers epoch -2
+    assert codes[(800, "m2b")][1] == 0
+    assert codes[(900, "m2")] == (0, 82)  # FENCED_INSTANCE_ID
+
+
+def test_validation_golden_has_kafka_error_codes() -> None:
+    assert [r[4] for r in responses(load("validation_errors.jsonl"))] == [42, 42, 42, 42, 112, 69, 0, 25, 110]
+
+
+def test_timeouts_golden_fences_on_rebalance_then_session_timeout() -> None:
+    events = load("timeouts.jsonl")
+    fences = [(e["tsMs"], e["record"]["value"]["data"]["epoch"]) for e in events
+              if "record" in e and e["record"]["key"]["type"] == 3]
+    # joins bump to 2 and 3; the rebalance timeout (5100 + 10000) fences m1 -> 4;
+    # m2's session (last heartbeat 5000 + 45000) expires -> 5.
+    assert fences == [(0, 2), (5000, 3), (15100, 4), (50000, 5)]
+
+
+# --- mutated copies are rejected at the right line ----------------------------------------
+
+
+def _set_response(field: str, value: Any) -> Callable[[Event], None]:
+    def mutate(e: Event) -> None:
+        e["response"][field] = value
+    return mutate
+
+
+def _add_partitions(parts: list[int]) -> Callable[[Event], None]:
+    def mutate(e: Event) -> None:
+        tps = e["response"]["assignment"]["topicPartitions"]
+        topic_id = tps[0]["topicId"] if tps else "q81hsiQxUtq5ITI-WXGnvw"
+        e["response"]["assignment"]["topicPartitions"] = [{"topicId": topic_id, "partitions": parts}]
+    return mutate
+
+
+MUTATIONS = [
+    # (golden, ts, member, mutation, field, expected, observed)
+    ("join_with_records.jsonl", 3000, "m1", _set_response("memberEpoch", 3), "memberEpoch", 2, 3),  # bump while revoking
+    ("join_with_records.jsonl", 2000, "m2", _add_partitions([3, 4, 5]), "assignment", {}, {"foo": [3, 4, 5]}),  # grant before ack
+    ("validation_errors.jsonl", 900, "m1", _set_response("errorCode", 0), "errorCode", 110, 0),  # accept a stale epoch
+    ("static_membership.jsonl", 600, "m2b", _set_response("errorCode", 0), "errorCode", 111, 0),
+    ("reconciliation.jsonl", 100, "m1", _set_response("heartbeatIntervalMs", 3000), "heartbeatIntervalMs", 5000, 3000),
+    ("join_with_records.jsonl", 1000, "m1", _set_response("assignment", None), "assignment", {"bar": [0, 1, 2], "foo": [0, 1, 2, 3, 4, 5]}, None),
+]
+
+
+@pytest.mark.parametrize(("golden", "ts", "member", "mutate", "field", "expected", "observed"), MUTATIONS)
+def test_mutated_trace_is_rejected_at_the_line(tmp_path: Path, golden: str, ts: int, member: str,
+                                                mutate: Callable[[Event], None], field: str,
+                                                expected: Any, observed: Any) -> None:
+    events = load(golden)
+    line = call_line(events, ts, member)
+    mutate(events[line - 1])
+    status, report = check(write(tmp_path, events))
+    assert status == 1
+    first = report["findings"][0]
+    assert (first["line"], first["kind"], first["field"]) == (line, "response-mismatch", field)
+    assert (first["expected"], first["observed"]) == (expected, observed)
+
+
+def test_session_timeout_not_fenced_is_rejected(tmp_path: Path) -> None:
+    """A coordinator that accepts a member after its session expired (a heartbeat at 60000)."""
+    events = load("timeouts.jsonl")
+    m1_last = next(e for e in events if "requestHeader" in e and e["tsMs"] == 5100)
+    late = json.loads(json.dumps(m1_last))
+    late["tsMs"] = 60_001
+    late["request"]["memberEpoch"] = 2
+    late["response"] = {"errorCode": 0, "errorMessage": None, "memberId": "m1", "memberEpoch": 2,
+                        "heartbeatIntervalMs": 5000, "assignment": None}
+    events.append(late)
+    status, report = check(write(tmp_path, events))
+    assert status == 1
+    assert report["findings"][0]["line"] == len(events)
+    assert report["findings"][0]["field"] == "errorCode"
+    assert report["findings"][0]["expected"] == 25  # UNKNOWN_MEMBER_ID: it was fenced
+
+
+def test_wrong_record_is_rejected_at_its_line(tmp_path: Path) -> None:
+    events = load("join_with_records.jsonl")
+    index = next(i for i, e in enumerate(events) if "record" in e and e["record"]["key"]["type"] == 3)
+    events[index]["record"]["value"]["data"]["epoch"] = 7
+    status, report = check(write(tmp_path, events))
+    assert status == 1
+    assert (report["findings"][0]["line"], report["findings"][0]["field"]) == (index + 1, "record")
+
+
+def test_uniform_alternative_target_is_accepted_and_unbalanced_one_rejected(tmp_path: Path) -> None:
+    assert check(GOLDEN / "uniform_alternative.jsonl")[0] == 0
+    events = load("uniform_recorded.jsonl")
+    line = call_line(events, 300, "m1")
+    topic_id = events[1]["topic"]["topicId"]
+    events[line - 1]["response"]["assignment"] = {"topicPartitions": [{"topicId": topic_id, "partitions": [1, 2, 3]}]}
+    status, report = check(write(tmp_path, events))
+    assert status == 1
+    assert report["findings"][0]["line"] == line
+
+
+# --- bad input -------------------------------------------------------------------------------------
+
+
+def test_bad_lines_become_findings_and_checking_goes_on(tmp_path: Path) -> None:
+    good = load("reconciliation.jsonl")
+    lines = [json.dumps(e) for e in good[:4]]
+    lines.append('{"tsMs": 150, "requestHeader": {"requestApiKey": 68')  # broken JSON
+    lines.append(json.dumps({"tsMs": 160, "requestHeader": {"requestApiKey": 11, "requestApiVersion": 5},
+                             "request": {"groupId": "g"}, "response": {"errorCode": 0}}))  # classic: unsupported
+    lines.append(json.dumps({"tsMs": 170, "requestHeader": {"requestApiKey": 68, "requestApiVersion": 1},
+                             "request": {"groupId": "g", "memberId": "m1"}, "response": {"errorCode": 0}}))
+    lines.append(json.dumps({"tsMs": 50, "tick": {}}))  # time goes backwards
+    lines.append(json.dumps({"tsMs": 180, "topic": {"name": "x", "topicId": "not-a-uuid", "partitions": 1}}))
+    lines.append("x" * 300)  # not JSON
+    lines.extend(json.dumps(e) for e in good[4:])
+    path = tmp_path / "bad.jsonl"
+    path.write_text("\n".join(lines) + "\n")
+    status, report = check(path)
+    assert status == 1
+    found = {(f["line"], f["kind"]) for f in report["findings"]}
+    assert {(5, "malformed"), (6, "unsupported"), (7, "malformed"), (8, "malformed"), (9, "malformed"),
+            (10, "malformed")} <= found
+    assert report["inputs"][0]["lines"] == len(lines)
+    assert report["inputs"][0]["events"] + sum(f["kind"] == "malformed" and f["groupId"] is None
+                                                for f in report["findings"]) >= len(lines) - 1
+    # the rest of the trace still conforms: no response mismatch anywhere
+    assert not [f for f in report["findings"] if f["kind"] == "response-mismatch"]
+    assert report["groups"][0]["verdict"] == "incomplete"
+
+
+def test_enormous_line_is_a_finding(tmp_path: Path) -> None:
+    path = tmp_path / "big.jsonl"
+    with path.open("w") as fh:
+        fh.write(json.dumps({"tsMs": 0, "tick": {}}) + "\n")
+        fh.write('{"tsMs": 1, "tick": {}, "pad": "' + "a" * (17 * 1024 * 1024) + '"}\n')
+        fh.write(json.dumps({"tsMs": 2, "tick": {}}) + "\n")
+    status, report = check(path)
+    assert status == 1
+    assert [(f["line"], f["kind"]) for f in report["findings"]] == [(2, "malformed")]
+    assert report["inputs"][0]["lines"] == 3
+
+
+def test_gzip_and_exit_code_two(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    gz = tmp_path / "t.jsonl.gz"
+    gz.write_bytes(gzip.compress((GOLDEN / "batching.jsonl").read_bytes()))
+    assert main(["check", "-q", str(gz)]) == 0
+    assert main(["check", str(tmp_path / "missing.jsonl")]) == 2
+    assert "no such file" in capsys.readouterr().err
+    bad_header = write(tmp_path, [{"header": {"format": "kgspec-trace/9"}}], "h.jsonl")
+    assert main(["check", str(bad_header)]) == 2
+
+
+def test_human_output_shows_first_departure_with_context(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    events = load("join_with_records.jsonl")
+    line = call_line(events, 3000, "m1")
+    events[line - 1]["response"]["memberEpoch"] = 3
+    path = write(tmp_path, events)
+    assert main(["check", str(path)]) == 1
+    out = capsys.readouterr().out
+    assert f"{path}:{line}: group g: response-mismatch (memberEpoch)" in out
+    assert "is still revoking" in out
+    assert "member before: STABLE at epoch 2" in out
+    assert "member after: UNREVOKED_PARTITIONS at epoch 2" in out
