@@ -287,7 +287,8 @@ class ConsumerHeartbeat:
                 rec.target_member_record(gid, member_id, group.target.get(existing.member_id, {})),
                 rec.current_assignment_record(gid, replacement, self.coord.profile),
             ])
-            self.coord.cancel_consumer_timers(gid, existing.member_id)
+            # Kafka removes the old member "without canceling its timers in case the change is
+            # reverted"; when they fire the member is unknown and nothing is written.
             self.explain.append(f"static member {instance_id} replaced {existing.member_id} by {member_id}")
             return replacement
         if existing is None:
