@@ -83,7 +83,8 @@ def split_towards_target(
         keep_role: Holding = {}
         revoke_role: Holding = {}
         grant_role: dict[str, set[int]] = {}
-        for container in set(tgt_role) | set(cur_role):
+        # Sorted, so the holdings (and the records built from them) do not depend on string hashing.
+        for container in sorted(set(tgt_role) | set(cur_role)):
             wanted: AbstractSet[int] = tgt_role.get(container, _NOTHING) if in_scope(role, container) else _NOTHING
             held = cur_role.get(container, {})
             kept = {i: e for i, e in held.items() if i in wanted}
