@@ -233,7 +233,6 @@ class TraceChecker:
         member_id = req.get("memberId") or ""
         if member_id == "" and obs.get("errorCode", 0) == 0 and isinstance(obs.get("memberId"), str):
             coord.next_member_id = obs["memberId"]  # coordinator-generated: any id is legal
-        before = _member_view(coord, gid, member_id)
         kwargs: dict[str, Any] = {"now": int(_ts(event)), "client_id": event.client_id or "",
                                   "client_host": client_host(event.connection)}
         result = coord.handle(CONSUMER_GROUP_HEARTBEAT, version, req, apply=False, **kwargs)
@@ -244,6 +243,7 @@ class TraceChecker:
             if adopted is not None:
                 result, diffs = adopted, []
         coord.next_member_id = None
+        before = _member_view(coord, gid, member_id) if diffs else None
         coord.apply(result.records)
         for record in result.records:
             g.expected_records.append((event.line, record))

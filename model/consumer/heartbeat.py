@@ -158,7 +158,57 @@ class ConsumerHeartbeat:
 
     # --- the regular heartbeat ------------------------------------------------------
 
+    def _steady(self) -> dict[str, Any] | None:
+        """The no-change heartbeat, answered without building an updated member.
+
+        Applies only when the full path provably writes nothing: a known member at its
+        current epoch, every optional field null or unchanged, the same client, no metadata
+        refresh due, the target up to date and the member reconciled to it. The answer and
+        the session timer are then exactly what the full path gives.
+        """
+        coord, req = self.coord, self.req
+        group = coord.groups.get(req["groupId"])
+        if group is None:
+            return None
+        member = group.members.get(req.get("memberId") or "")
+        if member is None or member.member_epoch != req["memberEpoch"] or member.classic_member_metadata is not None:
+            return None
+        if req.get("instanceId") != member.instance_id:
+            return None
+        if member.client_id != self.client_id or member.client_host != self.client_host:
+            return None
+        for name, current in (("rackId", member.rack_id), ("serverAssignor", member.server_assignor),
+                              ("subscribedTopicRegex", member.subscribed_topic_regex)):
+            value = req.get(name)
+            if value is not None and value != current:
+                return None
+        timeout = req.get("rebalanceTimeoutMs", -1)
+        if timeout != -1 and timeout != member.rebalance_timeout_ms:
+            return None
+        names = req.get("subscribedTopicNames")
+        if names is not None and tuple(sorted(set(names))) != member.subscribed_topic_names:
+            return None
+        if group.group_epoch > group.assignment_epoch or not member.is_reconciled_to(group.assignment_epoch):
+            return None
+        if coord.consumer_metadata_expired(group):
+            return None
+        coord.schedule_consumer_session_timeout(group.group_id, member.member_id, self.now)
+        full_request = timeout != -1 and (names is not None or req.get("subscribedTopicRegex") is not None) \
+            and req.get("topicPartitions") is not None
+        return {
+            "errorCode": 0,
+            "errorMessage": None,
+            "memberId": member.member_id,
+            "memberEpoch": member.member_epoch,
+            "heartbeatIntervalMs": coord.config.int("group.consumer.heartbeat.interval.ms"),
+            "assignment": assignment_json(member.assigned) if full_request else None,
+        }
+
     def _heartbeat(self) -> dict[str, Any]:
+        if self.req["memberEpoch"] > 0:
+            steady = self._steady()
+            if steady is not None:
+                return steady
         coord, req, records = self.coord, self.req, self.records
         gid: str = req["groupId"]
         epoch: int = req["memberEpoch"]
