@@ -220,3 +220,18 @@ def member(member_id: str, epoch: int, assigned: Names, *, prev: int | None = No
         assigned={tid(t): dict.fromkeys(p, e) for t, p in assigned.items()},
         pending_revocation={tid(t): dict.fromkeys(p, e) for t, p in (pending or {}).items()},
     )
+
+
+def canon(value: Any) -> Any:
+    """A record value or response with every ``[{topicId, ...}]`` list sorted by topic id.
+
+    Kafka writes topics in HashMap order; its tests compare them unordered.
+    """
+    if isinstance(value, dict):
+        return {k: canon(v) for k, v in value.items()}
+    if isinstance(value, list):
+        items = [canon(v) for v in value]
+        if items and all(isinstance(v, dict) and "topicId" in v for v in items):
+            return sorted(items, key=lambda v: v["topicId"])
+        return items
+    return value
