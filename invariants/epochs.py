@@ -1,0 +1,116 @@
+"""Epoch invariants: over one state, over two successive states, and over one call."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from kgspec.model.consumer.group import ConsumerGroup
+from kgspec.model.consumer.member import (
+    LEAVE_GROUP_STATIC_MEMBER_EPOCH,
+    STATE_NAMES,
+    UNREVOKED_PARTITIONS,
+    ConsumerMember,
+)
+
+EPOCH_MONOTONICITY = "epoch-monotonicity"
+EPOCH_FENCING = "epoch-fencing"
+
+
+@dataclass(frozen=True, slots=True)
+class EpochSnapshot:
+    """What the stateful epoch checks remember of a group between two steps."""
+
+    group_epoch: int
+    assignment_epoch: int
+    members: Mapping[str, tuple[int, int]]  # member id -> (member epoch, MemberState code)
+
+
+def snapshot_epochs(group: ConsumerGroup | None) -> EpochSnapshot | None:
+    if group is None:
+        return None
+    return EpochSnapshot(group.group_epoch, group.assignment_epoch,
+                         {mid: (m.member_epoch, m.state) for mid, m in group.members.items()})
+
+
+def epoch_monotonicity(previous: EpochSnapshot | None, current: EpochSnapshot) -> list[str]:
+    """Epoch monotonicity.
+
+    Within one state: assignment epoch ≤ group epoch, and no member runs ahead of the
+    assignment epoch. Between two successive states: the group epoch never decreases; the
+    assignment epoch never decreases (except to -1 when the group is deleted); a member's
+    epoch never decreases except when it leaves temporarily (static member, epoch -2) or
+    rejoins (it was absent from the previous state); and a member entering
+    UNREVOKED_PARTITIONS keeps the epoch it had — its epoch moves to the target only once
+    it has nothing left to revoke (KIP-848).
+    """
+    problems: list[str] = []
+    if current.assignment_epoch > current.group_epoch:
+        problems.append(f"assignment epoch {current.assignment_epoch} is ahead of group epoch "
+                        f"{current.group_epoch}")
+    for mid, (epoch, _state) in current.members.items():
+        if epoch > current.assignment_epoch:
+            problems.append(f"member {mid} at epoch {epoch} runs ahead of the assignment epoch "
+                            f"{current.assignment_epoch}")
+    if previous is None:
+        return problems
+    if current.group_epoch < previous.group_epoch:
+        problems.append(f"group epoch went back from {previous.group_epoch} to {current.group_epoch}")
+    if current.assignment_epoch < previous.assignment_epoch and current.assignment_epoch != -1:
+        problems.append(f"assignment epoch went back from {previous.assignment_epoch} to "
+                        f"{current.assignment_epoch}")
+    for mid, (epoch, state) in current.members.items():
+        before = previous.members.get(mid)
+        if before is None:
+            continue
+        old_epoch, old_state = before
+        if epoch < old_epoch and epoch != LEAVE_GROUP_STATIC_MEMBER_EPOCH:
+            problems.append(f"member {mid}'s epoch went back from {old_epoch} to {epoch}")
+        if state == UNREVOKED_PARTITIONS and old_state != UNREVOKED_PARTITIONS and epoch != old_epoch:
+            problems.append(f"member {mid} moved from epoch {old_epoch} to {epoch} while entering "
+                            f"UNREVOKED_PARTITIONS (was {STATE_NAMES.get(old_state, old_state)})")
+    return problems
+
+
+def _owned(request: Mapping[str, Any]) -> dict[str, set[int]] | None:
+    raw = request.get("topicPartitions")
+    if raw is None:
+        return None
+    owned: dict[str, set[int]] = {}
+    for entry in raw:
+        owned.setdefault(entry["topicId"], set()).update(entry["partitions"])
+    return owned
+
+
+def epoch_fencing(before: ConsumerMember | None, request: Mapping[str, Any],
+                  response: Mapping[str, Any]) -> list[str]:
+    """Epoch fencing (``throwIfConsumerGroupMemberEpochIsInvalid``).
+
+    A ConsumerGroupHeartbeat with memberEpoch > 0 from a known member succeeds only if its
+    epoch is the member's current epoch, or — a response may have been lost — exactly
+    the member's previous epoch with reported owned partitions that are a subset of the
+    member's assigned ones. ``before`` is the member as stored before the call.
+    """
+    epoch = request.get("memberEpoch", 0)
+    if before is None or not isinstance(epoch, int) or epoch <= 0 or response.get("errorCode") != 0:
+        return []
+    current = before.member_epoch
+    mid = before.member_id
+    if epoch > current:
+        return [f"member {mid} was accepted with epoch {epoch}, ahead of its epoch {current}"]
+    if epoch == current:
+        return []
+    if epoch != before.previous_member_epoch:
+        return [f"member {mid} was accepted with stale epoch {epoch} (current {current}, "
+                f"previous {before.previous_member_epoch})"]
+    owned = _owned(request)
+    if owned is None:
+        return [f"member {mid} was accepted with its previous epoch {epoch} without reporting "
+                f"its owned partitions"]
+    extra = sorted(f"{t}-{p}" for t, parts in owned.items() for p in parts
+                   if p not in before.assigned.get(t, {}))
+    if extra:
+        return [f"member {mid} was accepted with its previous epoch {epoch} while reporting "
+                f"{', '.join(extra)}, which it is not assigned"]
+    return []

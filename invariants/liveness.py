@@ -1,0 +1,93 @@
+"""Liveness, checked as bounded properties: session expiry and convergence."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from collections.abc import Set as AbstractSet
+from dataclasses import dataclass
+
+from kgspec.model.config import Config
+from kgspec.model.consumer.group import ConsumerGroup
+from kgspec.model.consumer.member import STABLE
+
+SESSION_EXPIRY = "session-expiry"
+CONVERGENCE = "convergence"
+
+
+def session_expiry(group: ConsumerGroup, now: int, deadlines: Mapping[str, int]) -> list[str]:
+    """Session expiry.
+
+    A member whose session deadline has passed is no longer in the group. ``deadlines``
+    maps member ids to the time their session ends: the last accepted heartbeat (not a
+    leave) plus ``group.consumer.session.timeout.ms``, or the coordinator load time plus it
+    after a failover (``onLoaded`` re-arms every session). Timers due by ``now`` have fired.
+    """
+    return [f"member {mid}'s session ended at {deadlines[mid]} but it is still in the group at {now}"
+            for mid in sorted(group.members) if mid in deadlines and deadlines[mid] <= now]
+
+
+@dataclass(frozen=True, slots=True)
+class ClientView:
+    """What one live client believes: its member epoch, state and effective partitions."""
+
+    member_epoch: int
+    state: str  # the consumer-client machine's state name
+    owned: Mapping[str, AbstractSet[int]]
+
+
+def convergence_bound_ms(config: Config, max_delay_ms: int) -> int:
+    """How long after faults stop every member must be STABLE at the assignment epoch.
+
+    Faults stop at t0 (a fair network delivering within ``max_delay_ms`` each way, no
+    joins, leaves, crashes, metadata changes or failovers). A client that crashed before t0
+    is fenced by its session timeout S (or earlier by its rebalance timeout), so the last
+    group epoch bump happens by t0 + S + 2d. From that bump:
+      - the target is computed by the first heartbeat after the assignment interval A:
+        within A + H + 2d (every live member heartbeats at least every H);
+      - every member receives its new target on its next heartbeat: H + 2d;
+      - a member revoking acknowledges at once (the client sends after reconciling): 2d;
+      - members waiting for released partitions get them on their next heartbeat: H + 2d;
+      - they acknowledge at once: 2d.
+    Total: S + A + 3H + 12d, with S, A, H from the config.
+    """
+    s = config.int("group.consumer.session.timeout.ms")
+    a = config.int("group.consumer.assignment.interval.ms")
+    h = config.int("group.consumer.heartbeat.interval.ms")
+    return s + a + 3 * h + 12 * max_delay_ms
+
+
+def convergence(group: ConsumerGroup | None, clients: Mapping[str, ClientView]) -> list[str]:
+    """Convergence.
+
+    With no further changes and a fair network, within :func:`convergence_bound_ms` the
+    group's members are exactly the live clients (``clients``: member id -> view), the
+    target is computed (assignment epoch == group epoch), and every member is STABLE at
+    the assignment epoch on the coordinator and on its client, owning exactly its target.
+    """
+    if group is None:
+        return [] if not clients else ["the group does not exist but clients are live"]
+    problems: list[str] = []
+    if group.assignment_epoch != group.group_epoch:
+        problems.append(f"assignment epoch {group.assignment_epoch} never caught up with group "
+                        f"epoch {group.group_epoch}")
+    members, live = set(group.members), set(clients)
+    if members != live:
+        problems.append(f"members {sorted(members - live)} have no live client; live clients "
+                        f"{sorted(live - members)} are not members")
+    epoch = group.assignment_epoch
+    for mid in sorted(members & live):
+        m, view = group.members[mid], clients[mid]
+        if m.state != STABLE or m.member_epoch != epoch:
+            problems.append(f"member {mid} is at epoch {m.member_epoch} state {m.state}, not STABLE at {epoch}")
+        if view.state != "STABLE" or view.member_epoch != epoch:
+            problems.append(f"client of {mid} is {view.state} at epoch {view.member_epoch}, not STABLE at {epoch}")
+        target = group.target.get(mid, {})
+        owned = {t: frozenset(p) for t, p in view.owned.items() if p}
+        if owned != {t: p for t, p in target.items() if p} or m.assigned_sets() != owned:
+            problems.append(f"member {mid} owns {_fmt(owned)}, is assigned {_fmt(m.assigned_sets())}, "
+                            f"target {_fmt(target)}")
+    return problems
+
+
+def _fmt(holding: Mapping[str, AbstractSet[int]]) -> str:
+    return "{" + ", ".join(f"{t}: {sorted(p)}" for t, p in sorted(holding.items()) if p) + "}"
