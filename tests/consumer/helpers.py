@@ -188,7 +188,7 @@ def assignment(result: Result) -> dict[str, list[int]] | None:
     a = result.response["assignment"]
     if a is None:
         return None
-    by_id = {tid(n): n for n in ("foo", "bar", "baz", "qux", "zar")}
+    by_id = {tid(n): n for n in ("foo", "bar", "baz", "qux", "zar", "fob", "fox")}
     return {by_id.get(e["topicId"], e["topicId"]): list(e["partitions"]) for e in a["topicPartitions"]}
 
 
