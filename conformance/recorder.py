@@ -84,10 +84,11 @@ class TraceRecorder:
 
     def write(self, path: str | Path) -> Path:
         path = Path(path)
-        opener = gzip.open if path.suffix == ".gz" else open
-        with opener(path, "wt", encoding="utf-8") as fh:  # type: ignore[operator]
-            for event in self.events:
-                fh.write(json.dumps(event, separators=(",", ":")) + "\n")
+        text = "".join(json.dumps(event, separators=(",", ":")) + "\n" for event in self.events)
+        if path.suffix == ".gz":
+            path.write_bytes(gzip.compress(text.encode("utf-8")))
+        else:
+            path.write_text(text, encoding="utf-8")
         return path
 
     def lines(self) -> list[str]:
