@@ -58,8 +58,5 @@ class TraceHeader:
 
 def is_number(value: object) -> bool:
     """A finite JSON number; booleans are not numbers here, although Python says so."""
-    if isinstance(value, bool):
-        return False
-    if isinstance(value, int):
-        return True
-    return isinstance(value, float) and math.isfinite(value)
+    kind = type(value)  # exact types: json gives int/float, and bool is an int subclass
+    return kind is int or (kind is float and math.isfinite(value))  # type: ignore[arg-type]

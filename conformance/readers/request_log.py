@@ -52,23 +52,24 @@ def read_request_log(stream: BinaryIO, *, tz: str | dt.tzinfo | None = None,
     ``api_keys=None`` keeps every API. Memory is bounded by the lines of one window.
     """
     parser = _LineParser(LogClock(tz), api_keys, TopicTracker() if derive_topics else None)
-    heap: list[tuple[float, int, list[ReadItem]]] = []
+    # Entries hold a call's raw JSON until it leaves the heap: bytes are compact and not
+    # tracked by the garbage collector, parsed dicts for a whole window are neither.
+    heap: list[tuple[float, int, int, bytes | list[ReadItem]]] = []
     latest = float("-inf")  # the log's clock: the latest completion seen
     for line_no, content in iter_lines(stream, max_line_bytes):
-        items: list[ReadItem]
-        key: float | None = None
         if content is None:
-            items = [Malformed(line_no, too_long_message(max_line_bytes))]
+            payload: bytes | list[ReadItem] = [Malformed(line_no, too_long_message(max_line_bytes))]
+            key, completion = None, None
         else:
-            items, key, completion = parser.parse(content, line_no)
+            payload, key, completion = parser.parse(content, line_no)
             if completion is not None and completion > latest:
                 latest = completion
-        heapq.heappush(heap, (latest if key is None else key, line_no, items))
+        heapq.heappush(heap, (latest if key is None else key, line_no, completion or 0, payload))
         horizon = latest - reorder_window_ms
         while heap and heap[0][0] <= horizon:
-            yield from heapq.heappop(heap)[2]
+            yield from parser.release(heapq.heappop(heap))
     while heap:
-        yield from heapq.heappop(heap)[2]
+        yield from parser.release(heapq.heappop(heap))
 
 
 class _LineParser:
@@ -77,8 +78,8 @@ class _LineParser:
         self._api_keys = api_keys
         self._tracker = tracker
 
-    def parse(self, line: bytes, line_no: int) -> tuple[list[ReadItem], float | None, float | None]:
-        """(items, sort key, completion ms) of one line; a None key means "now"."""
+    def parse(self, line: bytes, line_no: int) -> tuple[bytes | list[ReadItem], float | None, int | None]:
+        """(items or a call's JSON to parse later, sort key, completion ms); a None key means "now"."""
         if not line.startswith(b"["):
             return [Skipped(line_no, "not a request-log line")], None, None
         close = line.find(b"] ", 1)
@@ -89,11 +90,16 @@ class _LineParser:
         if not message.startswith(COMPLETED):
             return [Skipped(line_no, f"log line without a request ({level.decode('ascii', 'replace')})")], \
                 completion, completion
-        items = self._completed(message[len(COMPLETED):], line_no, completion)
-        first = items[0]
-        # a call sorts by its arrival; topic events, skips and errors by the line's time
-        key = first.ts_ms if isinstance(first, Event) and first.ts_ms is not None else completion
-        return items, key, completion
+        text = message[len(COMPLETED):]
+        total = _scan_total_time(text)
+        if total is not None:  # a call sorts by its arrival
+            return text, _ms(completion - total), completion
+        # anything odd is decided now and sorts by the line's time
+        return self._completed(text, line_no, completion), completion, completion
+
+    def release(self, entry: tuple[float, int, int, bytes | list[ReadItem]]) -> list[ReadItem]:
+        _, line_no, completion, payload = entry
+        return self._completed(payload, line_no, completion) if isinstance(payload, bytes) else payload
 
     def _completed(self, text: bytes, line_no: int, completion: int) -> list[ReadItem]:
         if text.endswith(b")"):  # drop the " (kafka.request.logger)" suffix of %c
@@ -118,16 +124,15 @@ class _LineParser:
         if not isinstance(header, dict):
             return [Malformed(line_no, "missing `requestHeader`", "requestHeader")]
         api_key = header.get("requestApiKey")
-        label = header.get("requestApiKeyName") or f"api key {api_key}"
         derive = self._tracker is not None and api_key in TOPIC_API_KEYS
         if not derive and self._api_keys is not None and isinstance(api_key, int) and api_key not in self._api_keys:
-            return [Skipped(line_no, f"{label}: not a group API")]
+            return [Skipped(line_no, f"{_label(header)}: not a group API")]
         total = obj.get("totalTimeMs", 0)
         if not is_number(total) or total < 0:
             return [Malformed(line_no, "`totalTimeMs` must be a non-negative number", "totalTimeMs")]
         if obj.get("response") == "" or obj.get("request") == "":
             # RequestConvertToJson writes "" when there is none (connection closed, no response)
-            return [Skipped(line_no, f"{label}: no request or response in the log")]
+            return [Skipped(line_no, f"{_label(header)}: no request or response in the log")]
         obj["tsMs"] = arrival = _ms(completion - total)
         event = call_event(obj, line_no, arrival)
         if derive and isinstance(event, Event):
@@ -138,5 +143,27 @@ class _LineParser:
 
 def _ms(value: float) -> float:
     """Round to microseconds (totalTimeMs is a double) and keep whole numbers as ints."""
+    if isinstance(value, int):
+        return value
     rounded = round(value, 3)
-    return int(rounded) if rounded == int(rounded) else rounded
+    return int(rounded) if rounded.is_integer() else rounded
+
+
+def _label(header: dict[str, Any]) -> str:
+    return str(header.get("requestApiKeyName") or f"api key {header.get('requestApiKey')}")
+
+
+def _scan_total_time(text: bytes) -> float | None:
+    """``totalTimeMs`` read without parsing the JSON (Kafka writes it after the response)."""
+    at = text.rfind(b'"totalTimeMs":')
+    if at < 0:
+        return None
+    start = at + len(b'"totalTimeMs":')
+    end = start
+    while end < len(text) and text[end] not in b",}":
+        end += 1
+    try:
+        value = float(text[start:end])
+    except ValueError:
+        return None
+    return value if value >= 0 else None

@@ -17,7 +17,7 @@ _UUID_RE: Final = re.compile(r"[A-Za-z0-9_-]{22}")
 
 
 def is_int(value: object) -> bool:
-    return isinstance(value, int) and not isinstance(value, bool)
+    return type(value) is int  # not bool, which is an int subclass
 
 
 def kind_key(obj: dict[str, Any], line: int) -> str | Malformed:
