@@ -11,7 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from kgspec.conformance.readers import open_trace
 
 LINES = 200_000
