@@ -16,7 +16,12 @@ from kgspec.model.assignors.api import GroupAssignment, GroupSpec, TopicDescribe
 from kgspec.model.consumer import records as rec
 from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.model.consumer.member import STABLE, ConsumerMember
-from kgspec.model.coordinator import CONSUMER_GROUP_DESCRIBE, CONSUMER_GROUP_HEARTBEAT, Coordinator, Result
+from kgspec.model.coordinator import (
+    CONSUMER_GROUP_DESCRIBE,
+    CONSUMER_GROUP_HEARTBEAT,
+    Coordinator,
+    Result,
+)
 from kgspec.model.hashing import deterministic_topic_id
 from kgspec.model.records import Record
 

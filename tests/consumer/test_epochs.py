@@ -11,7 +11,16 @@ from __future__ import annotations
 import pytest
 from kgspec.model.consumer.member import STABLE, UNRELEASED_PARTITIONS, UNREVOKED_PARTITIONS
 
-from tests.consumer.helpers import Harness, MockAssignor, assignment, code, epoch, member, tid, types
+from tests.consumer.helpers import (
+    Harness,
+    MockAssignor,
+    assignment,
+    code,
+    epoch,
+    member,
+    tid,
+    types,
+)
 
 FENCED_MEMBER_EPOCH = 110
 
@@ -150,8 +159,10 @@ def test_first_group_epoch(profile: str, first: int) -> None:
     r = h.join("m", ["foo", "bar"], assignor="range")
     assert epoch(r) == first
     assert types(r.records) == ["5", "3", "7", "6", "8"]
-    assert r.records[1].value is not None and r.records[1].value["epoch"] == first
-    assert r.records[3].value is not None and r.records[3].value["assignmentEpoch"] == first
+    assert r.records[1].value is not None
+    assert r.records[1].value["epoch"] == first
+    assert r.records[3].value is not None
+    assert r.records[3].value["assignmentEpoch"] == first
     m = h.member("m")
     assert (m.state, m.member_epoch, m.previous_member_epoch) == (STABLE, first, 0)
     assert (h.group.group_epoch, h.group.assignment_epoch) == (first, first)
@@ -224,7 +235,8 @@ def test_s6_assignment_interval() -> None:
     assert r2.response is not None
     assert (r2.response["memberEpoch"], assignment(r2)) == (2, {})
     assert types(r2.records) == ["5", "3", "8"]
-    assert r2.records[1].value is not None and r2.records[1].value["epoch"] == 3
+    assert r2.records[1].value is not None
+    assert r2.records[1].value["epoch"] == 3
     assert r2.records[2].value == {"memberEpoch": 2, "previousMemberEpoch": 0, "state": 0,
                                    "assignedPartitions": [], "partitionsPendingRevocation": []}
     assert h.group.state == "Assigning"

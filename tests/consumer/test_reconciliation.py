@@ -3,11 +3,26 @@ CurrentAssignmentBuilderTest units (S7), UNRELEASED withholding, KAFKA-19449, su
 
 from __future__ import annotations
 
+import pytest
 from kgspec.model.consumer.heartbeat import build_current_assignment
-from kgspec.model.consumer.member import STABLE, UNKNOWN, UNRELEASED_PARTITIONS, UNREVOKED_PARTITIONS
+from kgspec.model.consumer.member import (
+    STABLE,
+    UNKNOWN,
+    UNRELEASED_PARTITIONS,
+    UNREVOKED_PARTITIONS,
+)
 from kgspec.model.errors import CoordinatorError
 
-from tests.consumer.helpers import Harness, MockAssignor, assignment, code, epoch, member, tid, types
+from tests.consumer.helpers import (
+    Harness,
+    MockAssignor,
+    assignment,
+    code,
+    epoch,
+    member,
+    tid,
+    types,
+)
 
 
 def state(h: Harness, mid: str) -> tuple[int, int, int]:
@@ -200,14 +215,11 @@ def test_new_partitions_partially_withheld() -> None:
 def test_unknown_state_is_fenced_unless_it_owns_nothing() -> None:
     h = builder_harness(member("m", 11, {T1: [1]}, prev=11, state=UNKNOWN))
     for owned in (None, {T1: [1]}):
-        try:
+        with pytest.raises(CoordinatorError) as info:
             build(h, "m", 12, {T1: [1]}, owned)
-        except CoordinatorError as exc:
-            assert int(exc.error) == 110
-            assert exc.message == ("The consumer group member is in a unknown state. "
-                                   "The member must abandon all its partitions and rejoin.")
-        else:
-            raise AssertionError("UNKNOWN with owned partitions must be fenced")
+        assert int(info.value.error) == 110
+        assert info.value.message == ("The consumer group member is in a unknown state. "
+                                      "The member must abandon all its partitions and rejoin.")
     m = build(h, "m", 12, {T1: [1]}, {})
     assert view(h, m) == (STABLE, 12, 11, {T1: [1]}, {})
 

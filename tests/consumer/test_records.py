@@ -64,7 +64,8 @@ def test_second_join_and_leave_order() -> None:
     r = h.leave("b")
     assert types(r.records) == ["8-", "7-", "5-", "3"]
     assert [x.key for x in r.records[:3]] == [{"groupId": "grp", "memberId": "b"}] * 3
-    assert r.records[3].value is not None and r.records[3].value["epoch"] == 4
+    assert r.records[3].value is not None
+    assert r.records[3].value["epoch"] == 4
     assert r.response == {"errorCode": 0, "errorMessage": None, "memberId": "b", "memberEpoch": -1,
                           "heartbeatIntervalMs": 0, "assignment": None}
 
@@ -124,7 +125,8 @@ def test_regex_records_and_tombstone() -> None:
     h.now = 5_000
     r = h.join("m", regex="fo.*", assignor="range")
     assert types(r.records) == ["5", "8"]  # unresolved regex: no bump, nothing to assign yet
-    assert r.records[0].value is not None and r.records[0].value["subscribedTopicRegex"] == "fo.*"
+    assert r.records[0].value is not None
+    assert r.records[0].value["subscribedTopicRegex"] == "fo.*"
     assert r.records[0].value["subscribedTopicNames"] == []
     firings = h.sleep(0)
     assert [f.timer.key for f in firings] == ["grp-regex"]
@@ -132,7 +134,8 @@ def test_regex_records_and_tombstone() -> None:
     assert types(recs) == ["16", "3"]
     assert recs[0].key == {"groupId": "grp", "regularExpression": "fo.*"}
     assert recs[0].value == {"topics": ["fob", "foo"], "version": h.coord.topics.version, "timestamp": 5_000}
-    assert recs[1].value is not None and recs[1].value["epoch"] == 2
+    assert recs[1].value is not None
+    assert recs[1].value["epoch"] == 2
     # Switching to names: the regex's last subscriber leaves it -> tombstone, then the bump.
     h.sleep(100)
     r = h.heartbeat("m", subscribedTopicNames=["bar"], subscribedTopicRegex="")

@@ -5,7 +5,17 @@ from __future__ import annotations
 
 from kgspec.model.consumer.member import STABLE
 
-from tests.consumer.helpers import Harness, MockAssignor, assignment, canon, code, epoch, member, tid, types
+from tests.consumer.helpers import (
+    Harness,
+    MockAssignor,
+    assignment,
+    canon,
+    code,
+    epoch,
+    member,
+    tid,
+    types,
+)
 
 UNKNOWN_MEMBER_ID = 25
 FENCED_INSTANCE_ID = 82
@@ -58,7 +68,9 @@ def test_s4_rejoin_gets_its_assignment_back() -> None:
     assert canon(r.records[4].value) == canon({"topicPartitions": [{"topicId": tid("foo"), "partitions": [3, 4, 5]},
                                                                   {"topicId": tid("bar"), "partitions": [2]}]})
     meta = r.records[3].value
-    assert meta is not None and meta["instanceId"] == "m2" and meta["subscribedTopicNames"] == ["bar", "foo"]
+    assert meta is not None
+    assert meta["instanceId"] == "m2"
+    assert meta["subscribedTopicNames"] == ["bar", "foo"]
     # No group epoch bump, no timers for the old member.
     assert h.group.group_epoch == 10
     assert h.group.static_members == {"m1": "m1", "m2": "m2b"}
@@ -97,9 +109,11 @@ def test_unknown_instance_id() -> None:
 def test_static_member_leaving_for_good_is_fenced() -> None:
     h = s4_group()
     r = h.leave("m2", -1, instance="m2")
-    assert r.response is not None and r.response["memberEpoch"] == -1
+    assert r.response is not None
+    assert r.response["memberEpoch"] == -1
     assert types(r.records) == ["8-", "7-", "5-", "3"]
-    assert r.records[3].value is not None and r.records[3].value["epoch"] == 11
+    assert r.records[3].value is not None
+    assert r.records[3].value["epoch"] == 11
     assert h.group.static_members == {"m1": "m1"}
 
 

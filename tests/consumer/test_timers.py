@@ -30,13 +30,15 @@ def s5() -> tuple[Harness, MockAssignor]:
 def test_s5_rebalance_timeout_fences() -> None:
     h, _ = s5()
     timer = h.coord.timers.get("rebalance-timeout-grp-m1")
-    assert timer is not None and (timer.deadline_ms, timer.epoch) == (1_015_000, 2)
+    assert timer is not None
+    assert (timer.deadline_ms, timer.epoch) == (1_015_000, 2)
     firings = h.sleep(10_001)
     assert [f.timer.key for f in firings] == ["rebalance-timeout-grp-m1"]
     recs = firings[0].records
     assert types(recs) == ["8-", "7-", "5-", "3"]
     assert [r.key.get("memberId") for r in recs[:3]] == ["m1", "m1", "m1"]
-    assert recs[3].value is not None and recs[3].value["epoch"] == 4
+    assert recs[3].value is not None
+    assert recs[3].value["epoch"] == 4
     assert not [t for t in h.timers() if t.endswith("-m1")]
 
 

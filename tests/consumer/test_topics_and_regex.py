@@ -23,7 +23,8 @@ def test_partitions_added_bump_on_next_heartbeat() -> None:
     assert h.group.group_epoch == 2  # nothing written until the member heartbeats
     r = h.heartbeat("m")
     assert types(r.records) == ["3", "7", "6", "8"]
-    assert r.records[0].value is not None and r.records[0].value["epoch"] == 3
+    assert r.records[0].value is not None
+    assert r.records[0].value["epoch"] == 3
     assert (epoch(r), assignment(r)) == (3, {"foo": [0, 1, 2]})
 
 
@@ -79,7 +80,8 @@ def test_new_topic_matching_regex_is_picked_up() -> None:
     h.coord.update_topic("fox", tid("fox"), 1)
     firings = h.sleep(0)
     assert [types(f.records) for f in firings] == [["16", "3"]]
-    assert firings[0].records[0].value is not None and firings[0].records[0].value["topics"] == ["foo", "fox"]
+    assert firings[0].records[0].value is not None
+    assert firings[0].records[0].value["topics"] == ["foo", "fox"]
 
 
 def test_invalid_regex() -> None:
