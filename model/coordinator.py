@@ -21,8 +21,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from kgspec.model.assignors import PartitionAssignorError, get_assignor
-from kgspec.model.assignors.api import GroupSpec, MemberSpec
+from kgspec.model.assignors import ASSIGNORS, PartitionAssignorError
+from kgspec.model.assignors.api import GroupSpec, MemberSpec, PartitionAssignor
 from kgspec.model.assignors.subscription import subscription_type
 from kgspec.model.config import INT_MAX, Config
 from kgspec.model.consumer import records as rec
@@ -36,13 +36,20 @@ from kgspec.model.javaorder import java_hashmap_order
 from kgspec.model.mutants import NONE, Mutants
 from kgspec.model.profiles import Profile, get_profile
 from kgspec.model.records import Record
+from kgspec.model.streams import ops as streams_ops
+from kgspec.model.streams import records as streams_rec
+from kgspec.model.streams.group import StreamsGroup
 from kgspec.model.timers import Timer, Timers
 from kgspec.model.topics import TopicsImage
 
 CONSUMER_GROUP_HEARTBEAT = 68
 CONSUMER_GROUP_DESCRIBE = 69
 
-SUPPORTED_VERSIONS = {CONSUMER_GROUP_HEARTBEAT: (0, 1), CONSUMER_GROUP_DESCRIBE: (0, 1)}
+STREAMS_GROUP_HEARTBEAT = streams_ops.STREAMS_GROUP_HEARTBEAT
+STREAMS_GROUP_DESCRIBE = streams_ops.STREAMS_GROUP_DESCRIBE
+
+SUPPORTED_VERSIONS = {CONSUMER_GROUP_HEARTBEAT: (0, 1), CONSUMER_GROUP_DESCRIBE: (0, 1),
+                      STREAMS_GROUP_HEARTBEAT: (0, 0), STREAMS_GROUP_DESCRIBE: (0, 0)}
 
 
 @dataclass(slots=True)
@@ -73,12 +80,19 @@ def _error_response(api_key: int, error: CoordinatorError) -> dict[str, Any]:
 
 class Coordinator:
     def __init__(self, profile: Profile | str | None = None, configs: dict[str, Any] | None = None,
-                 mutants: Mutants = NONE, member_id_factory: Callable[[], str] | None = None) -> None:
+                 mutants: Mutants = NONE, member_id_factory: Callable[[], str] | None = None,
+                 assignors: dict[str, PartitionAssignor] | None = None) -> None:
         self.profile = profile if isinstance(profile, Profile) else get_profile(profile)
         self.config = Config(configs)
         self.mutants = mutants
+        # Server-side assignors by name (group.consumer.assignors picks among them).
+        self.assignors: dict[str, PartitionAssignor] = dict(ASSIGNORS) | dict(assignors or {})
         self.topics = TopicsImage()
         self.groups: dict[str, ConsumerGroup] = {}
+        # Streams groups (KIP-1071); one namespace with ``groups`` (see model/streams/ops.py).
+        self.streams_groups: dict[str, StreamsGroup] = {}
+        self.streams_target_override: Callable[..., Any] | None = None
+        self.last_streams_topics_to_create: dict[str, Any] = {}
         self.timers = Timers()
         self.now = 0
         self._topic_hash_cache: dict[str, int] = {}
@@ -112,6 +126,9 @@ class Coordinator:
             return Result(response, step.records, step.explain)
         if api_key == CONSUMER_GROUP_DESCRIBE:
             return Result(describe_consumer_groups(self, request, api_version))
+        if api_key in (STREAMS_GROUP_HEARTBEAT, STREAMS_GROUP_DESCRIBE):
+            result: Result = streams_ops.handle(self, api_key, request, now, client_id, client_host, apply)
+            return result
         raise ValueError(f"API key {api_key} is not modelled")
 
     def advance(self, now: int) -> list[Firing]:
@@ -133,7 +150,13 @@ class Coordinator:
 
     def replay(self, record: Record) -> None:
         if record.type in rec.CONSUMER_RECORD_TYPES:
+            if record.key.get("groupId") in self.streams_groups:
+                raise rec.ReplayError(f"Group {record.key.get('groupId')} is not a consumer group.")
             rec.replay(self.groups, record, self._new_group, self.profile)
+        elif record.type in streams_rec.STREAMS_RECORD_TYPES:
+            if record.key.get("groupId") in self.groups:
+                raise rec.ReplayError(f"Group {record.key.get('groupId')} is not a streams group.")
+            streams_rec.replay(self.streams_groups, record, lambda gid: streams_ops.new_group(self, gid))
         else:
             raise rec.ReplayError(f"record type {record.type} ({record.name}) is not modelled yet")
 
@@ -145,6 +168,7 @@ class Coordinator:
                 self.schedule_consumer_session_timeout(gid, member.member_id, now)
                 if member.state == UNREVOKED_PARTITIONS:
                     self.schedule_consumer_rebalance_timeout(gid, member, now)
+        streams_ops.on_loaded(self, now)
 
     def update_topic(self, name: str, topic_id: str, partitions: int) -> None:
         previous = self.topics.upsert(name, topic_id, partitions)
@@ -169,12 +193,16 @@ class Coordinator:
         return ConsumerGroup(group_id, self.profile.new_group_initial_epoch, self.mutants)
 
     def consumer_group_or_throw(self, group_id: str) -> ConsumerGroup:
+        if group_id in self.streams_groups:
+            raise CoordinatorError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group.")
         group = self.groups.get(group_id)
         if group is None:
             raise CoordinatorError(Errors.GROUP_ID_NOT_FOUND, f"Consumer group {group_id} not found.")
         return group
 
     def consumer_group_for_heartbeat(self, group_id: str, create: bool, records: list[Record]) -> ConsumerGroup:
+        if group_id in self.streams_groups:
+            raise CoordinatorError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group.")
         group = self.groups.get(group_id)
         if group is None:
             if not create:
@@ -256,7 +284,10 @@ class Coordinator:
             subscription_type=subscription_type(names_by_member, regex_by_member, resolved),
         )
         try:
-            result = get_assignor(assignor_name).assign(spec, self.topics)
+            assignor = self.assignors.get(assignor_name)
+            if assignor is None:
+                raise PartitionAssignorError(f"unknown server assignor {assignor_name!r}")
+            result = assignor.assign(spec, self.topics)
         except PartitionAssignorError as exc:
             raise CoordinatorError(
                 Errors.UNKNOWN_SERVER_ERROR,
@@ -347,6 +378,8 @@ class Coordinator:
         self.timers.schedule_if_absent(Timer(f"{group_id}-regex", now, "consumer-regex", group_id))
 
     def _fire(self, timer: Timer) -> tuple[list[Record], str]:
+        if timer.kind in streams_ops.STREAMS_TIMER_KINDS:
+            return streams_ops.fire(self, timer)
         group = self.groups.get(timer.group_id)
         if group is None:
             return [], f"{timer.key}: group is gone"
@@ -406,12 +439,14 @@ class Coordinator:
                 self._refresh_deadline.pop(gid, None)
             if new_topic and group.subscribed_regexes:
                 self.request_regex_resolution(gid, self.now)
+        streams_ops.metadata_changed(self, names)
 
     # --- comparison ------------------------------------------------------------------------
 
     def snapshot(self) -> dict[str, Any]:
         return {
             "groups": {gid: g.snapshot() for gid, g in sorted(self.groups.items())},
+            "streamsGroups": {gid: g.snapshot() for gid, g in sorted(self.streams_groups.items())},
             "timers": self.timers.snapshot(),
         }
 
