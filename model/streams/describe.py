@@ -1,0 +1,86 @@
+"""StreamsGroupDescribe (API 89, v0), answered from the model (``StreamsGroup.asDescribedGroup``)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from kgspec.model.errors import Errors
+from kgspec.model.streams.group import StreamsGroup
+from kgspec.model.streams.member import ACTIVE, STANDBY, WARMUP, StreamsMember, TaskSets
+from kgspec.model.streams.topology import TopicInfo
+
+if TYPE_CHECKING:
+    from kgspec.model.coordinator import Coordinator
+
+AUTHORIZED_OPERATIONS_OMITTED = -2147483648
+
+
+def _tasks(tasks: Any) -> list[dict[str, Any]]:
+    return [{"subtopologyId": s, "partitions": sorted(p)} for s, p in sorted(tasks.items()) if p]
+
+
+def _assignment(sets: TaskSets) -> dict[str, Any]:
+    return {"activeTasks": _tasks(sets.get(ACTIVE, {})), "standbyTasks": _tasks(sets.get(STANDBY, {})),
+            "warmupTasks": _tasks(sets.get(WARMUP, {}))}
+
+
+def _topic(t: TopicInfo, partitions: int | None = None) -> dict[str, Any]:
+    return {"name": t.name, "partitions": t.partitions if partitions is None else partitions,
+            "replicationFactor": t.replication_factor,
+            "topicConfigs": [{"key": c.key, "value": c.value} for c in t.topic_configs]}
+
+
+def describe_topology(group: StreamsGroup) -> dict[str, Any] | None:
+    """The configured topology when ready (with decided partition counts), else the topology as sent."""
+    topology = group.topology
+    if topology is None:
+        return None
+    configured = group.configured_topology
+    ready = configured is not None and configured.is_ready and configured.subtopologies is not None
+    subs = []
+    for s in sorted(topology.subtopologies, key=lambda x: x.subtopology_id):
+        cs = configured.subtopologies.get(s.subtopology_id) if ready and configured and configured.subtopologies else None
+        subs.append({
+            "subtopologyId": s.subtopology_id,
+            "sourceTopics": sorted(s.source_topics),
+            "repartitionSinkTopics": sorted(s.repartition_sink_topics),
+            "stateChangelogTopics": [_topic(t, cs.state_changelog_topics[t.name].partitions if cs else None)
+                                     for t in s.state_changelog_topics],
+            "repartitionSourceTopics": [_topic(t, cs.repartition_source_topics[t.name].partitions if cs else None)
+                                        for t in s.repartition_source_topics],
+        })
+    return {"epoch": topology.epoch, "subtopologies": subs}
+
+
+def describe_member(group: StreamsGroup, m: StreamsMember) -> dict[str, Any]:
+    return {
+        "memberId": m.member_id, "memberEpoch": m.member_epoch, "instanceId": m.instance_id, "rackId": m.rack_id,
+        "clientId": m.client_id, "clientHost": m.client_host, "topologyEpoch": m.topology_epoch,
+        "processId": m.process_id,
+        "userEndpoint": None if m.user_endpoint is None else {"host": m.user_endpoint[0], "port": m.user_endpoint[1]},
+        "clientTags": [{"key": k, "value": v} for k, v in m.client_tags.items()],
+        "taskOffsets": [], "taskEndOffsets": [],
+        "assignment": _assignment(m.assigned_sets()),
+        "targetAssignment": _assignment(group.target.get(m.member_id, {})),
+        "isClassic": False,
+    }
+
+
+def describe_streams_groups(coord: Coordinator, request: dict[str, Any]) -> dict[str, Any]:
+    out = []
+    for gid in request.get("groupIds") or []:
+        group = coord.groups.get(gid)
+        if not isinstance(group, StreamsGroup):
+            message = f"Group {gid} not found." if group is None else f"Group {gid} is not a streams group."
+            out.append({"errorCode": int(Errors.GROUP_ID_NOT_FOUND), "errorMessage": message, "groupId": gid,
+                        "groupState": "", "groupEpoch": 0, "assignmentEpoch": 0, "topology": None,
+                        "members": [], "authorizedOperations": AUTHORIZED_OPERATIONS_OMITTED})
+            continue
+        out.append({
+            "errorCode": 0, "errorMessage": None, "groupId": gid, "groupState": group.state,
+            "groupEpoch": group.group_epoch, "assignmentEpoch": group.assignment_epoch,
+            "topology": describe_topology(group),
+            "members": [describe_member(group, m) for m in group.members.values()],
+            "authorizedOperations": AUTHORIZED_OPERATIONS_OMITTED,
+        })
+    return {"throttleTimeMs": 0, "groups": out}

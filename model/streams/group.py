@@ -1,0 +1,195 @@
+"""Streams group state (``streams/StreamsGroup.java``, Kafka 4.3).
+
+Hard state is what records 17, 19-23 carry. Derived indexes (which process holds each task in
+each role) are maintained in :meth:`StreamsGroup.put_member` / :meth:`StreamsGroup.remove_member`
+exactly as Kafka's ``maybeUpdateTaskProcessId`` does: the active index maps a task to one
+process id (a put overwrites, a removal only clears the expected process), the standby and
+warm-up indexes map a task to a *set* of process ids. Soft state (the configured topology, the
+metadata refresh deadline, the shutdown request, the endpoint-information epoch) lives only on
+the live object, as in Kafka.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kgspec.model.reconcile import Holdings
+from kgspec.model.streams.configure import ConfiguredTopology
+from kgspec.model.streams.member import ACTIVE, ROLES, STANDBY, WARMUP, StreamsMember, TaskSets
+from kgspec.model.streams.topology import Topology
+
+EMPTY = "Empty"
+NOT_READY = "NotReady"
+ASSIGNING = "Assigning"
+RECONCILING = "Reconciling"
+STABLE_STATE = "Stable"
+
+Task = tuple[str, int]
+
+
+class StreamsGroup:
+    __slots__ = (
+        "active_process",
+        "assignment_epoch",
+        "assignment_timestamp",
+        "configured_topology",
+        "endpoint_information_epoch",
+        "group_epoch",
+        "group_id",
+        "last_assignment_configs",
+        "members",
+        "metadata_hash",
+        "refresh_deadline",
+        "shutdown_request_member_id",
+        "standby_processes",
+        "static_members",
+        "target",
+        "topology",
+        "validated_topology_epoch",
+        "warmup_processes",
+    )
+
+    def __init__(self, group_id: str, initial_epoch: int) -> None:
+        self.group_id = group_id
+        # StreamsGroup(): groupEpoch.set(1) and TargetAssignmentMetadata.INITIAL = (1, 0) on 4.3.
+        self.group_epoch = initial_epoch
+        self.assignment_epoch = initial_epoch
+        self.assignment_timestamp = 0
+        self.metadata_hash = 0
+        self.validated_topology_epoch = 0  # a TimelineInteger starts at 0 (record 17's default is -1)
+        self.last_assignment_configs: dict[str, str] = {}
+        self.members: dict[str, StreamsMember] = {}
+        self.static_members: dict[str, str] = {}
+        self.target: dict[str, TaskSets] = {}
+        self.topology: Topology | None = None
+        self.active_process: dict[Task, str] = {}
+        self.standby_processes: dict[Task, set[str]] = {}
+        self.warmup_processes: dict[Task, set[str]] = {}
+        # soft state
+        self.configured_topology: ConfiguredTopology | None = None
+        self.refresh_deadline: tuple[int, int] = (0, 0)
+        self.shutdown_request_member_id: str | None = None
+        self.endpoint_information_epoch = 0
+
+    # --- derived state --------------------------------------------------------------------
+
+    @property
+    def state(self) -> str:
+        """``maybeUpdateGroupState``."""
+        if not self.members:
+            return EMPTY
+        if self.topology is None or self.topology.epoch != self.validated_topology_epoch:
+            return NOT_READY
+        if self.group_epoch > self.assignment_epoch:
+            return ASSIGNING
+        for m in self.members.values():
+            if not m.is_reconciled_to(self.assignment_epoch):
+                return RECONCILING
+        return STABLE_STATE
+
+    def is_empty(self) -> bool:
+        return not self.members
+
+    def has_metadata_expired(self, now: int) -> bool:
+        deadline, epoch = self.refresh_deadline
+        return now >= deadline or self.group_epoch < epoch
+
+    def current_active_process(self, sid: str, p: int) -> str | None:
+        return self.active_process.get((sid, p))
+
+    def current_standby_processes(self, sid: str, p: int) -> set[str]:
+        return self.standby_processes.get((sid, p), set())
+
+    def current_warmup_processes(self, sid: str, p: int) -> set[str]:
+        return self.warmup_processes.get((sid, p), set())
+
+    def target_of(self, member_id: str) -> TaskSets:
+        return self.target.get(member_id, {role: {} for role in ROLES})
+
+    # --- members -----------------------------------------------------------------------------
+
+    def put_member(self, member: StreamsMember) -> None:
+        old = self.members.get(member.member_id)
+        self.members[member.member_id] = member
+        if old is not None:
+            self._remove_tasks(old.assigned, old.process_id)
+            self._remove_tasks(old.pending_revocation, old.process_id)
+        self._add_tasks(member.assigned, member.process_id)
+        self._add_tasks(member.pending_revocation, member.process_id)
+        if member.instance_id is not None:
+            self.static_members[member.instance_id] = member.member_id
+        if not self.members:
+            self.shutdown_request_member_id = None
+
+    def remove_member(self, member_id: str) -> StreamsMember | None:
+        old = self.members.pop(member_id, None)
+        if old is None:
+            return None
+        self._remove_tasks(old.assigned, old.process_id)
+        self._remove_tasks(old.pending_revocation, old.process_id)
+        if old.instance_id is not None:
+            self.static_members.pop(old.instance_id, None)
+        if not self.members:
+            self.shutdown_request_member_id = None  # clearShutdownRequestMemberId
+        return old
+
+    def _add_tasks(self, h: Holdings, process_id: str) -> None:
+        for sid, parts in h.get(ACTIVE, {}).items():
+            for p in parts:
+                self.active_process[(sid, p)] = process_id
+        for role, index in ((STANDBY, self.standby_processes), (WARMUP, self.warmup_processes)):
+            for sid, parts in h.get(role, {}).items():
+                for p in parts:
+                    index.setdefault((sid, p), set()).add(process_id)
+
+    def _remove_tasks(self, h: Holdings, process_id: str) -> None:
+        for sid, parts in h.get(ACTIVE, {}).items():
+            for p in parts:
+                if self.active_process.get((sid, p)) == process_id:
+                    del self.active_process[(sid, p)]
+        for role, index in ((STANDBY, self.standby_processes), (WARMUP, self.warmup_processes)):
+            for sid, parts in h.get(role, {}).items():
+                for p in parts:
+                    procs = index.get((sid, p))
+                    if procs is not None:
+                        procs.discard(process_id)
+                        if not procs:
+                            del index[(sid, p)]
+
+    # --- comparison --------------------------------------------------------------------------
+
+    def snapshot(self) -> dict[str, Any]:
+        return {
+            "groupId": self.group_id,
+            "type": "streams",
+            "groupEpoch": self.group_epoch,
+            "metadataHash": self.metadata_hash,
+            "validatedTopologyEpoch": self.validated_topology_epoch,
+            "lastAssignmentConfigs": dict(sorted(self.last_assignment_configs.items())),
+            "assignmentEpoch": self.assignment_epoch,
+            "assignmentTimestamp": self.assignment_timestamp,
+            "state": self.state,
+            "topologyEpoch": None if self.topology is None else self.topology.epoch,
+            "members": {mid: _member_snapshot(m) for mid, m in sorted(self.members.items())},
+            "target": {mid: _sets_json(t) for mid, t in sorted(self.target.items())},
+            "activeProcess": {f"{s}_{p}": v for (s, p), v in sorted(self.active_process.items())},
+            "standbyProcesses": {f"{s}_{p}": sorted(v) for (s, p), v in sorted(self.standby_processes.items())},
+            "warmupProcesses": {f"{s}_{p}": sorted(v) for (s, p), v in sorted(self.warmup_processes.items())},
+        }
+
+
+def _sets_json(t: TaskSets) -> dict[str, dict[str, list[int]]]:
+    return {role: {s: sorted(p) for s, p in sorted(t.get(role, {}).items()) if p} for role in ROLES}
+
+
+def _member_snapshot(m: StreamsMember) -> dict[str, Any]:
+    def h(x: Holdings) -> dict[str, Any]:
+        return {role: {s: dict(sorted(p.items())) for s, p in sorted(x.get(role, {}).items()) if p} for role in ROLES}
+
+    return {
+        "memberEpoch": m.member_epoch, "previousMemberEpoch": m.previous_member_epoch, "state": m.state,
+        "instanceId": m.instance_id, "rackId": m.rack_id, "clientId": m.client_id, "clientHost": m.client_host,
+        "rebalanceTimeoutMs": m.rebalance_timeout_ms, "topologyEpoch": m.topology_epoch,
+        "processId": m.process_id, "userEndpoint": m.user_endpoint, "clientTags": dict(sorted(m.client_tags.items())),
+        "assigned": h(m.assigned), "pendingRevocation": h(m.pending_revocation),
+    }

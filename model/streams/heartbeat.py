@@ -1,0 +1,474 @@
+"""StreamsGroupHeartbeat (API 88, v0), as Kafka 4.3 handles it.
+
+Order of work:
+
+1. ``KafkaApis.handleStreamsGroupHeartbeat``: internal / invalid topic names in the topology
+   (STREAMS_INVALID_TOPOLOGY);
+2. ``GroupCoordinatorService``: ``throwIfStreamsGroupHeartbeatRequestIsUsingUnsupportedFeatures``
+   (instanceId, taskOffsets, taskEndOffsets, non-empty warmupTasks, source-topic regexes ->
+   INVALID_REQUEST), then ``throwIfStreamsGroupHeartbeatRequestIsInvalid``;
+3. ``GroupMetadataManager.streamsGroupHeartbeat`` / ``streamsGroupLeave``.
+
+Handlers return records; the coordinator applies them through replay. A group created by
+this heartbeat is a transient object until its records are replayed, so soft state set on
+it (configured topology, metadata refresh deadline, shutdown request, endpoint epoch) is lost,
+exactly as in Kafka (``getOrCreateStreamsGroup`` does not add to the groups map).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from kgspec.model.errors import CoordinatorError, Errors
+from kgspec.model.records import Record
+from kgspec.model.streams import ops
+from kgspec.model.streams import records as srec
+from kgspec.model.streams.assignor import (
+    SubtopologyTasks,
+    TaskAssignment,
+    TaskAssignorError,
+    TaskMemberSpec,
+    assign_tasks,
+)
+from kgspec.model.streams.configure import (
+    ConfiguredTopology,
+    CreatableTopic,
+    Status,
+    UnexpectedServerError,
+    check_topology_topic_names,
+    configure_topology,
+    throw_if_invalid_topology,
+)
+from kgspec.model.streams.group import StreamsGroup
+from kgspec.model.streams.javaorder import java_hashmap_order
+from kgspec.model.streams.member import (
+    ACTIVE,
+    LEAVE_GROUP_MEMBER_EPOCH,
+    LEAVE_GROUP_STATIC_MEMBER_EPOCH,
+    ROLES,
+    STANDBY,
+    UNREVOKED_TASKS,
+    WARMUP,
+    StreamsMember,
+    TaskSets,
+)
+from kgspec.model.streams.reconcile import OwnedTasks, build_current_assignment
+from kgspec.model.streams.topology import Topology, TopologyParseError, parse_request_topology
+
+if TYPE_CHECKING:
+    from kgspec.model.coordinator import Coordinator
+
+METADATA_REFRESH_INTERVAL_MS = 2**31 - 1
+_ROLE_FIELDS = {ACTIVE: "activeTasks", STANDBY: "standbyTasks", WARMUP: "warmupTasks"}
+
+
+def _empty(value: Any) -> bool:
+    return isinstance(value, str) and value.strip() == ""
+
+
+def _invalid(message: str) -> CoordinatorError:
+    return CoordinatorError(Errors.INVALID_REQUEST, message)
+
+
+def parse_topology(request: Mapping[str, Any]) -> Topology | None:
+    """The request's topology; a shape error is a malformed request (ValueError)."""
+    try:
+        return parse_request_topology(request.get("topology"))
+    except TopologyParseError as exc:
+        raise ValueError(f"request.topology: {exc}") from None
+
+
+def validate(request: Mapping[str, Any], topology: Topology | None, trunk: bool = False) -> None:
+    """KafkaApis topic-name checks, then the GroupCoordinatorService checks, in Kafka's order."""
+    del trunk  # the mirror's trunk validates exactly like 4.3 (GroupCoordinatorService.java)
+    if topology is not None:
+        check_topology_topic_names(topology)
+    # throwIfStreamsGroupHeartbeatRequestIsUsingUnsupportedFeatures
+    if request.get("instanceId") is not None:
+        raise _invalid("Static membership is not yet supported.")
+    if request.get("taskOffsets") is not None:
+        raise _invalid("TaskOffsets are not supported yet.")
+    if request.get("taskEndOffsets") is not None:
+        raise _invalid("TaskEndOffsets are not supported yet.")
+    if request.get("warmupTasks"):
+        raise _invalid("WarmupTasks are not supported yet.")
+    if topology is not None:
+        for s in topology.subtopologies:
+            if s.source_topic_regex:
+                raise _invalid("Regular expressions for source topics are not supported yet.")
+    # throwIfStreamsGroupHeartbeatRequestIsInvalid
+    epoch = request.get("memberEpoch", 0)
+    if _empty(request.get("memberId")):
+        raise _invalid("MemberId can't be empty.")
+    if _empty(request.get("groupId")):
+        raise _invalid("GroupId can't be empty.")
+    if _empty(request.get("instanceId")):
+        raise _invalid("InstanceId can't be empty.")
+    if _empty(request.get("rackId")):
+        raise _invalid("RackId can't be empty.")
+    if epoch == 0:
+        if request.get("rebalanceTimeoutMs", -1) == -1:
+            raise _invalid("RebalanceTimeoutMs must be provided in first request.")
+        for name, label in (("activeTasks", "ActiveTasks"), ("standbyTasks", "StandbyTasks"),
+                            ("warmupTasks", "WarmupTasks")):
+            if request.get(name):
+                raise _invalid(f"{label} must be empty when (re-)joining.")
+        if topology is None:
+            raise _invalid("Topology must be non-null when (re-)joining.")
+        throw_if_invalid_topology(topology)
+    elif epoch == LEAVE_GROUP_STATIC_MEMBER_EPOCH:
+        if request.get("instanceId") is None:
+            raise _invalid("InstanceId can't be null.")
+    elif epoch < LEAVE_GROUP_STATIC_MEMBER_EPOCH:
+        raise _invalid(f"MemberEpoch is {epoch}, but must be greater than or equal to -2.")
+    tasks = [request.get(n) for n in ("activeTasks", "standbyTasks", "warmupTasks")]
+    if any(t is not None for t in tasks) and any(t is None for t in tasks):
+        raise _invalid("If one task-type is non-null, all must be non-null.")
+    if epoch != 0 and topology is not None:
+        raise _invalid("Topology can only be provided when (re-)joining.")
+
+
+def _task_list(entries: Any) -> dict[str, frozenset[int]]:
+    """``TasksTuple.fromHeartbeatRequest`` for one role (Collectors.toMap: a duplicate id throws)."""
+    out: dict[str, frozenset[int]] = {}
+    for e in entries or []:
+        sid = e["subtopologyId"]
+        if sid in out:
+            raise UnexpectedServerError("IllegalStateException", f"Duplicate key {sid}")
+        out[sid] = frozenset(int(p) for p in e["partitions"])
+    return out
+
+
+def owned_tasks(request: Mapping[str, Any]) -> OwnedTasks | None:
+    if any(request.get(_ROLE_FIELDS[r]) is None for r in ROLES):
+        return None
+    return {r: _task_list(request.get(_ROLE_FIELDS[r])) for r in ROLES}
+
+
+def tasks_json(tasks: Mapping[str, Any]) -> list[dict[str, Any]]:
+    return [{"subtopologyId": s, "partitions": sorted(p)} for s, p in sorted(tasks.items()) if p]
+
+
+def _status(code: Status, detail: str) -> dict[str, Any]:
+    return {"statusCode": int(code), "statusDetail": detail}
+
+
+@dataclass(slots=True)
+class StreamsHeartbeat:
+    coord: Coordinator
+    req: Mapping[str, Any]
+    topology: Topology | None
+    client_id: str
+    client_host: str
+    now: int
+    records: list[Record] = field(default_factory=list)
+    explain: list[str] = field(default_factory=list)
+    internal_topics_to_create: dict[str, CreatableTopic] = field(default_factory=dict)
+
+    def run(self) -> dict[str, Any]:
+        epoch = self.req["memberEpoch"]
+        if epoch in (LEAVE_GROUP_MEMBER_EPOCH, LEAVE_GROUP_STATIC_MEMBER_EPOCH):
+            return self._leave(epoch)
+        return self._heartbeat()
+
+    # --- leave --------------------------------------------------------------------------------
+
+    def _leave(self, epoch: int) -> dict[str, Any]:
+        coord, gid = self.coord, self.req["groupId"]
+        member_id: str = self.req.get("memberId") or ""
+        group = ops.group_or_throw(coord, gid, leave=True)
+        if self.req.get("shutdownApplication"):
+            group.shutdown_request_member_id = group.shutdown_request_member_id or member_id
+        member = group.members.get(member_id)
+        if member is None:
+            raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Member {member_id} is not a member of group {gid}.")
+        self.records.extend(ops.fence_records(coord, group, member))
+        self.explain.append(f"member {member_id} left the streams group; group epoch bumped")
+        return {"errorCode": 0, "errorMessage": None, "memberId": member_id, "memberEpoch": epoch,
+                "heartbeatIntervalMs": 0, "acceptableRecoveryLag": 0, "taskOffsetIntervalMs": 0,
+                "status": [], "activeTasks": None, "standbyTasks": None, "warmupTasks": None,
+                "endpointInformationEpoch": 0, "partitionsByUserEndpoint": None}
+
+    # --- the regular heartbeat ----------------------------------------------------------------
+
+    def _heartbeat(self) -> dict[str, Any]:
+        coord, req, records = self.coord, self.req, self.records
+        profile = coord.profile
+        gid: str = req["groupId"]
+        member_id: str = req.get("memberId") or ""
+        epoch: int = req["memberEpoch"]
+        joining = epoch == 0
+        statuses: list[dict[str, Any]] = []
+        owned_raw = [req.get(_ROLE_FIELDS[r]) for r in ROLES]
+
+        if joining:
+            group = ops.group_for_join(coord, gid)
+            max_size = coord.config.int("group.streams.max.size")
+            if len(group.members) >= max_size:
+                raise CoordinatorError(Errors.GROUP_MAX_SIZE_REACHED,
+                                       f"The streams group has reached its maximum capacity of {max_size} members.")
+        else:
+            group = ops.group_or_throw(coord, gid)
+
+        member = group.members.get(member_id)
+        if member is None:
+            if not joining:
+                raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID,
+                                       f"Member {member_id} is not a member of group {gid}.")
+            member = StreamsMember(member_id)
+            self.explain.append(f"member {member_id} joins")
+        self._validate_epoch(member, epoch, owned_raw)
+
+        # 1. Create or update the member.
+        updated = member.copy()
+        if req.get("rackId") is not None:
+            updated.rack_id = req["rackId"]
+        if req.get("rebalanceTimeoutMs", -1) != -1:
+            updated.rebalance_timeout_ms = req["rebalanceTimeoutMs"]
+        if self.topology is not None:
+            updated.topology_epoch = self.topology.epoch
+        updated.client_id = self.client_id
+        updated.client_host = self.client_host
+        if req.get("processId") is not None:
+            updated.process_id = req["processId"]
+        if req.get("clientTags") is not None:
+            updated.client_tags = {t["key"]: t["value"] for t in req["clientTags"]}
+        if req.get("userEndpoint") is not None:
+            ep = req["userEndpoint"]
+            updated.user_endpoint = (ep["host"], int(ep["port"]))
+        bump = False
+        if not updated.metadata_equals(member) or group.members.get(member_id) is None:
+            records.append(srec.member_metadata_record(gid, updated))
+            bump = True
+            self.explain.append(f"member {member_id}'s metadata changed (record 19)")
+
+        # 2. Initialize or check the topology.
+        topology = self._maybe_update_topology(group, member_id)
+        if group.topology is not None and updated.topology_epoch < group.topology.epoch:
+            statuses.append(_status(Status.STALE_TOPOLOGY,
+                                    f"The member's topology epoch {updated.topology_epoch} is behind the "
+                                    f"group's topology epoch {group.topology.epoch}."))
+
+        # 3. Configure the topology (internal topics) when needed.
+        reconfigure = group.topology is None
+        metadata_hash = group.metadata_hash
+        configured: ConfiguredTopology
+        if reconfigure or group.configured_topology is None or group.has_metadata_expired(self.now):
+            metadata_hash = coord.metadata_hash(topology.required_topics())
+            if metadata_hash != group.metadata_hash:
+                bump = True
+                reconfigure = True
+                self.explain.append("the topology's topics' metadata hash changed")
+            if reconfigure or group.configured_topology is None:
+                configured = configure_topology(topology, ops.topic_partition_counts(coord))
+                group.configured_topology = configured
+            else:
+                configured = group.configured_topology
+        else:
+            configured = group.configured_topology
+
+        validated = -1
+        if configured.is_ready:
+            validated = topology.epoch
+            subs = configured.subtopologies or {}
+            for raw in owned_raw:
+                _throw_if_invalid_tasks(subs, raw)
+        if validated != group.validated_topology_epoch:
+            bump = True
+            self.explain.append(f"validated topology epoch is now {validated}")
+
+        configs = ops.assignment_configs(coord)
+        if not bump and configs != group.last_assignment_configs:
+            bump = True
+            self.explain.append("assignment configs changed")
+
+        group_epoch = group.group_epoch
+        if bump:
+            group_epoch += 1
+            records.append(srec.group_metadata_record(gid, group_epoch, metadata_hash, validated, configs))
+            group.refresh_deadline = (self.now + METADATA_REFRESH_INTERVAL_MS, group_epoch)
+            self.explain.append(f"group epoch bumped to {group_epoch}")
+
+        if group.is_empty() and profile.streams_initial_rebalance_delay:
+            delay = coord.config.int("group.streams.initial.rebalance.delay.ms")
+            if delay > 0:
+                ops.schedule_initial_rebalance(coord, gid, self.now + delay)
+
+        # 4. Target assignment.
+        target_epoch, target = ops.maybe_update_target(coord, group, group_epoch, updated, configured, records,
+                                                       statuses, configs, self.now)
+
+        # 5. Reconcile.
+        reconciled = updated
+        if not updated.is_reconciled_to(target_epoch):
+            owned = owned_tasks(req)
+            reconciled = build_current_assignment(group, updated, target_epoch, target, owned, coord.mutants)
+            if not reconciled.assignment_equals(updated):
+                records.append(srec.current_assignment_record(gid, reconciled, profile))
+                if reconciled.state == UNREVOKED_TASKS:
+                    ops.schedule_rebalance_timeout(coord, gid, reconciled, self.now)
+                else:
+                    ops.cancel_rebalance_timeout(coord, gid, member_id)
+
+        ops.schedule_session_timeout(coord, gid, member_id, self.now)
+        if req.get("shutdownApplication"):
+            group.shutdown_request_member_id = group.shutdown_request_member_id or member_id
+
+        response: dict[str, Any] = {
+            "errorCode": 0, "errorMessage": None, "memberId": reconciled.member_id,
+            "memberEpoch": reconciled.member_epoch,
+            "heartbeatIntervalMs": coord.config.int("group.streams.heartbeat.interval.ms"),
+            "acceptableRecoveryLag": 0, "taskOffsetIntervalMs": 0, "status": statuses,
+            "activeTasks": None, "standbyTasks": None, "warmupTasks": None,
+            "endpointInformationEpoch": 0, "partitionsByUserEndpoint": None,
+        }
+        if joining or reconciled.assigned != member.assigned:
+            sets = reconciled.assigned_sets()
+            for role in ROLES:
+                response[_ROLE_FIELDS[role]] = tasks_json(sets[role])
+            if reconciled.user_endpoint is not None:
+                group.endpoint_information_epoch += 1
+        if group.endpoint_information_epoch != req.get("endpointInformationEpoch", 0):
+            response["partitionsByUserEndpoint"] = ops.endpoint_to_partitions(coord, group, reconciled)
+        if coord.streams_groups.get(gid) is group:
+            response["endpointInformationEpoch"] = group.endpoint_information_epoch
+
+        if configured.status is not None:
+            self.internal_topics_to_create = dict(configured.internal_topics_to_create)
+            statuses.append(_status(configured.status.status, configured.status.detail))
+        if group.shutdown_request_member_id is not None:
+            statuses.append(_status(
+                Status.SHUTDOWN_APPLICATION,
+                f"Streams group member {group.shutdown_request_member_id} encountered a fatal error and "
+                "requested a shutdown for the entire application."))
+        return response
+
+    def _validate_epoch(self, member: StreamsMember, received: int, owned_raw: list[Any]) -> None:
+        """``throwIfStreamsGroupMemberEpochIsInvalid`` (epoch 0 returns first)."""
+        if received == 0:
+            return
+        current = member.member_epoch
+        if received > current:
+            raise CoordinatorError(
+                Errors.FENCED_MEMBER_EPOCH,
+                f"The streams group member has a greater member epoch ({received}) than the one known by the "
+                f"group coordinator ({current}). The member must abandon all its partitions and rejoin.")
+        if received < current:
+            if self.coord.mutants.active("accept-stale-epoch"):
+                return
+            ok = received == member.previous_member_epoch and all(
+                _contained(raw, member.assigned.get(role, {})) for raw, role in zip(owned_raw, ROLES, strict=True))
+            if not ok:
+                raise CoordinatorError(
+                    Errors.FENCED_MEMBER_EPOCH,
+                    f"The streams group member has a smaller member epoch ({received}) than the one known by the "
+                    f"group coordinator ({current}). The member must abandon all its partitions and rejoin.")
+            self.explain.append(f"accepted previous epoch {received} (the response with epoch {current} "
+                                "may have been lost)")
+
+    def _maybe_update_topology(self, group: StreamsGroup, member_id: str) -> Topology:
+        topology = self.topology
+        if topology is not None:
+            if group.topology is None:
+                self.records.append(srec.topology_record(group.group_id, topology))
+                self.explain.append(f"member {member_id} initialized the topology (epoch {topology.epoch})")
+                return topology
+            if group.topology.epoch > topology.epoch:
+                self.explain.append(f"member {member_id} joined with stale topology epoch {topology.epoch}")
+                return group.topology
+            if not same_topology(group.topology, topology):
+                raise _invalid("Topology updates are not supported yet.")
+            return group.topology
+        if group.topology is not None:
+            return group.topology
+        raise UnexpectedServerError("IllegalStateException", "The topology is null and the group topology is also null.")
+
+
+def same_topology(a: Topology, b: Topology) -> bool:
+    """``StreamsTopology.equals``: the epoch and the subtopologies as a map by id."""
+    return a.epoch == b.epoch and {s.subtopology_id: s for s in a.subtopologies} == {
+        s.subtopology_id: s for s in b.subtopologies}
+
+
+def _contained(raw: Any, assigned: Mapping[str, Mapping[int, int]]) -> bool:
+    """``areOwnedTasksContainedInAssignedTasks``: null owned tasks are never contained."""
+    if raw is None:
+        return False
+    for e in raw:
+        held = assigned.get(e["subtopologyId"])
+        if held is None or any(int(p) not in held for p in e["partitions"]):
+            return False
+    return True
+
+
+def _throw_if_invalid_tasks(subs: Mapping[str, Any], raw: Any) -> None:
+    """``throwIfRequestContainsInvalidTasks``."""
+    for e in raw or []:
+        sid = e["subtopologyId"]
+        sub = subs.get(sid)
+        if sub is None:
+            raise _invalid(f"Subtopology {sid} does not exist in the topology.")
+        for p in e["partitions"]:
+            if p < 0 or p >= sub.num_tasks:
+                raise _invalid(f"Task {p} for subtopology {sid} is invalid. Number of tasks for this "
+                               f"subtopology: {sub.num_tasks}")
+
+
+def compute_target(coord: Coordinator, group: StreamsGroup, group_epoch: int,
+                   updated: StreamsMember | None, configured: ConfiguredTopology,
+                   configs: Mapping[str, str], now: int) -> tuple[list[Record], dict[str, TaskSets]]:
+    """``streams.TargetAssignmentBuilder.build()``: records for changed members, then record 20."""
+    members = dict(group.members)
+    if updated is not None:
+        members[updated.member_id] = updated
+    order = java_hashmap_order(members)
+    replicas = int(configs.get("num.standby.replicas", "0"))
+    result: dict[str, TaskSets]
+    if configured.is_ready:
+        subs = configured.subtopologies or {}
+        specs = [TaskMemberSpec(mid, members[mid].process_id, group.target_of(mid).get(ACTIVE, {}),
+                                group.target_of(mid).get(STANDBY, {})) for mid in order]
+        subtasks = [SubtopologyTasks(sid, s.num_tasks, s.is_stateful) for sid, s in subs.items()]
+        try:
+            assignment = assign_tasks(specs, subtasks, replicas,
+                                      allow_standby_on_active_process=coord.mutants.active("standby-on-active-process"))
+        except TaskAssignorError as exc:
+            raise CoordinatorError(Errors.UNKNOWN_SERVER_ERROR,
+                                   f"Failed to compute a new target assignment for epoch {group_epoch}: {exc}") from None
+        if coord.streams_target_override is not None:
+            assignment = coord.streams_target_override(specs, subtasks, replicas, assignment)
+        result = {mid: {ACTIVE: dict(assignment.active.get(mid, {})), STANDBY: dict(assignment.standby.get(mid, {})),
+                        WARMUP: {}} for mid in order}
+    else:
+        result = {mid: {ACTIVE: {}, STANDBY: {}, WARMUP: {}} for mid in order}
+    if coord.mutants.active("assignor-double-assign"):
+        result = _double_assign(result, order)
+    records: list[Record] = []
+    gid = group.group_id
+    for mid in order:
+        new = {r: {s: frozenset(p) for s, p in result[mid].get(r, {}).items() if p} for r in ROLES}
+        old = group.target.get(mid)
+        if old is None or {r: {s: p for s, p in old.get(r, {}).items() if p} for r in ROLES} != new:
+            records.append(srec.target_member_record(gid, mid, new))
+        result[mid] = new
+    records.append(srec.target_metadata_record(gid, group_epoch, now if coord.profile.assignment_batching else 0))
+    return records, result
+
+
+def _double_assign(result: dict[str, TaskSets], order: list[str]) -> dict[str, TaskSets]:
+    owners = [m for m in order if any(result[m][ACTIVE].values())]
+    if len(order) < 2 or not owners:
+        return result
+    first = owners[0]
+    sid, parts = next((s, p) for s, p in result[first][ACTIVE].items() if p)
+    other = next(m for m in order if m != first)
+    patched = {m: {r: dict(t) for r, t in a.items()} for m, a in result.items()}
+    patched[other][ACTIVE][sid] = frozenset(patched[other][ACTIVE].get(sid, frozenset()) | {min(parts)})
+    return patched
+
+
+def assignment_from(result: dict[str, TaskSets]) -> TaskAssignment:
+    return TaskAssignment({m: dict(t[ACTIVE]) for m, t in result.items()},
+                          {m: dict(t[STANDBY]) for m, t in result.items()})

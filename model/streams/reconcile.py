@@ -1,0 +1,105 @@
+"""Streams ``CurrentAssignmentBuilder`` (``streams/CurrentAssignmentBuilder.java``) on the shared engine.
+
+Three roles (active, standby, warm-up) go through :func:`kgspec.model.reconcile.split_towards_target`
+and :func:`kgspec.model.reconcile.decide`; streams supplies only its ownership rules, which are
+about *processes*, not members:
+
+* an active task is unreleased while any process still holds it as active, or the member's own
+  process holds it as standby or warm-up;
+* a standby or warm-up task is unreleased while the member's own process holds it in any role.
+
+Leaving UNREVOKED_TASKS moves the member to ``memberEpoch + 1`` before reconciling on (4.3 and
+trunk: the streams builder never got KAFKA-19974). Identical on 4.3 and trunk
+(``git diff 4.3 HEAD -- .../streams/CurrentAssignmentBuilder.java`` is empty).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from kgspec.model.errors import CoordinatorError, Errors
+from kgspec.model.mutants import NONE, Mutants
+from kgspec.model.reconcile import Phase, decide, owns_any_of, split_towards_target
+from kgspec.model.streams.group import StreamsGroup
+from kgspec.model.streams.member import (
+    ACTIVE,
+    ROLES,
+    STABLE,
+    UNKNOWN,
+    UNRELEASED_TASKS,
+    UNREVOKED_TASKS,
+    StreamsMember,
+    TaskSets,
+    normalize,
+)
+
+_PHASE_TO_STATE = {Phase.STABLE: STABLE, Phase.UNREVOKED: UNREVOKED_TASKS,
+                   Phase.UNRELEASED: UNRELEASED_TASKS, Phase.UNKNOWN: UNKNOWN}
+
+OwnedTasks = Mapping[str, Mapping[str, frozenset[int]]]  # role -> subtopology -> partitions
+
+
+def build_current_assignment(group: StreamsGroup, member: StreamsMember, target_epoch: int,
+                             target: TaskSets, owned: OwnedTasks | None,
+                             mutants: Mutants = NONE) -> StreamsMember:
+    """``CurrentAssignmentBuilder.build()``."""
+    owns = owns_any_of(owned)
+    state, epoch = member.state, member.member_epoch
+    if state == STABLE:
+        if epoch != target_epoch:
+            return _next(group, member, epoch, target_epoch, target, owned, mutants)
+        return member
+    if state == UNREVOKED_TASKS:
+        if owned is None or owns(member.pending_revocation):
+            return member
+        return _next(group, member, epoch + 1, target_epoch, target, owned, mutants)
+    if state == UNRELEASED_TASKS:
+        return _next(group, member, epoch, target_epoch, target, owned, mutants)
+    if owned is None or any(p for tasks in owned.values() for p in tasks.values()):
+        raise CoordinatorError(Errors.FENCED_MEMBER_EPOCH,
+                               "The streams group member is in a unknown state. "
+                               "The member must abandon all its tasks and rejoin.")
+    return _next(group, member, target_epoch, target_epoch, target, owned, mutants)
+
+
+def _next(group: StreamsGroup, member: StreamsMember, member_epoch: int, target_epoch: int,
+          target: TaskSets, owned: OwnedTasks | None, mutants: Mutants) -> StreamsMember:
+    pid = member.process_id
+    ignore_pending = mutants.active("grant-before-ack")
+
+    def is_unreleased(role: str, sid: str, p: int) -> bool:
+        if ignore_pending:
+            # Mutant: only what other members hold *as assigned* counts; tasks still pending
+            # revocation elsewhere look free.
+            return _held_as_assigned(group, member, role, sid, p)
+        if role == ACTIVE:
+            return (group.current_active_process(sid, p) is not None
+                    or pid in group.current_standby_processes(sid, p)
+                    or pid in group.current_warmup_processes(sid, p))
+        return (group.current_active_process(sid, p) == pid
+                or pid in group.current_standby_processes(sid, p)
+                or pid in group.current_warmup_processes(sid, p))
+
+    split = split_towards_target(ROLES, normalize(member.assigned), target,
+                                 in_scope=lambda _r, _s: True, is_unreleased=is_unreleased)
+    outcome = decide(split, member_epoch, target_epoch, owns_any_of(owned),
+                     epoch_while_revoking=target_epoch if mutants.active("bump-while-revoking") else None)
+    updated = member.copy()
+    updated.state = _PHASE_TO_STATE[outcome.phase]
+    updated.previous_member_epoch = member.member_epoch
+    updated.member_epoch = outcome.member_epoch
+    updated.assigned = normalize(outcome.assigned)
+    updated.pending_revocation = normalize(outcome.pending_revocation)
+    return updated
+
+
+def _held_as_assigned(group: StreamsGroup, member: StreamsMember, role: str, sid: str, p: int) -> bool:
+    for other in group.members.values():
+        if other.member_id == member.member_id:
+            continue
+        if role == ACTIVE and p in other.assigned.get(ACTIVE, {}).get(sid, {}):
+            return True
+        if role != ACTIVE and other.process_id == member.process_id and any(
+                p in other.assigned.get(r, {}).get(sid, {}) for r in ROLES):
+            return True
+    return False
