@@ -98,7 +98,8 @@ class TraceChecker:
             self.feed(item)
 
     def feed(self, item: ReadItem) -> None:
-        self.input.lines += 1
+        if not getattr(item, "same_line", False):  # several events may share one input line
+            self.input.lines += 1
         first, self._first = self._first, False
         if isinstance(item, Malformed):
             self._finding(None, Finding(self.path, item.line, None, "malformed", item.message, item.field))

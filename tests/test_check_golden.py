@@ -254,3 +254,38 @@ def test_human_output_shows_first_departure_with_context(tmp_path: Path, capsys:
     assert "is still revoking" in out
     assert "member before: STABLE at epoch 2" in out
     assert "member after: UNREVOKED_PARTITIONS at epoch 2" in out
+
+
+def test_coordinator_generated_member_id_is_adopted(tmp_path: Path) -> None:
+    from kgspec.conformance.recorder import TraceRecorder
+
+    r = TraceRecorder("kafka-4.3", {"group.consumer.assignment.interval.ms": 0},
+                      member_ids=["3f2a9c1e-0000-4000-8000-000000000001"])
+    r.topic(0, "foo", 2)
+    joined = r.call(10, "c1", {"groupId": "g", "memberId": "", "memberEpoch": 0, "rebalanceTimeoutMs": 1000,
+                               "subscribedTopicNames": ["foo"], "topicPartitions": []}, version=0)
+    assert joined["memberId"] == "3f2a9c1e-0000-4000-8000-000000000001"
+    r.heartbeat(20, joined["memberId"], joined["memberEpoch"], topicPartitions=joined["assignment"]["topicPartitions"])
+    events = r.events
+    generated = joined["memberId"]
+    # Another implementation generates another id: legal, and followed from then on.
+    for e in events:
+        if "request" in e and e["request"].get("memberId") == generated:
+            e["request"]["memberId"] = "other-id"
+        if "response" in e and e["response"].get("memberId") == generated:
+            e["response"]["memberId"] = "other-id"
+    status, report = check(write(tmp_path, events))
+    assert report["findings"] == []
+    assert status == 0
+
+
+def test_clients_option_flags_a_client_owning_what_it_was_not_given(tmp_path: Path) -> None:
+    events = load("reconciliation.jsonl")
+    line = call_line(events, 1000, "m1")
+    topic_id = events[1]["topic"]["topicId"]
+    events[line - 1]["request"]["topicPartitions"] = [{"topicId": topic_id, "partitions": [0, 1, 2, 5]}]
+    status, report = check(write(tmp_path, events), "--clients")
+    clients = [f for f in report["findings"] if f["kind"] == "client"]
+    assert status == 1
+    assert clients[0]["line"] == line
+    assert clients[0]["field"] == "topicPartitions"
