@@ -11,7 +11,6 @@ import itertools
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from kgspec.model.assignors import ASSIGNORS
 from kgspec.model.assignors.api import GroupAssignment, GroupSpec, TopicDescriber
 from kgspec.model.consumer import records as rec
 from kgspec.model.consumer.group import ConsumerGroup
@@ -62,11 +61,13 @@ class Harness:
     def __init__(self, topics: Mapping[str, int] | None = None, *, profile: str = "kafka-4.3",
                  configs: dict[str, Any] | None = None, mock: MockAssignor | None = None,
                  group: str = GROUP) -> None:
+        extra: dict[str, Any] = {}
         if mock is not None:
-            ASSIGNORS["mock"] = mock  # type: ignore[assignment]
+            extra["mock"] = mock
             configs = {"group.consumer.assignors": "mock,uniform,range", **(configs or {})}
         counter = itertools.count(1)
-        self.coord = Coordinator(profile, configs, member_id_factory=lambda: f"gen-{next(counter)}")
+        self.coord = Coordinator(profile, configs, member_id_factory=lambda: f"gen-{next(counter)}",
+                                 assignors=extra)
         self.group_id = group
         self.now = 0
         self.log: list[Record] = []
