@@ -36,9 +36,13 @@ from kgspec.model.errors import error_name
 from kgspec.model.mutants import NONE, Mutants
 from kgspec.model.profiles import DEFAULT_PROFILE, PROFILES
 from kgspec.model.records import Record
+from kgspec.model.streams.ops import STREAMS_GROUP_DESCRIBE, STREAMS_GROUP_HEARTBEAT
+from kgspec.model.streams.records import STREAMS_RECORD_TYPES
 
-SUPPORTED_APIS = {CONSUMER_GROUP_HEARTBEAT: (0, 1), CONSUMER_GROUP_DESCRIBE: (0, 1)}
-API_NAMES = {"CONSUMER_GROUP_HEARTBEAT": CONSUMER_GROUP_HEARTBEAT, "CONSUMER_GROUP_DESCRIBE": CONSUMER_GROUP_DESCRIBE}
+SUPPORTED_APIS = {CONSUMER_GROUP_HEARTBEAT: (0, 1), CONSUMER_GROUP_DESCRIBE: (0, 1),
+                  STREAMS_GROUP_HEARTBEAT: (0, 0), STREAMS_GROUP_DESCRIBE: (0, 0)}
+API_NAMES = {"CONSUMER_GROUP_HEARTBEAT": CONSUMER_GROUP_HEARTBEAT, "CONSUMER_GROUP_DESCRIBE": CONSUMER_GROUP_DESCRIBE,
+             "STREAMS_GROUP_HEARTBEAT": STREAMS_GROUP_HEARTBEAT, "STREAMS_GROUP_DESCRIBE": STREAMS_GROUP_DESCRIBE}
 KNOWN_API_NAMES = {11: "JoinGroup", 12: "Heartbeat", 13: "LeaveGroup", 14: "SyncGroup", 68: "ConsumerGroupHeartbeat",
                    69: "ConsumerGroupDescribe", 88: "StreamsGroupHeartbeat", 89: "StreamsGroupDescribe"}
 MAX_FINDINGS_PER_GROUP = 200
@@ -199,11 +203,14 @@ class TraceChecker:
         if api == CONSUMER_GROUP_DESCRIBE:
             self._describe(event)
             return
+        if api == STREAMS_GROUP_DESCRIBE:
+            self._streams_describe(event)
+            return
         if gid is None:
             self._finding(None, Finding(self.path, event.line, None, "malformed",
                                         "request has no string `groupId`", "request.groupId"))
             return
-        g = self._group(gid, "consumer")
+        g = self._group(gid, "streams" if api == STREAMS_GROUP_HEARTBEAT else "consumer")
         g.summary.events += 1
         if api not in SUPPORTED_APIS:
             name = KNOWN_API_NAMES.get(api or -1, event.api_name or f"API {api}")
@@ -219,14 +226,57 @@ class TraceChecker:
                                      f"{KNOWN_API_NAMES[api]} v{version} is not modelled (v{low}-v{high})",
                                      "requestHeader.requestApiVersion"))
             return
-        problem = _request_problem(event.request)
+        if api == STREAMS_GROUP_HEARTBEAT:
+            from kgspec.conformance.compare import streams_request_problem
+            problem = streams_request_problem(event.request)
+        else:
+            problem = _request_problem(event.request)
         if problem is not None:
             self._finding(g, Finding(self.path, event.line, gid, "malformed", problem[1], problem[0]))
             return
         if not self._advance(g, _ts(event), event.line):
             return
         g.saw_calls = True
+        if api == STREAMS_GROUP_HEARTBEAT:
+            self._streams_heartbeat(g, event, version)
+            return
         self._heartbeat(g, event, version)
+
+    def _streams_heartbeat(self, g: _Group, event: Event, version: int) -> None:
+        from kgspec.conformance.compare import check_streams_heartbeat
+
+        for kind, field_name, message, exp, got in check_streams_heartbeat(
+                g.coord, g.summary.group_id, g.pinned, event.request, event.response, version,
+                int(_ts(event)), event.client_id or "", client_host(event.connection), g.expected_records,
+                event.line):
+            self._finding(g, Finding(self.path, event.line, g.summary.group_id, kind, message, field_name, exp, got))
+
+    def _streams_describe(self, event: Event) -> None:
+        from kgspec.conformance.compare import streams_describe_differences
+
+        gids = event.request.get("groupIds")
+        if not isinstance(gids, list) or not all(isinstance(x, str) for x in gids):
+            self._finding(None, Finding(self.path, event.line, None, "malformed",
+                                        "`request.groupIds` must be a list of strings", "request.groupIds"))
+            return
+        ts = _ts(event)
+        expected_groups = []
+        for gid in gids:
+            g = self._group(gid, "streams")
+            g.summary.events += 1
+            if not self._advance(g, ts, event.line):
+                return
+            r = g.coord.handle(STREAMS_GROUP_DESCRIBE, 0, {"groupIds": [gid]}, now=int(ts))
+            assert r.response is not None
+            expected_groups.extend(r.response["groups"])
+        for name, exp, got in streams_describe_differences({"groups": expected_groups}, event.response):
+            gid = name.split("[", 1)[1].split("]", 1)[0] if "[" in name else (gids[0] if gids else None)
+            if isinstance(exp, frozenset) or isinstance(got, frozenset):
+                exp, got = sorted(exp or []), sorted(got or [])
+            self._finding(self.groups.get(gid or ""), Finding(
+                self.path, event.line, gid, "response-mismatch",
+                f"StreamsGroupDescribe: {name} should be {exp!r}, not {got!r}",
+                name.split(".")[-1] if "." in name else name, exp, got))
 
     def _heartbeat(self, g: _Group, event: Event, version: int) -> None:
         coord, req, obs = g.coord, event.request, event.response
@@ -311,14 +361,14 @@ class TraceChecker:
             self._finding(None, Finding(self.path, event.line, None, "malformed",
                                         "record key has no groupId", "record.key.data.groupId"))
             return
-        if record.type not in CONSUMER_RECORD_TYPES:
+        if record.type not in CONSUMER_RECORD_TYPES and record.type not in STREAMS_RECORD_TYPES:
             g = self._group(gid, "consumer")
             g.summary.events += 1
             g.summary.incomplete = True
             self._finding(g, Finding(self.path, event.line, gid, "unsupported",
                                      f"{record.name} records are not modelled yet", "record.key.type"))
             return
-        g = self._group(gid, "consumer")
+        g = self._group(gid, "streams" if record.type in STREAMS_RECORD_TYPES else "consumer")
         g.summary.events += 1
         if not self._advance(g, _ts(event), event.line):
             return
@@ -369,6 +419,10 @@ class TraceChecker:
             return
         for name, message in record_invariant_problems(g.coord, gid, record):
             self._finding(g, Finding(self.path, event.line, gid, "invariant", message, name))
+        if record.type in STREAMS_RECORD_TYPES:
+            from kgspec.invariants.streams import record_problems
+            for name, message in record_problems(g.coord.streams_groups.get(gid), record):
+                self._finding(g, Finding(self.path, event.line, gid, "invariant", message, name))
 
     def _check_client(self, g: _Group, event: Event, response: dict[str, Any]) -> None:
         """Client-side rule: a client never reports owning what it was not given."""

@@ -113,3 +113,190 @@ def normalize_record_value(value: dict[str, Any] | None) -> Any:
         else:
             out[name] = v
     return out
+
+
+# --- streams (StreamsGroupHeartbeat 88, StreamsGroupDescribe 89) -----------------------------
+
+TaskSet = frozenset[tuple[str, int]]
+STREAMS_TASK_FIELDS = ("activeTasks", "standbyTasks", "warmupTasks")
+
+
+def task_set(tasks: Any) -> TaskSet | None:
+    """A list of ``{subtopologyId, partitions}`` as a set of tasks, or None when null."""
+    if tasks is None:
+        return None
+    return frozenset((str(e["subtopologyId"]), int(p)) for e in tasks for p in e.get("partitions") or [])
+
+
+def format_tasks(tasks: TaskSet | None) -> Any:
+    if tasks is None:
+        return None
+    grouped: dict[str, list[int]] = {}
+    for sid, p in sorted(tasks):
+        grouped.setdefault(sid, []).append(p)
+    return grouped
+
+
+def status_codes(status: Any) -> list[int] | None:
+    """Statuses compared by code (in order); the detail text never counts."""
+    if status is None:
+        return None
+    return [int(s["statusCode"]) for s in status]
+
+
+def streams_heartbeat_differences(expected: dict[str, Any], observed: dict[str, Any]) -> list[tuple[str, Any, Any]]:
+    diffs: list[tuple[str, Any, Any]] = []
+    exp_err, obs_err = expected.get("errorCode", 0), observed.get("errorCode", 0)
+    if exp_err != obs_err:
+        return [("errorCode", exp_err, obs_err)]
+    if exp_err != 0:
+        return []
+    for name in ("memberId", "memberEpoch", "heartbeatIntervalMs", "endpointInformationEpoch"):
+        if name in observed and expected.get(name) != observed.get(name):
+            diffs.append((name, expected.get(name), observed.get(name)))
+    if "status" in observed:
+        e, o = status_codes(expected.get("status")), status_codes(observed.get("status"))
+        if (e is None) != (o is None) or sorted(e or []) != sorted(o or []):
+            diffs.append(("status", e, o))
+    for name in STREAMS_TASK_FIELDS:
+        if name in observed:
+            e_t, o_t = task_set(expected.get(name)), task_set(observed.get(name))
+            if e_t != o_t:
+                diffs.append((name, e_t, o_t))
+    return diffs
+
+
+def streams_describe_differences(expected: dict[str, Any], observed: dict[str, Any]) -> list[tuple[str, Any, Any]]:
+    diffs: list[tuple[str, Any, Any]] = []
+    exp_groups = {g["groupId"]: g for g in expected.get("groups", [])}
+    for obs in observed.get("groups") or []:
+        gid = obs.get("groupId")
+        exp = exp_groups.get(gid)
+        if exp is None:
+            diffs.append((f"groups[{gid}]", None, "present"))
+            continue
+        if exp.get("errorCode", 0) != obs.get("errorCode", 0):
+            diffs.append((f"groups[{gid}].errorCode", exp.get("errorCode", 0), obs.get("errorCode", 0)))
+            continue
+        if exp.get("errorCode", 0) != 0:
+            continue
+        for name in ("groupState", "groupEpoch", "assignmentEpoch"):
+            if name in obs and exp.get(name) != obs.get(name):
+                diffs.append((f"groups[{gid}].{name}", exp.get(name), obs.get(name)))
+        exp_members = {m["memberId"]: m for m in exp.get("members", [])}
+        obs_members = {m.get("memberId"): m for m in obs.get("members") or []}
+        if set(exp_members) != set(obs_members):
+            diffs.append((f"groups[{gid}].members", sorted(exp_members), sorted(obs_members, key=str)))
+            continue
+        for mid, om in obs_members.items():
+            em = exp_members[mid]
+            for name in ("memberEpoch", "instanceId", "rackId", "processId", "topologyEpoch"):
+                if name in om and em.get(name) != om.get(name):
+                    diffs.append((f"groups[{gid}].members[{mid}].{name}", em.get(name), om.get(name)))
+            for name in ("assignment", "targetAssignment"):
+                if name in om:
+                    for role in STREAMS_TASK_FIELDS:
+                        e = task_set((em.get(name) or {}).get(role) or [])
+                        o = task_set((om.get(name) or {}).get(role) or [])
+                        if e != o:
+                            diffs.append((f"groups[{gid}].members[{mid}].{name}.{role}", e, o))
+    return diffs
+
+
+def streams_request_problem(req: dict[str, Any]) -> tuple[str, str] | None:
+    """Shape errors in a StreamsGroupHeartbeat request (the model cannot ask Kafka about them)."""
+    epoch = req.get("memberEpoch")
+    if not isinstance(epoch, int) or isinstance(epoch, bool):
+        return "request.memberEpoch", "`request.memberEpoch` must be an integer"
+    for name in ("memberId", "groupId"):
+        if not isinstance(req.get(name), str):
+            return f"request.{name}", f"`request.{name}` must be a string"
+    for name in STREAMS_TASK_FIELDS:
+        tasks = req.get(name)
+        if tasks is None:
+            continue
+        if not isinstance(tasks, list) or not all(
+                isinstance(e, dict) and isinstance(e.get("subtopologyId"), str) and isinstance(e.get("partitions"), list)
+                and all(isinstance(p, int) for p in e["partitions"]) for e in tasks):
+            return f"request.{name}", f"`request.{name}` must be null or a list of {{subtopologyId, partitions}}"
+    from kgspec.model.streams.heartbeat import parse_topology
+
+    try:
+        parse_topology(req)
+    except ValueError as exc:
+        return "request.topology", str(exc)
+    return None
+
+
+def check_streams_heartbeat(coord: Any, gid: str, pinned: dict[str, int], req: dict[str, Any],
+                            obs: dict[str, Any], version: int, now: int, client_id: str, client_host: str,
+                            expected_records: Any, line: int) -> list[tuple[str, str, str, Any, Any]]:
+    """Run one StreamsGroupHeartbeat against the model; (kind, field, message, expected, observed).
+
+    A different legal sticky assignment is adopted when the observed tasks keep the assignor's
+    guarantees (``model/streams/alternatives.py``); the model then continues from it.
+    """
+    from kgspec.invariants.streams import response_problems
+    from kgspec.model.streams.alternatives import swap_towards
+    from kgspec.model.streams.heartbeat import owned_tasks
+
+    kwargs: dict[str, Any] = {"now": now, "client_id": client_id, "client_host": client_host}
+    member_id = req.get("memberId") or ""
+    group = coord.streams_groups.get(gid)
+    member = group.members.get(member_id) if group is not None else None
+    before = None if member is None else {r: {s: dict(p) for s, p in h.items()} for r, h in member.assigned.items()}
+    before_pending = None if member is None else member.pending_revocation
+    before_epoch = None if member is None else member.member_epoch
+    result = coord.handle(88, version, req, apply=False, **kwargs)
+    diffs = streams_heartbeat_differences(result.response, obs)
+    task_fields = {"activeTasks", "standbyTasks"}
+    if diffs and {d[0] for d in diffs} <= task_fields and obs.get("errorCode", 0) == 0:
+        wanted_a = task_set(obs.get("activeTasks")) or frozenset()
+        wanted_s = task_set(obs.get("standbyTasks")) or frozenset()
+        computes = any(r.type == 20 for r in result.records)
+        if computes:
+            def override(specs: Any, subs: Any, replicas: int, computed: Any) -> Any:
+                candidate = swap_towards(list(specs), list(subs), replicas, computed, member_id,
+                                         wanted_a, wanted_s, set())
+                return computed if candidate is None else candidate
+
+            coord.streams_target_override = override
+            try:
+                retry = coord.handle(88, version, req, apply=False, **kwargs)
+            finally:
+                coord.streams_target_override = None
+            if not streams_heartbeat_differences(retry.response, obs):
+                retry.explain.append("adopted the trace's sticky assignment (it meets the assignor's guarantees)")
+                result, diffs = retry, []
+    coord.apply(result.records)
+    for record in result.records:
+        expected_records.append((line, record))
+    findings: list[tuple[str, str, str, Any, Any]] = []
+    why = "; ".join(w for w in result.explain if w)
+    for name, exp, got in diffs:
+        if isinstance(exp, frozenset) or isinstance(got, frozenset):
+            exp, got = format_tasks(exp), format_tasks(got)
+        findings.append(("response-mismatch", name,
+                         f"{name} must be {exp!r}, not {got!r}" + (f": {why}" if why else ""), exp, got))
+    if obs.get("errorCode", 0) == 0 and result.response.get("errorCode", 0) == 0:
+        observed_tasks = None
+        if all(obs.get(f) is not None for f in ("activeTasks", "standbyTasks")):
+            observed_tasks = {}
+            for role, f in (("active", "activeTasks"), ("standby", "standbyTasks"), ("warmup", "warmupTasks")):
+                grouped: dict[str, set[int]] = {}
+                for sid, p in task_set(obs.get(f)) or frozenset():
+                    grouped.setdefault(sid, set()).add(p)
+                observed_tasks[role] = {s: frozenset(ps) for s, ps in grouped.items()}
+        group_after = coord.streams_groups.get(gid)
+        m_after = group_after.members.get(member_id) if group_after is not None else None
+        pid = m_after.process_id if m_after is not None else (req.get("processId") or "")
+        try:
+            owned = owned_tasks(req)
+        except Exception:
+            owned = None
+        for name, message in response_problems(group_after, member_id, pid, before, before_pending, before_epoch,
+                                               observed_tasks, obs.get("memberEpoch"), owned):
+            findings.append(("invariant", name, message, None, None))
+    if result.response.get("errorCode", 0) == 0 and gid in coord.streams_groups:
+        pinned[member_id] = coord.streams_groups[gid].assignment_epoch
+    return findings

@@ -15,7 +15,8 @@ from typing import Any
 from kgspec.model.coordinator import CONSUMER_GROUP_DESCRIBE, CONSUMER_GROUP_HEARTBEAT, Coordinator
 from kgspec.model.hashing import deterministic_topic_id
 
-API_KEY_NAMES = {CONSUMER_GROUP_HEARTBEAT: "CONSUMER_GROUP_HEARTBEAT", CONSUMER_GROUP_DESCRIBE: "CONSUMER_GROUP_DESCRIBE"}
+API_KEY_NAMES = {CONSUMER_GROUP_HEARTBEAT: "CONSUMER_GROUP_HEARTBEAT", CONSUMER_GROUP_DESCRIBE: "CONSUMER_GROUP_DESCRIBE",
+                 88: "STREAMS_GROUP_HEARTBEAT", 89: "STREAMS_GROUP_DESCRIBE"}
 
 
 class TraceRecorder:
@@ -81,6 +82,25 @@ class TraceRecorder:
         base = {"rebalanceTimeoutMs": 300000, "subscribedTopicNames": topics, "topicPartitions": []}
         base.update(fields)
         return self.heartbeat(ts, member, 0, group, **base)
+
+    def streams_heartbeat(self, ts: int, member: str, epoch: int, group: str = "g", **fields: Any) -> dict[str, Any]:
+        """A StreamsGroupHeartbeat (API 88, v0) with every field at its default unless given."""
+        request: dict[str, Any] = {"groupId": group, "memberId": member, "memberEpoch": epoch,
+                                   "endpointInformationEpoch": 0, "instanceId": None, "rackId": None,
+                                   "rebalanceTimeoutMs": -1, "topology": None, "activeTasks": None,
+                                   "standbyTasks": None, "warmupTasks": None, "processId": None,
+                                   "userEndpoint": None, "clientTags": None, "taskOffsets": None,
+                                   "taskEndOffsets": None, "shutdownApplication": False}
+        client_id = fields.pop("client_id", member)
+        request.update(fields)
+        return self.call(ts, client_id, request, api_key=88, version=0)
+
+    def streams_join(self, ts: int, member: str, topology: dict[str, Any], process_id: str, group: str = "g",
+                     **fields: Any) -> dict[str, Any]:
+        base: dict[str, Any] = {"rebalanceTimeoutMs": 300000, "topology": topology, "processId": process_id,
+                                "activeTasks": [], "standbyTasks": [], "warmupTasks": []}
+        base.update(fields)
+        return self.streams_heartbeat(ts, member, 0, group, **base)
 
     def write(self, path: str | Path) -> Path:
         path = Path(path)

@@ -69,9 +69,9 @@ def describe_member(group: StreamsGroup, m: StreamsMember) -> dict[str, Any]:
 def describe_streams_groups(coord: Coordinator, request: dict[str, Any]) -> dict[str, Any]:
     out = []
     for gid in request.get("groupIds") or []:
-        group = coord.groups.get(gid)
-        if not isinstance(group, StreamsGroup):
-            message = f"Group {gid} not found." if group is None else f"Group {gid} is not a streams group."
+        group = coord.streams_groups.get(gid)
+        if group is None:
+            message = f"Group {gid} is not a streams group." if gid in coord.groups else f"Group {gid} not found."
             out.append({"errorCode": int(Errors.GROUP_ID_NOT_FOUND), "errorMessage": message, "groupId": gid,
                         "groupState": "", "groupEpoch": 0, "assignmentEpoch": 0, "topology": None,
                         "members": [], "authorizedOperations": AUTHORIZED_OPERATIONS_OMITTED})
