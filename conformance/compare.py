@@ -294,6 +294,8 @@ def check_streams_heartbeat(coord: Any, gid: str, pinned: dict[str, int], req: d
             owned = owned_tasks(req)
         except Exception:
             owned = None
+        if m_after is not None and m_after.state == 2:  # UNREVOKED_TASKS after the call (per the model)
+            before_pending, before_epoch = m_after.pending_revocation, m_after.member_epoch
         for name, message in response_problems(group_after, member_id, pid, before, before_pending, before_epoch,
                                                observed_tasks, obs.get("memberEpoch"), owned):
             findings.append(("invariant", name, message, None, None))

@@ -1,0 +1,136 @@
+"""Golden streams traces, recorded by driving the model with ``TraceRecorder``.
+
+``python -m tests.streams.goldens`` rewrites ``tests/golden/streams/``. Each scenario can also be
+recorded with a mutant switched on: the trace then shows the seeded bug, and ``kgspec check`` must
+reject it at the first line where it departs from the golden.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from kgspec.conformance.recorder import TraceRecorder
+from kgspec.model.mutants import Mutants
+
+GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "streams"
+
+
+def _topic(name: str) -> dict[str, Any]:
+    return {"name": name, "partitions": 0, "replicationFactor": 0, "topicConfigs": []}
+
+
+STATEFUL = {"epoch": 0, "subtopologies": [
+    {"subtopologyId": "0", "sourceTopics": ["input"], "sourceTopicRegex": [],
+     "stateChangelogTopics": [_topic("app-0-changelog")], "repartitionSinkTopics": ["app-rep"],
+     "repartitionSourceTopics": [], "copartitionGroups": []},
+    {"subtopologyId": "1", "sourceTopics": [], "sourceTopicRegex": [], "stateChangelogTopics": [],
+     "repartitionSinkTopics": [], "repartitionSourceTopics": [_topic("app-rep")], "copartitionGroups": []},
+]}
+MISSING = {"epoch": 0, "subtopologies": [
+    {"subtopologyId": "0", "sourceTopics": ["absent"], "sourceTopicRegex": [], "stateChangelogTopics": [],
+     "repartitionSinkTopics": [], "repartitionSourceTopics": [], "copartitionGroups": []}]}
+
+TASK_FIELDS = ("activeTasks", "standbyTasks", "warmupTasks")
+
+
+class Client:
+    """A well-behaved streams client: reports what it was last given."""
+
+    def __init__(self, rec: TraceRecorder, member: str, process: str) -> None:
+        self.rec, self.member, self.process = rec, member, process
+        self.epoch = 0
+        self.owned: dict[str, Any] = {f: [] for f in TASK_FIELDS}
+
+    def _apply(self, response: dict[str, Any]) -> dict[str, Any]:
+        if response["errorCode"] == 0:
+            self.epoch = response["memberEpoch"]
+            for f in TASK_FIELDS:
+                if response.get(f) is not None:
+                    self.owned[f] = response[f]
+        return response
+
+    def join(self, ts: int, topology: dict[str, Any], **fields: Any) -> dict[str, Any]:
+        return self._apply(self.rec.streams_join(ts, self.member, topology, self.process, **fields))
+
+    def beat(self, ts: int, **fields: Any) -> dict[str, Any]:
+        return self._apply(self.rec.streams_heartbeat(ts, self.member, self.epoch, **{**self.owned, **fields}))
+
+    def leave(self, ts: int) -> dict[str, Any]:
+        return self.rec.streams_heartbeat(ts, self.member, -1)
+
+
+def _recorder(configs: dict[str, Any], records: bool, mutants: frozenset[str]) -> TraceRecorder:
+    rec = TraceRecorder("kafka-4.3", configs, records=records)
+    rec.coord.mutants = Mutants(mutants)
+    return rec
+
+
+def standby_rebalance(mutants: frozenset[str] = frozenset(), records: bool = False) -> TraceRecorder:
+    """Three members on two processes, one standby replica, initial delay, a join that moves
+    tasks (revocation), a leave, and a describe."""
+    rec = _recorder({"group.streams.num.standby.replicas": 1, "group.streams.initial.rebalance.delay.ms": 2000},
+                    records, mutants)
+    rec.topic(0, "input", 4)
+    rec.topic(0, "app-0-changelog", 4)
+    rec.topic(0, "app-rep", 4)
+    a, b, c = Client(rec, "m-a", "p1"), Client(rec, "m-b", "p1"), Client(rec, "m-c", "p2")
+    a.join(1000, STATEFUL)          # ASSIGNMENT_DELAYED, epoch 1
+    b.join(1500, STATEFUL)
+    rec.tick(3000)                  # the initial delay ends
+    a.beat(3100)                    # computes the first target
+    b.beat(3200)
+    a.beat(4500)
+    b.beat(4600)
+    c.join(6000, STATEFUL)          # new process: tasks move, standbys spread
+    a.beat(6100)
+    b.beat(6200)
+    c.beat(6300)
+    a.beat(7500)
+    b.beat(7600)
+    c.beat(7700)
+    a.beat(9000)
+    b.beat(9100)
+    c.beat(9200)
+    rec.call(9300, "admin", {"groupIds": ["g"], "includeAuthorizedOperations": False}, api_key=89, version=0)
+    b.leave(10000)
+    a.beat(11500)
+    c.beat(11600)
+    a.beat(13000)
+    c.beat(13100)                   # its standbys 0_1, 0_3 were revoked; the actives wait for the index
+    a.beat(14500)
+    c.beat(14600)                   # now granted as actives
+    rec.call(14700, "admin", {"groupIds": ["g"], "includeAuthorizedOperations": False}, api_key=89, version=0)
+    return rec
+
+
+def not_ready(mutants: frozenset[str] = frozenset(), records: bool = False) -> TraceRecorder:
+    """A source topic is missing: MISSING_SOURCE_TOPICS, NotReady, no tasks; then it appears."""
+    rec = _recorder({"group.streams.initial.rebalance.delay.ms": 0}, records, mutants)
+    a = Client(rec, "m-a", "p1")
+    a.join(1000, MISSING)
+    a.beat(2000)
+    rec.topic(2500, "absent", 2)
+    a.beat(3000)
+    a.beat(4000)
+    return rec
+
+
+SCENARIOS: dict[str, Callable[..., TraceRecorder]] = {
+    "standby_rebalance.jsonl": standby_rebalance,
+    "not_ready.jsonl": not_ready,
+}
+RECORDED = {"standby_rebalance_records.jsonl": standby_rebalance}
+
+
+def write_all() -> None:
+    GOLDEN.mkdir(parents=True, exist_ok=True)
+    for name, make in SCENARIOS.items():
+        make().write(GOLDEN / name)
+    for name, make in RECORDED.items():
+        make(records=True).write(GOLDEN / name)
+
+
+if __name__ == "__main__":
+    write_all()

@@ -1,0 +1,122 @@
+"""Golden streams traces: `kgspec check` accepts them, and rejects copies recorded with a seeded
+bug (or edited by hand) at the first line where they depart."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kgspec.cli import main
+from tests.streams.goldens import GOLDEN, RECORDED, SCENARIOS, not_ready, standby_rebalance
+
+Event = dict[str, Any]
+
+
+def check(path: Path) -> tuple[int, dict[str, Any]]:
+    report = path.parent / (path.name + ".report.json")
+    status = main(["check", "-q", str(path), "--json", str(report)])
+    return status, json.loads(report.read_text())
+
+
+def write(tmp_path: Path, lines: list[str], name: str = "t.jsonl") -> Path:
+    path = tmp_path / name
+    path.write_text("".join(x + "\n" for x in lines))
+    return path
+
+
+@pytest.mark.parametrize("name", sorted([*SCENARIOS, *RECORDED]))
+def test_goldens_are_current_and_conform(name: str) -> None:
+    make = SCENARIOS.get(name)
+    expected = make().lines() if make is not None else RECORDED[name](records=True).lines()
+    assert (GOLDEN / name).read_text().splitlines() == expected
+    status, report = check(GOLDEN / name)
+    assert report["findings"] == []
+    assert status == 0
+    assert [(g["groupId"], g["type"], g["verdict"]) for g in report["groups"]] == [("g", "streams", "conforms")]
+
+
+def test_golden_values() -> None:
+    events = [json.loads(x) for x in (GOLDEN / "standby_rebalance.jsonl").read_text().splitlines()]
+    calls = [(e["tsMs"], e["request"]["memberId"], e["response"]["memberEpoch"],
+              [s["statusCode"] for s in e["response"]["status"] or []])
+             for e in events if e.get("requestHeader", {}).get("requestApiKey") == 88]
+    assert calls[:4] == [(1000, "m-a", 1, [5]), (1500, "m-b", 1, [5]), (3100, "m-a", 3, []), (3200, "m-b", 3, [])]
+    assert (6100, "m-a", 3, []) in calls   # revoking: the epoch stays
+    assert (7500, "m-a", 4, []) in calls   # UNREVOKED exit: memberEpoch + 1
+
+
+MUTANTS = [
+    ("standby-on-active-process", standby_rebalance, 8, "standbyTasks"),
+    ("grant-before-ack", standby_rebalance, 15, "streams-single-active-owner"),
+    ("bump-while-revoking", standby_rebalance, 13, "streams-epoch-while-revoking"),
+]
+
+
+@pytest.mark.parametrize(("mutant", "make", "line", "field"), MUTANTS, ids=[m[0] for m in MUTANTS])
+def test_mutant_traces_rejected_at_the_first_departure(mutant: str, make: Any, line: int, field: str,
+                                                       tmp_path: Path) -> None:
+    golden = make().lines()
+    mutated = make(frozenset({mutant})).lines()
+    first = next(i + 1 for i, (a, b) in enumerate(zip(golden, mutated, strict=False)) if a != b)
+    assert first == line
+    status, report = check(write(tmp_path, mutated))
+    assert status == 1
+    findings = report["findings"]
+    assert findings[0]["line"] == line
+    assert field in {f["field"] for f in findings if f["line"] == line}
+
+
+def test_tasks_while_not_ready_rejected(tmp_path: Path) -> None:
+    lines = not_ready().lines()
+    events = [json.loads(x) for x in lines]
+    index = next(i for i, e in enumerate(events) if e.get("tsMs") == 2000 and "requestHeader" in e)
+    assert [s["statusCode"] for s in events[index]["response"]["status"]] == [1]
+    events[index]["response"]["activeTasks"] = [{"subtopologyId": "0", "partitions": [0]}]
+    events[index]["response"]["standbyTasks"] = []
+    events[index]["response"]["warmupTasks"] = []
+    status, report = check(write(tmp_path, [json.dumps(e) for e in events]))
+    assert status == 1
+    at = {(f["kind"], f["field"]) for f in report["findings"] if f["line"] == index + 1}
+    assert ("invariant", "streams-no-tasks-while-not-ready") in at
+    assert ("response-mismatch", "activeTasks") in at
+    assert min(f["line"] for f in report["findings"]) == index + 1
+
+
+def test_status_detail_text_does_not_count(tmp_path: Path) -> None:
+    events = [json.loads(x) for x in not_ready().lines()]
+    for e in events:
+        for s in (e.get("response") or {}).get("status") or []:
+            s["statusDetail"] = "anything"
+    status, report = check(write(tmp_path, [json.dumps(e) for e in events]))
+    assert (status, report["findings"]) == (0, [])
+
+
+def test_null_and_empty_tasks_differ(tmp_path: Path) -> None:
+    events = [json.loads(x) for x in not_ready().lines()]
+    index = next(i for i, e in enumerate(events) if e.get("tsMs") == 4000 and "requestHeader" in e)
+    assert events[index]["response"]["activeTasks"] is None
+    events[index]["response"]["activeTasks"] = []
+    status, report = check(write(tmp_path, [json.dumps(e) for e in events]))
+    assert status == 1
+    assert [(f["line"], f["field"], f["expected"], f["observed"]) for f in report["findings"]] == [
+        (index + 1, "activeTasks", None, {})]
+
+
+def test_records_only_trace_replays_and_catches_process_sharing(tmp_path: Path) -> None:
+    lines = RECORDED["standby_rebalance_records.jsonl"](records=True).lines()
+    kept = [x for x in lines if '"requestHeader"' not in x]
+    status, report = check(write(tmp_path, kept, "records.jsonl"))
+    assert (status, report["findings"]) == (0, [])
+    events = [json.loads(x) for x in kept]
+    # m-b (process p1) gets a standby for a task m-a (also p1) holds as active.
+    index = max(i for i, e in enumerate(events) if "record" in e and e["record"]["key"]["type"] == 22
+                and e["record"]["key"]["data"]["memberId"] == "m-b" and e["record"]["value"] is not None
+                and e["tsMs"] < 5000)
+    events[index]["record"]["value"]["data"]["standbyTasks"] = [{"subtopologyId": "0", "partitions": [0]}]
+    status, report = check(write(tmp_path, [json.dumps(e) for e in events], "records2.jsonl"))
+    assert status == 1
+    first = report["findings"][0]
+    assert (first["line"], first["kind"], first["field"]) == (index + 1, "invariant", "streams-process-exclusivity")
