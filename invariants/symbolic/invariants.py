@@ -36,7 +36,7 @@ from dataclasses import dataclass
 
 import z3
 
-from kgspec.invariants.symbolic.state import Expr, State, bound_vars
+from kgspec.invariants.symbolic.state import Expr, State, bound_vars, forall
 
 CORE = ("no-double-ownership", "processid-exclusivity", "epoch-monotonicity", "target-validity")
 
@@ -59,7 +59,7 @@ def _vars(s: State, *kinds: str) -> list[Expr]:
 
 def _excl(s: State, fn: Callable[[str, Expr, Expr], Expr], guard: Callable[[Expr], Expr]) -> Expr:
     m1, m2, t = _vars(s, "m", "m", "t")
-    return z3.ForAll([m1, m2, t], z3.Implies(
+    return forall(s.sorts, [m1, m2, t], z3.Implies(
         z3.And(m1 != m2, guard(m1), guard(m2)), z3.Not(z3.And(fn("act", m1, t), fn("act", m2, t)))))
 
 
@@ -76,7 +76,7 @@ def _proc_excl(s: State, fn: Callable[[str, Expr, Expr], Expr],
             same = z3.And(s.process_of(m1) == s.process_of(m2), guard(m1), guard(m2))
             if r1 == r2:
                 same = z3.And(same, m1 != m2)
-            out.append(z3.ForAll([m1, m2, t], z3.Implies(
+            out.append(forall(s.sorts, [m1, m2, t], z3.Implies(
                 same, z3.Not(z3.And(fn(r1, m1, t), fn(r2, m2, t))))))
     return out
 
@@ -89,9 +89,9 @@ def epoch_state(s: State) -> list[Expr]:
     (m,) = _vars(s, "m")
     ep, pv = s.f("epoch")(m), s.f("prev_epoch")(m)
     out = [1 <= s.ae, s.ae <= s.ge,
-           z3.ForAll([m], z3.Implies(s.f("joined")(m), z3.And(0 <= pv, pv <= ep, ep <= s.ae)))]
+           forall(s.sorts, [m], z3.Implies(s.f("joined")(m), z3.And(0 <= pv, pv <= ep, ep <= s.ae)))]
     if not s.streams:  # streams leaves UNREVOKED at memberEpoch + 1, which may reach the target
-        out.append(z3.ForAll([m], z3.Implies(
+        out.append(forall(s.sorts, [m], z3.Implies(
             z3.And(s.f("joined")(m), s.f("mstate")(m) == s.sorts.mstates["UNREVOKED"]),
             ep < s.ae)))
     return out
@@ -101,9 +101,9 @@ def epoch_action(pre: State, post: State) -> list[Expr]:
     (m,) = _vars(pre, "m")
     ce0, ce1 = pre.f("client_epoch")(m), post.f("client_epoch")(m)
     return [post.ge >= pre.ge, post.ae >= pre.ae,
-            z3.ForAll([m], z3.Implies(z3.And(pre.f("joined")(m), post.f("joined")(m)),
+            forall(pre.sorts, [m], z3.Implies(z3.And(pre.f("joined")(m), post.f("joined")(m)),
                                       post.f("epoch")(m) >= pre.f("epoch")(m))),
-            z3.ForAll([m], z3.Or(ce1 >= ce0, ce1 == 0))]
+            forall(pre.sorts, [m], z3.Or(ce1 >= ce0, ce1 == 0))]
 
 
 def target_validity(s: State) -> list[Expr]:
@@ -113,7 +113,7 @@ def target_validity(s: State) -> list[Expr]:
 
 def _per_mtr(s: State, body: Callable[[str, Expr, Expr], Expr], roles: tuple[str, ...] = ()) -> Expr:
     m, t = _vars(s, "m", "t")
-    return z3.ForAll([m, t], z3.And([body(r, m, t) for r in (roles or s.roles)]))
+    return forall(s.sorts, [m, t], z3.And([body(r, m, t) for r in (roles or s.roles)]))
 
 
 def partition_epoch_map(s: State) -> list[Expr]:
@@ -153,7 +153,7 @@ def away_client_closed(s: State) -> list[Expr]:
 
 def client_epoch_bounded(s: State) -> list[Expr]:
     (m,) = _vars(s, "m")
-    return [z3.ForAll([m], z3.Implies(s.f("joined")(m),
+    return [forall(s.sorts, [m], z3.Implies(s.f("joined")(m),
                                       s.f("client_epoch")(m) <= s.f("epoch")(m)))]
 
 

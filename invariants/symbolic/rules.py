@@ -25,7 +25,7 @@ from dataclasses import dataclass
 
 import z3
 
-from kgspec.invariants.symbolic.state import Expr, State, bound_vars, frame
+from kgspec.invariants.symbolic.state import Expr, State, bound_vars, exists, forall, frame
 
 
 @dataclass(frozen=True)
@@ -46,7 +46,7 @@ def _tv(pre: State) -> Expr:
 
 def _nothing_owned(pre: State, m: Expr) -> Expr:
     t = _tv(pre)
-    return z3.ForAll([t], z3.And([z3.Not(pre.O(r, m, t)) for r in pre.roles]))
+    return forall(pre.sorts, [t], z3.And([z3.Not(pre.O(r, m, t)) for r in pre.roles]))
 
 
 def _member_upd(m: Expr, new: Callable[..., Expr], old: Callable[..., Expr]) -> Callable[..., Expr]:
@@ -102,7 +102,7 @@ def join(ctx: Ctx, pre: State, post: State, m: Expr, n: Expr) -> Expr:
         for kind in ("assigned", "pending", "target"):
             upd[f"{kind}_{r}"] = _member_upd(m, false, pre.f(f"{kind}_{r}"))
     xm, xt = bound_vars(pre.sorts, (pre.sorts.member, pre.sorts.task), "s")
-    subs_frame = z3.ForAll([xm, xt], z3.Implies(
+    subs_frame = forall(pre.sorts, [xm, xt], z3.Implies(
         xm != m, post.f("subscribed")(xm, xt) == pre.f("subscribed")(xm, xt)))
     return z3.And(z3.Not(pre.f("joined")(m)), _nothing_owned(pre, m),
                   frame(pre, post, upd), subs_frame)
@@ -138,10 +138,10 @@ def target_valid(ctx: Ctx, s: State) -> Expr:
     srt = s.sorts
     m1, m2 = bound_vars(srt, (srt.member, srt.member), "v")
     t = _tv(s)
-    conj = [z3.ForAll([m1, t], z3.Implies(z3.Or([s.T(r, m1, t) for r in s.roles]),
+    conj = [forall(s.sorts, [m1, t], z3.Implies(z3.Or([s.T(r, m1, t) for r in s.roles]),
                                           z3.And(s.f("joined")(m1), s.f("subscribed")(m1, t))))]
     if not ctx.on("assignor-double-assign"):
-        conj.append(z3.ForAll([m1, m2, t], z3.Implies(
+        conj.append(forall(s.sorts, [m1, m2, t], z3.Implies(
             z3.And(s.T("act", m1, t), s.T("act", m2, t)), m1 == m2)))
     if s.streams:
         for i, r1 in enumerate(s.roles):
@@ -151,7 +151,7 @@ def target_valid(ctx: Ctx, s: State) -> Expr:
                 same = s.process_of(m1) == s.process_of(m2)
                 if r1 == r2:
                     same = z3.And(same, m1 != m2)
-                conj.append(z3.ForAll([m1, m2, t], z3.Implies(
+                conj.append(forall(s.sorts, [m1, m2, t], z3.Implies(
                     same, z3.Not(z3.And(s.T(r1, m1, t), s.T(r2, m2, t))))))
     return z3.And(conj)
 
@@ -168,7 +168,7 @@ def epoch_ok(ctx: Ctx, pre: State, m: Expr) -> Expr:
     """throwIf…MemberEpochIsInvalid: 0, the current epoch, or the previous one with owned ⊆ assigned."""
     ce, ep = pre.f("client_epoch")(m), pre.f("epoch")(m)
     t = _tv(pre)
-    subset = z3.ForAll([t], z3.And([z3.Implies(pre.O(r, m, t), pre.A(r, m, t)) for r in pre.roles]))
+    subset = forall(pre.sorts, [t], z3.And([z3.Implies(pre.O(r, m, t), pre.A(r, m, t)) for r in pre.roles]))
     if ctx.on("lost-response-no-subset"):
         subset = z3.BoolVal(True)
     lower = z3.And(ce == pre.f("prev_epoch")(m), subset)
@@ -203,9 +203,9 @@ def _heartbeat(ctx: Ctx, pre: State, post: State, m: Expr, delivered: bool) -> E
     new = {r: (lambda r_: lambda x: z3.And(pre.T(r_, m, x), z3.Not(pre.A(r_, m, x))))(r)
            for r in roles}
     unrel = {r: (lambda r_: lambda x: _unreleased(ctx, pre, r_, m, x))(r) for r in roles}
-    owns_pending = z3.Exists([t], z3.Or([z3.And(pre.O(r, m, t), pre.R(r, m, t)) for r in roles]))
-    owns_revoke = z3.Exists([t], z3.Or([z3.And(pre.O(r, m, t), revoke[r](t)) for r in roles]))
-    withheld = z3.Exists([t], z3.Or([z3.And(new[r](t), unrel[r](t)) for r in roles]))
+    owns_pending = exists(pre.sorts, [t], z3.Or([z3.And(pre.O(r, m, t), pre.R(r, m, t)) for r in roles]))
+    owns_revoke = exists(pre.sorts, [t], z3.Or([z3.And(pre.O(r, m, t), revoke[r](t)) for r in roles]))
+    withheld = exists(pre.sorts, [t], z3.Or([z3.And(new[r](t), unrel[r](t)) for r in roles]))
     reconcile = z3.Or(z3.And(st == ms["STABLE"], ep != te),
                       z3.And(st == ms["UNREVOKED"], z3.Not(owns_pending)),
                       st == ms["UNRELEASED"])
@@ -332,7 +332,7 @@ def failover(ctx: Ctx, pre: State, post: State, m: Expr, n: Expr) -> Expr:
         "has_epoch": lambda x: z3.Or(last(m, x), pre.f("has_epoch")(x)),
         "epoch_owner": lambda x: z3.If(last(m, x), m, pre.f("epoch_owner")(x)),
     }
-    guard = z3.And(z3.Not(pre.f("joined")(m)), z3.Exists([t], last(m, t)))
+    guard = z3.And(z3.Not(pre.f("joined")(m)), exists(pre.sorts, [t], last(m, t)))
     return z3.And(guard, frame(pre, post, upd))
 
 
@@ -360,14 +360,14 @@ def init(ctx: Ctx, s: State) -> Expr:
         per_mt += [z3.Not(s.A(r, m, t)), z3.Not(s.R(r, m, t)), z3.Not(s.T(r, m, t)),
                    z3.Not(s.O(r, m, t))]
     conj = [s.ge == 1, s.ae == 1,
-            z3.ForAll([m], z3.And(z3.Not(s.f("joined")(m)), z3.Not(s.f("away")(m)),
+            forall(s.sorts, [m], z3.And(z3.Not(s.f("joined")(m)), z3.Not(s.f("away")(m)),
                                   s.f("epoch")(m) == 0, s.f("prev_epoch")(m) == 0,
                                   s.f("client_epoch")(m) == 0,
                                   s.f("mstate")(m) == srt.mstates["STABLE"])),
-            z3.ForAll([m, t], z3.And(per_mt)),
-            z3.ForAll([t], z3.Not(s.f("has_epoch")(t)))]
+            forall(s.sorts, [m, t], z3.And(per_mt)),
+            forall(s.sorts, [t], z3.Not(s.f("has_epoch")(t)))]
     if s.streams:
         q = bound_vars(srt, (srt.process,), "q")[0]
-        conj.append(z3.ForAll([q, t], z3.And(z3.Not(s.f("standby_procs")(q, t)),
+        conj.append(forall(s.sorts, [q, t], z3.And(z3.Not(s.f("standby_procs")(q, t)),
                                              z3.Not(s.f("warmup_procs")(q, t)))))
     return z3.And(conj)

@@ -112,6 +112,35 @@ def bound_vars(sorts: Sorts, argsorts: tuple[Any, ...], prefix: str = "x") -> li
     return [z3.Const(f"{prefix}{k}!{s}", s) for k, s in enumerate(argsorts)]
 
 
+def _domain(sorts: Sorts, sort: Any) -> list[Expr] | None:
+    for values in (sorts.members, sorts.tasks, sorts.processes):
+        if values and next(iter(values.values())).sort() == sort:
+            return list(values.values())
+    return None
+
+
+def forall(sorts: Sorts, xs: list[Expr], body: Expr) -> Expr:
+    """∀ over the sorts; over a finite instance, the grounded conjunction (much faster for BMC)."""
+    if not sorts.finite:
+        return z3.ForAll(xs, body)
+    return z3.And(_ground(sorts, xs, body))
+
+
+def exists(sorts: Sorts, xs: list[Expr], body: Expr) -> Expr:
+    if not sorts.finite:
+        return z3.Exists(xs, body)
+    return z3.Or(_ground(sorts, xs, body))
+
+
+def _ground(sorts: Sorts, xs: list[Expr], body: Expr) -> list[Expr]:
+    out = [body]
+    for x in xs:
+        dom = _domain(sorts, x.sort())
+        assert dom is not None, f"no finite domain for {x.sort()}"
+        out = [z3.substitute(b, (x, c)) for b in out for c in dom]
+    return out
+
+
 def frame(pre: State, post: State, updates: dict[str, Callable[..., Expr]]) -> Expr:
     """post = pre except the fields in ``updates`` (each a function of the field's arguments).
 
@@ -127,5 +156,5 @@ def frame(pre: State, post: State, updates: dict[str, Callable[..., Expr]]) -> E
         rhs = upd(*xs) if upd else pre.funcs[name](*xs)
         if rhs is None:
             continue
-        conj.append(z3.ForAll(xs, post.funcs[name](*xs) == rhs))
+        conj.append(forall(pre.sorts, xs, post.funcs[name](*xs) == rhs))
     return z3.And(conj)

@@ -1,0 +1,218 @@
+"""Bounded model checking over a small finite instance, with counterexamples as event traces.
+
+The encoding is the one the proofs use (:mod:`.rules`), over ``EnumSort`` members, tasks and
+processes. The unrolling is incremental: for each depth ``k`` the negated invariant is checked
+inside ``push``/``pop``, then the transition to ``k + 1`` is added, so the first trace found is
+a shortest one. ``process_of`` is left to the solver (the trace reports it).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import z3
+
+from kgspec.invariants.symbolic.invariants import INVARIANTS
+from kgspec.invariants.symbolic.rules import Ctx, actions, init
+from kgspec.invariants.symbolic.sorts import finite_sorts
+from kgspec.invariants.symbolic.state import ROLE_NAMES, State, make_process_of
+
+SEED = 7
+
+
+@dataclass(frozen=True)
+class Instance:
+    members: tuple[str, ...] = ("m1", "m2")
+    tasks: tuple[str, ...] = ("p0", "p1")
+    processes: tuple[str, ...] = ()
+
+
+CONSUMER_INSTANCE = Instance(("m1", "m2", "m3"), ("p0",))
+STREAMS_INSTANCE = Instance(("m1", "m2"), ("t0",), ("P0", "P1"))
+
+
+@dataclass
+class Counterexample:
+    protocol: str
+    mutant: str | None
+    invariant: str
+    instance: Instance
+    process_of: dict[str, str]
+    steps: list[dict[str, Any]] = field(default_factory=list)
+    text: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"protocol": self.protocol, "mutant": self.mutant, "invariant": self.invariant,
+                "members": list(self.instance.members), "tasks": list(self.instance.tasks),
+                "processes": list(self.instance.processes), "process_of": self.process_of,
+                "steps": self.steps, "text": self.text}
+
+
+@dataclass
+class BmcResult:
+    invariant: str
+    found: bool
+    depth: int  # length of the counterexample, or the depth explored without one
+    seconds: float
+    result: str  # "violated", "holds-to-depth" or "unknown"
+    counterexample: Counterexample | None = None
+
+
+class Unrolling:
+    def __init__(self, protocol: str, mutant: str | None, inst: Instance) -> None:
+        streams = protocol == "streams"
+        self.protocol, self.mutant, self.inst = protocol, mutant, inst
+        self.ctx = Ctx(streams=streams, mutant=mutant)
+        self.sorts = finite_sorts(inst.members, inst.tasks, inst.processes if streams else ())
+        self.pid = make_process_of(self.sorts)
+        self.acts = actions(self.ctx)
+        self.names = list(self.acts)
+        self.states: list[State] = [State(self.sorts, streams, "@0", self.pid)]
+        self.act: list[Any] = []
+        self.arg_m: list[Any] = []
+        self.arg_n: list[Any] = []
+
+    def add_step(self) -> Any:
+        k = len(self.act)
+        pre = self.states[-1]
+        post = State(self.sorts, pre.streams, f"@{k + 1}", self.pid)
+        a = z3.Int(f"act@{k}")
+        m = z3.Const(f"m@{k}", self.sorts.member)
+        n = z3.Const(f"n@{k}", self.sorts.member)
+        self.states.append(post)
+        self.act.append(a)
+        self.arg_m.append(m)
+        self.arg_n.append(n)
+        return z3.Or([z3.And(a == i, rule(self.ctx, pre, post, m, n))
+                      for i, rule in enumerate(self.acts.values())])
+
+
+def bad(u: Unrolling, name: str) -> Any:
+    inv = INVARIANTS[name]
+    s = u.states[-1]
+    conds = list(inv.state(s))
+    if inv.action and len(u.states) > 1:
+        conds += inv.action(u.states[-2], s)
+    return z3.Not(z3.And(conds))
+
+
+def run_bmc(protocol: str, invariant: str, mutant: str | None = None, depth: int = 10,
+            timeout_s: float = 60.0, inst: Instance | None = None) -> BmcResult:
+    inst = inst or (STREAMS_INSTANCE if protocol == "streams" else CONSUMER_INSTANCE)
+    u = Unrolling(protocol, mutant, inst)
+    s = z3.Solver()
+    s.set(random_seed=SEED)
+    s.add(init(u.ctx, u.states[0]))
+    t0 = time.perf_counter()
+    for k in range(depth + 1):
+        left = timeout_s - (time.perf_counter() - t0)
+        if left <= 0:
+            return BmcResult(invariant, False, k, time.perf_counter() - t0, "unknown")
+        s.set(timeout=max(1, int(left * 1000)))
+        s.push()
+        s.add(bad(u, invariant))
+        res = s.check()
+        if res == z3.sat:
+            cex = extract(u, s.model(), invariant)
+            s.pop()
+            return BmcResult(invariant, True, k, time.perf_counter() - t0, "violated", cex)
+        s.pop()
+        if res != z3.unsat:
+            return BmcResult(invariant, False, k, time.perf_counter() - t0, "unknown")
+        if k < depth:
+            s.add(u.add_step())
+    return BmcResult(invariant, False, depth, time.perf_counter() - t0, "holds-to-depth")
+
+
+class _Reader:
+    def __init__(self, u: Unrolling, model: Any) -> None:
+        self.u, self.model = u, model
+
+    def val(self, e: Any) -> Any:
+        return self.model.eval(e, model_completion=True)
+
+    def name(self, e: Any) -> str:
+        return str(self.val(e))
+
+    def tasks(self, s: State, fld: str, m: Any) -> list[str]:
+        return [t for t, tc in self.u.sorts.tasks.items() if z3.is_true(self.val(s.f(fld)(m, tc)))]
+
+    def roles(self, s: State, kind: str, m: Any) -> Any:
+        if not s.streams:
+            return self.tasks(s, f"{kind}_act", m)
+        return {ROLE_NAMES[r]: self.tasks(s, f"{kind}_{r}", m) for r in s.roles}
+
+
+def _fmt(v: Any) -> str:
+    if isinstance(v, dict):
+        return "{" + ", ".join(f"{k}:{_fmt(x)}" for k, x in v.items() if x) + "}"
+    return "{" + ",".join(v) + "}"
+
+
+def extract(u: Unrolling, model: Any, invariant: str) -> Counterexample:
+    rd = _Reader(u, model)
+    pid = {}
+    if u.pid is not None:
+        pid = {m: rd.name(u.pid(mc)) for m, mc in u.sorts.members.items()}
+    cex = Counterexample(u.protocol, u.mutant, invariant, u.inst, pid)
+    for k, a in enumerate(u.act):
+        action = u.names[model.eval(a, model_completion=True).as_long()]
+        post = u.states[k + 1]
+        m = rd.val(u.arg_m[k])
+        mname = str(m)
+        step: dict[str, Any] = {"action": action}
+        line = action
+        if action == "recompute":
+            target = {x: rd.roles(post, "target", xc) for x, xc in u.sorts.members.items()}
+            target = {x: v for x, v in target.items() if any(v.values() if isinstance(v, dict)
+                                                             else v)}
+            ae = rd.val(post.ae).as_long()
+            step.update(assignment_epoch=ae, target=target)
+            line = f"recompute target (epoch {ae}) " + "{" + ", ".join(
+                f"{x}:{_fmt(v)}" for x, v in target.items()) + "}"
+        elif action == "bump":
+            line = f"bump group epoch → {rd.val(post.ge).as_long()}"
+        else:
+            step["member"] = mname
+            line = f"{action} {mname}"
+        if action == "join":
+            subs = rd.tasks(post, "subscribed", m)
+            step["subscribed"] = subs
+            line += f" (subscribes {_fmt(subs)})"
+        elif action == "replace":
+            step["new_member"] = rd.name(u.arg_n[k])
+            line = f"replace {mname} by {step['new_member']} (static, same instance id)"
+        elif action in ("heartbeat", "heartbeat_lost"):
+            step["action"] = "heartbeat"
+            step["response"] = "delivered" if action == "heartbeat" else "lost"
+            res = {"epoch": rd.val(post.f("epoch")(m)).as_long(),
+                   "state": rd.name(post.f("mstate")(m)),
+                   "assigned": rd.roles(post, "assigned", m),
+                   "pending": rd.roles(post, "pending", m)}
+            step["result"] = res
+            line = (f"heartbeat {mname} (epoch {rd.val(u.states[k].f('client_epoch')(m))}) → "
+                    f"epoch {res['epoch']} {res['state']} assigned {_fmt(res['assigned'])}"
+                    + (f" pending {_fmt(res['pending'])}" if _fmt(res["pending"]) != "{}" else "")
+                    + ("" if action == "heartbeat" else " [response lost]"))
+        cex.steps.append(step)
+        cex.text.append(line)
+    cex.text.append("violates " + invariant + ": " + describe_final(rd, u))
+    return cex
+
+
+def describe_final(rd: _Reader, u: Unrolling) -> str:
+    s = u.states[-1]
+    parts = []
+    for x, xc in u.sorts.members.items():
+        if not z3.is_true(rd.val(s.f("joined")(xc))):
+            own = rd.roles(s, "owned", xc)
+            if _fmt(own) != "{}":
+                parts.append(f"{x} fenced, client still owns {_fmt(own)}")
+            continue
+        parts.append(f"{x} epoch {rd.val(s.f('epoch')(xc))} {rd.name(s.f('mstate')(xc))} "
+                     f"holds {_fmt(rd.roles(s, 'assigned', xc))}"
+                     f"+pending {_fmt(rd.roles(s, 'pending', xc))} "
+                     f"client owns {_fmt(rd.roles(s, 'owned', xc))}")
+    return "; ".join(parts) + f"; group epoch {rd.val(s.ge)}, assignment epoch {rd.val(s.ae)}"
