@@ -1,0 +1,276 @@
+"""Per-line parsing for ``kgspec conform``: the readers' own line parsers, one line at a time.
+
+Spark reads the inputs with its text source, one row per line, and this module turns each
+row into the items ``open_trace`` would yield for that line. It imports no pyspark: the
+Spark stages (:mod:`.pipeline`) call it from ``mapInPandas``, the tests call it directly.
+
+What a line depends on besides its own bytes, and where that comes from:
+
+- its line number and whether it is the file's first non-blank line (a ``header`` is
+  only valid there): from the block layout computed by a JVM-only pass (:class:`FileLayout`);
+- the format: detected once per file from its first lines (``detect_format``);
+- dump-log and console output: a record without a timestamp keeps the previous
+  record's; the parser carries it along a block, and a block starts from the last
+  timestamp of the blocks before it (also from the JVM pass);
+- topic events derived from Metadata/CreateTopics/DeleteTopics/CreatePartitions calls
+  need the state of the file's ``TopicTracker``: such calls are routed as ``t`` rows and
+  resolved in file order by :func:`resolve_cluster`, with the file's topic and tick events.
+
+Every item becomes one row (see ``PARSED_SCHEMA``); ``cls`` says where it goes:
+``g`` a group's event, ``c`` a cluster-wide event (header, topic, tick), ``t`` a
+topic-API call still to be resolved, ``o`` an event that names no group (the checker
+reports it without a group), ``m`` a malformed line (a finding as it is), ``n`` item
+counts for the input summary (``nl`` items, ``ne`` events; other items are not rows).
+"""
+
+from __future__ import annotations
+
+import math
+import pickle
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from io import BytesIO
+from typing import Any, Final
+
+from kgspec.conformance.events import Event, Malformed, ReadItem, Skipped
+from kgspec.conformance.readers.console import _strip_timestamp, read_console
+from kgspec.conformance.readers.dump_log import _preamble_reason, _record_line, _timestamp
+from kgspec.conformance.readers.errors import TraceFormatError
+from kgspec.conformance.readers.lines import DEFAULT_MAX_LINE_BYTES, too_long_message
+from kgspec.conformance.readers.logtime import LogClock
+from kgspec.conformance.readers.native import parse_line
+from kgspec.conformance.readers.request_log import GROUP_API_KEYS, _LineParser
+from kgspec.conformance.readers.topics import TOPIC_API_KEYS, TopicTracker, api_label, topic_items
+
+PARSED_SCHEMA: Final = ("path string, okey double, line long, sub int, cls string, grp string, gtype string, "
+                        "payload binary, msg string, fld string, nl long, ne long")
+PARSED_COLUMNS: Final = ("path", "okey", "line", "sub", "cls", "grp", "gtype", "payload", "msg", "fld", "nl", "ne")
+Row = tuple[str, float, int, int, str, str | None, str | None, bytes | None, str | None, str | None,
+            int | None, int | None]
+
+# Group types for sampling, from the API of a call or the type of a record.
+CONSUMER, STREAMS, SHARE, CLASSIC = "consumer", "streams", "share", "classic"
+GROUP_TYPES: Final = (CONSUMER, STREAMS, SHARE, CLASSIC)
+_API_TYPES: Final = {68: CONSUMER, 69: CONSUMER, 88: STREAMS, 89: STREAMS, 76: SHARE, 77: SHARE, 78: SHARE,
+                     79: SHARE, 11: CLASSIC, 12: CLASSIC, 13: CLASSIC, 14: CLASSIC}
+_API_NAME_TYPES: Final = {"CONSUMER_GROUP_HEARTBEAT": CONSUMER, "CONSUMER_GROUP_DESCRIBE": CONSUMER,
+                          "STREAMS_GROUP_HEARTBEAT": STREAMS, "STREAMS_GROUP_DESCRIBE": STREAMS}
+_RECORD_TYPES: Final = {**dict.fromkeys((3, 4, 5, 6, 7, 8, 16), CONSUMER), **dict.fromkeys(range(17, 24), STREAMS),
+                        **dict.fromkeys(range(9, 16), SHARE), 2: CLASSIC}
+CONSUMER_GROUP_DESCRIBE: Final = 69
+
+# JVM-side regular expressions for the timestamp a line sets (see FileLayout.block_start_ts).
+DUMP_TS_REGEX: Final = r"^\s*\|[^{]*?(?:CreateTime|LogAppendTime|NoTimestampType): (\d+)(?: |$)"
+CONSOLE_TS_REGEX: Final = r"^\s*(?:CreateTime|LogAppendTime):\s*(-?\d+)\s*\{"
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    """One split of a file as Spark reads it: rows ``first_id ..`` are lines ``lines_before + 1 ..``."""
+
+    first_id: int
+    lines_before: int
+    start_ts: float  # dump-log/console: the timestamp records inherit at the block's start
+
+
+@dataclass(slots=True)
+class FileLayout:
+    path: str  # the path reported (the argument as given, where it named the file)
+    fmt: str
+    first_line: int  # the first non-blank line (0: none)
+    blocks: dict[int, Block] = field(default_factory=dict)  # block start offset -> Block
+
+
+@dataclass(frozen=True, slots=True)
+class ParseOptions:
+    tz: str | None = None
+    max_line_bytes: int = DEFAULT_MAX_LINE_BYTES
+
+
+def dumps(obj: object) -> bytes:
+    return pickle.dumps(obj, protocol=5)
+
+
+def loads(data: bytes) -> Any:
+    return pickle.loads(data)  # rows written by this job's own parse stage
+
+
+class LineParser:
+    """Parses the lines of one block of one file, in order."""
+
+    def __init__(self, layout: FileLayout, options: ParseOptions, start_ts: float) -> None:
+        self.layout = layout
+        self.fmt = layout.fmt
+        self.max = options.max_line_bytes
+        self.ts = start_ts
+        self._request_log: _LineParser | None = None
+        if self.fmt == "request-log":
+            # No tracker here: topic-API calls come out as calls and resolve_cluster derives them.
+            self._request_log = _LineParser(LogClock(options.tz), GROUP_API_KEYS | TOPIC_API_KEYS, None)
+
+    def items(self, line_no: int, raw: bytes) -> tuple[float, list[ReadItem]]:
+        """(order key, items) of one line; no items for a blank line."""
+        if len(raw) > self.max:
+            if self.fmt == "console":
+                return 0.0, list(self._console(line_no, raw))
+            return 0.0, [Malformed(line_no, too_long_message(self.max))]
+        content = raw.strip()
+        if not content:
+            return 0.0, []
+        if self.fmt == "request-log":
+            assert self._request_log is not None
+            payload, key, completion = self._request_log.parse(content, line_no)
+            items = self._request_log.release((0.0, line_no, completion or 0, payload))
+            return (float(key) if key is not None else 0.0), items
+        if self.fmt == "dump-log":
+            if not content.startswith(b"|"):
+                return 0.0, [Skipped(line_no, _preamble_reason(content))]
+            line_ts = _timestamp(content)
+            if line_ts is not None and line_ts >= 0:
+                self.ts = line_ts
+            return 0.0, [_record_line(content, line_no, self.ts)]
+        if self.fmt == "console":
+            return 0.0, list(self._console(line_no, raw))
+        try:
+            return 0.0, [parse_line(content, line_no, line_no == self.layout.first_line)]
+        except TraceFormatError as exc:  # kgspec check stops here (exit 2); conform reports the line
+            return 0.0, [Malformed(line_no, f"{exc}; the header is ignored", "header.format")]
+
+    def _console(self, line_no: int, raw: bytes) -> Iterator[ReadItem]:
+        _, prefix_ts = _strip_timestamp(raw.strip())
+        start = self.ts
+        if prefix_ts is not None:
+            self.ts = prefix_ts
+        for item in read_console(BytesIO(raw + b"\n"), max_record_bytes=self.max, start_ts_ms=start):
+            item.line = line_no
+            yield item
+
+
+def group_type(event: Event) -> str | None:
+    if event.kind == "call":
+        if event.api_key is not None:
+            return _API_TYPES.get(event.api_key)
+        return _API_NAME_TYPES.get(event.api_name or "")
+    if event.kind == "record":
+        key = event.body.get("key")
+        rtype = key.get("type") if isinstance(key, dict) else None
+        return _RECORD_TYPES.get(rtype) if isinstance(rtype, int) else None
+    return None
+
+
+def _describe_groups(event: Event) -> list[str] | None:
+    """The groups a ConsumerGroupDescribe names (each once), None if it names none properly."""
+    api = event.api_key if event.api_key is not None else (69 if event.api_name == "CONSUMER_GROUP_DESCRIBE" else None)
+    if api != CONSUMER_GROUP_DESCRIBE:
+        return None
+    gids = event.request.get("groupIds")
+    if not isinstance(gids, list) or not gids or not all(isinstance(x, str) for x in gids):
+        return []
+    return list(dict.fromkeys(gids))
+
+
+def route(path: str, okey: float, sub: int, item: ReadItem, completion: float | None = None) -> list[Row]:
+    """The parsed rows of one item (not counted: see ``count_row``)."""
+    if isinstance(item, Skipped):
+        return []
+    if isinstance(item, Malformed):
+        return [(path, okey, item.line, sub, "m", None, None, None, item.message, item.field, None, None)]
+    if item.kind in ("header", "topic", "tick"):
+        return [(path, okey, item.line, sub, "c", None, None, dumps(item), None, None, None, None)]
+    if item.kind == "call" and item.api_key in TOPIC_API_KEYS:
+        done = completion if completion is not None else (item.ts_ms or 0) + (item.total_time_ms or 0)
+        return [(path, okey, item.line, sub, "t", None, None, dumps((item, done)), None, None, None, None)]
+    payload = dumps(item)
+    gtype = group_type(item)
+    gids = _describe_groups(item) if item.kind == "call" else None
+    if gids is None:
+        gid = item.group_id
+        gids = [gid] if gid is not None else []
+    if not gids:
+        return [(path, okey, item.line, sub, "o", None, gtype, payload, None, None, None, None)]
+    return [(path, okey, item.line, sub, "g", gid, gtype, payload, None, None, None, None) for gid in gids]
+
+
+def count_row(path: str, items: int, events: int) -> Row:
+    return (path, 0.0, 0, 0, "n", None, None, None, None, None, items, events)
+
+
+def parse_block_rows(rows: Iterable[tuple[str, int, int, bytes | None]], layouts: dict[str, FileLayout],
+                     options: ParseOptions) -> Iterator[Row]:
+    """Rows ``(file uri, block start, row id, line bytes)`` in read order -> parsed rows.
+
+    Per partition, the items and events of each file are counted in ``n`` rows. Topic-API
+    calls are counted later, once resolved. A line whose parsing raises is ``malformed``.
+    """
+    counts: dict[str, list[int]] = {}
+    parser: LineParser | None = None
+    current: tuple[str, int] | None = None
+    block: Block | None = None
+    for uri, block_start, row_id, raw in rows:
+        if (uri, block_start) != current:
+            current = (uri, block_start)
+            layout = layouts[uri]
+            block = layout.blocks[block_start]
+            parser = LineParser(layout, options, block.start_ts)
+        assert parser is not None
+        assert block is not None
+        path = parser.layout.path
+        line_no = block.lines_before + (row_id - block.first_id) + 1
+        try:
+            okey, items = parser.items(line_no, raw or b"")
+        except Exception as exc:  # a bug or an input no reader expects: report the line, go on
+            okey, items = 0.0, [Malformed(line_no, f"line could not be parsed: {type(exc).__name__}: {exc}")]
+        counter = counts.setdefault(path, [0, 0])
+        for sub, item in enumerate(items):
+            if isinstance(item, Event) and item.kind == "call" and item.api_key in TOPIC_API_KEYS:
+                yield from route(path, okey, sub, item, _request_log_completion(item, parser))
+                continue
+            counter[0] += 1
+            if isinstance(item, Event):
+                counter[1] += 1
+            yield from route(path, okey, sub, item)
+    for path, (items_n, events_n) in counts.items():
+        yield count_row(path, items_n, events_n)
+
+
+def _request_log_completion(item: Event, parser: LineParser) -> float | None:
+    if parser.fmt != "request-log":
+        return None
+    # Kafka's line time: the call's arrival plus totalTimeMs (the reader's own arithmetic)
+    assert item.ts_ms is not None
+    return item.ts_ms + (item.total_time_ms or 0)
+
+
+def resolve_cluster(rows: Iterable[tuple[str, float, int, int, str, bytes]], formats: dict[str, str]) -> Iterator[Row]:
+    """Cluster rows (``c`` and ``t``) of whole files, each file's in order -> resolved ``c`` rows + counts.
+
+    Topic-API calls become topic events (or nothing) with the file's ``TopicTracker``, as
+    the readers do: in a native trace only until the trace shows a topic event of its own.
+    """
+    trackers: dict[str, tuple[TopicTracker, list[bool]]] = {}
+    counts: dict[str, list[int]] = {}
+    for path, okey, line, sub, cls, payload in rows:
+        tracker, own = trackers.setdefault(path, (TopicTracker(), [False]))
+        counter = counts.setdefault(path, [0, 0])
+        if cls == "c":
+            event: Event = loads(payload)
+            if event.kind == "topic":
+                own[0] = True
+            yield (path, okey, line, sub, "c", None, None, payload, None, None, None, None)
+            continue
+        call, completion = loads(payload)
+        if formats.get(path) == "native" and own[0]:
+            items: list[ReadItem] = [Skipped(line, f"{api_label(call)}: topics come from the trace's topic events")]
+        else:
+            items = topic_items(call, tracker, completion)
+        for i, item in enumerate(items):
+            counter[0] += 1
+            if isinstance(item, Event):
+                counter[1] += 1
+                yield (path, okey, line, sub + i, "c", None, None, dumps(item), None, None, None, None)
+    for path, (items_n, events_n) in counts.items():
+        yield count_row(path, items_n, events_n)
+
+
+def is_nan(value: float | None) -> bool:
+    return value is None or (isinstance(value, float) and math.isnan(value))

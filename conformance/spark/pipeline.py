@@ -1,0 +1,385 @@
+"""The Spark pipeline of ``kgspec conform`` (see ``docs/conformance.md``).
+
+1. **Layout** (JVM only): Spark's text source reads every input (files, directories,
+   globs, any Hadoop URI; ``.gz`` by extension), one row per line, with
+   ``_metadata.file_path``, ``_metadata.file_block_start`` and
+   ``monotonically_increasing_id()``. A split is read by one task, in order, so ids of one
+   block are consecutive: one aggregation per block (row count, first id, first non-blank
+   id, last dump-log/console timestamp) gives every row its 1-based line number without a
+   window over whole files. The first lines of each file give its format.
+2. **Parse** (``mapInPandas``): each line through the readers' own per-line parsers
+   (:mod:`.parse`); the rows are persisted for the next stages.
+3. **Cluster events**: headers, topic and tick events and topic-API calls, resolved per
+   file in order and collected on the driver; every group's replay gets its file's list.
+4. **Sampling**: one row per group id (its type: consumer, streams, share, classic) and the
+   hash decision of :mod:`.sampling`; events of kept groups are selected by a join.
+5. **Replay** (``mapInPandas``): repartition by (file, group), ``sortWithinPartitions`` by
+   (file, group, order key, line), one group at a time through a ``TraceChecker``
+   (:mod:`.replay`).
+6. **Report**: summaries and findings are collected into the ``Report`` of ``kgspec
+   check``; findings can also be written as Parquet by Spark itself.
+
+No master is set here: the caller's session decides (``local[*]``, a cluster, Spark Connect).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Final
+from urllib.parse import unquote, urlparse
+
+from kgspec.conformance.checker import TraceChecker
+from kgspec.conformance.events import Event
+from kgspec.conformance.findings import Finding, GroupSummary, InputSummary, Report
+from kgspec.conformance.readers.detect import detect_format
+from kgspec.model.mutants import Mutants
+
+from .parse import (
+    CONSOLE_TS_REGEX,
+    DUMP_TS_REGEX,
+    GROUP_TYPES,
+    PARSED_COLUMNS,
+    PARSED_SCHEMA,
+    Block,
+    FileLayout,
+    ParseOptions,
+    loads,
+    parse_block_rows,
+    resolve_cluster,
+)
+from .replay import (
+    OUTPUT_COLUMNS,
+    OUTPUT_SCHEMA,
+    FileSettings,
+    ReplayContext,
+    finding_from_row,
+    replay_rows,
+)
+from .sampling import spark_keep, validate_seed
+
+SAMPLE_LINES: Final = 64
+SAMPLE_BYTES: Final = 4096
+_TYPE_RANK: Final = {"streams": 4, "share": 3, "consumer": 2, "classic": 1}
+FINDINGS_SCHEMA: Final = ("path string, line long, groupId string, groupType string, kind string, field string, "
+                          "expected string, observed string, message string")
+
+
+@dataclass(slots=True)
+class ConformOptions:
+    inputs: list[str]
+    format: str = "auto"
+    fraction: float = 1.0
+    fractions: dict[str, float] = field(default_factory=dict)  # per group type
+    seed: int = 0
+    profile: str | None = None
+    configs: dict[str, Any] = field(default_factory=dict)
+    clients: bool = False
+    mutants: tuple[str, ...] = ()
+    tz: str | None = None
+    partitions: int | None = None  # replay partitions (default: spark.sql.shuffle.partitions)
+    findings_parquet: str | None = None
+
+
+@dataclass(slots=True)
+class ConformResult:
+    report: Report
+    sampling: dict[str, Any]
+    formats: dict[str, str]  # reported path -> format
+
+    def to_json(self) -> dict[str, Any]:
+        out = self.report.to_json()
+        out["sampling"] = self.sampling
+        return out
+
+
+def _local_path(uri: str) -> str | None:
+    parsed = urlparse(uri)
+    if parsed.scheme in ("", "file"):
+        return os.path.normpath(unquote(parsed.path))
+    return None
+
+
+def _is_uri(arg: str) -> bool:
+    scheme = urlparse(arg).scheme
+    return len(scheme) > 1  # not a Windows drive letter
+
+
+class _Names:
+    """Spark's file URIs -> the paths reported, and the input order of ``kgspec check``."""
+
+    def __init__(self, inputs: list[str]) -> None:
+        self.inputs = inputs
+        self.exact: dict[str, tuple[int, str]] = {}
+        for i, arg in enumerate(inputs):
+            if not _is_uri(arg) and os.path.isfile(arg):
+                for key in {os.path.abspath(arg), os.path.realpath(arg)}:
+                    self.exact.setdefault(key, (i, arg))
+
+    def name(self, uri: str) -> tuple[int, str]:
+        local = _local_path(uri)
+        if local is not None and local in self.exact:
+            return self.exact[local]
+        shown = local if local is not None else uri
+        for i, arg in enumerate(self.inputs):
+            target = arg if _is_uri(arg) else os.path.abspath(arg)
+            if shown.startswith(target.rstrip("/") + "/") or fnmatch.fnmatch(shown, target) or shown == target:
+                return i, shown
+        return len(self.inputs), shown
+
+
+def _batches_to_rows(batches: Iterable[Any], columns: tuple[str, ...]) -> Iterator[tuple[Any, ...]]:
+    for pdf in batches:
+        yield from zip(*(pdf[c].tolist() for c in columns), strict=True)
+
+
+def _rows_to_batches(rows: Iterable[tuple[Any, ...]], columns: tuple[str, ...],
+                     size: int = 4096) -> Iterator[Any]:
+    import pandas as pd
+
+    chunk: list[tuple[Any, ...]] = []
+    for row in rows:
+        chunk.append(row)
+        if len(chunk) >= size:
+            yield pd.DataFrame.from_records(chunk, columns=list(columns))
+            chunk = []
+    if chunk:
+        yield pd.DataFrame.from_records(chunk, columns=list(columns))
+
+
+def _map_fn(columns_in: tuple[str, ...], columns_out: tuple[str, ...],
+            fn: Callable[[Iterator[tuple[Any, ...]]], Iterator[tuple[Any, ...]]]) -> Callable[[Iterable[Any]], Iterator[Any]]:
+    def run(batches: Iterable[Any]) -> Iterator[Any]:
+        yield from _rows_to_batches(fn(_batches_to_rows(batches, columns_in)), columns_out)
+    return run
+
+
+def _parse_fn(layouts: dict[str, FileLayout], options: ParseOptions) -> Callable[[Iterable[Any]], Iterator[Any]]:
+    return _map_fn(("uri", "block", "rid", "v"), PARSED_COLUMNS,
+                   lambda rows: parse_block_rows(rows, layouts, options))
+
+
+def _resolve_fn(formats: dict[str, str]) -> Callable[[Iterable[Any]], Iterator[Any]]:
+    return _map_fn(("path", "okey", "line", "sub", "cls", "payload"), PARSED_COLUMNS,
+                   lambda rows: resolve_cluster(rows, formats))
+
+
+def _replay_fn(ctx: ReplayContext) -> Callable[[Iterable[Any]], Iterator[Any]]:
+    return _map_fn(("path", "grp", "gtype", "okey", "line", "sub", "payload"), OUTPUT_COLUMNS,
+                   lambda rows: replay_rows(rows, ctx))
+
+
+def _layouts(spark: Any, raw: Any, names: _Names, fmt: str) -> dict[str, FileLayout]:
+    from pyspark.sql import functions as F
+
+    value = F.col("value")
+    dump_ts = F.regexp_extract(value, DUMP_TS_REGEX, 1)
+    console_ts = F.regexp_extract(value, CONSOLE_TS_REGEX, 1)
+    dts = F.when(dump_ts != "", dump_ts.cast("double"))
+    cts = F.when(console_ts != "", console_ts.cast("double"))
+    rows = raw.groupBy("uri", "block").agg(
+        F.count(F.lit(1)).alias("n"),
+        F.min("rid").alias("fid"),
+        F.min(F.when(value.rlike(r"[^ \t\n\r\x0B\f]"), F.col("rid"))).alias("nb"),
+        F.max_by(dts, F.when(dts.isNotNull(), F.col("rid"))).alias("dts"),
+        F.max_by(cts, F.when(cts.isNotNull(), F.col("rid"))).alias("cts"),
+    ).collect()
+    by_file: dict[str, list[Any]] = {}
+    for r in rows:
+        by_file.setdefault(r["uri"], []).append(r)
+    formats: dict[str, str] = {}
+    if fmt == "auto":
+        firsts = [(uri, min(b["fid"] for b in blocks if b["block"] == min(x["block"] for x in blocks)))
+                  for uri, blocks in by_file.items()]
+        first_df = spark.createDataFrame(firsts, "uri string, fid long")
+        sample = (raw.where(F.col("block") == 0).join(F.broadcast(first_df), "uri")
+                  .where(F.col("rid") < F.col("fid") + SAMPLE_LINES)
+                  .select("uri", "rid", F.substring(F.col("value").cast("binary"), 1, SAMPLE_BYTES).alias("v"))
+                  .collect())
+        lines: dict[str, list[tuple[int, bytes]]] = {}
+        for r in sample:
+            lines.setdefault(r["uri"], []).append((r["rid"], bytes(r["v"])))
+        for uri in by_file:
+            text = b"\n".join(v for _, v in sorted(lines.get(uri, [])))
+            formats[uri] = detect_format(text) or "native"
+    layouts: dict[str, FileLayout] = {}
+    for uri, blocks in by_file.items():
+        blocks.sort(key=lambda b: b["block"])
+        file_fmt = formats.get(uri, fmt)
+        layout = FileLayout(names.name(uri)[1], file_fmt, 0)
+        before = 0
+        ts = 0.0
+        for b in blocks:
+            layout.blocks[b["block"]] = Block(b["fid"], before, ts)
+            if layout.first_line == 0 and b["nb"] is not None:
+                layout.first_line = before + (b["nb"] - b["fid"]) + 1
+            last = b["dts"] if file_fmt == "dump-log" else b["cts"] if file_fmt == "console" else None
+            if last is not None:
+                ts = float(last) if not float(last).is_integer() else int(last)
+            before += b["n"]
+        layouts[uri] = layout
+    return layouts
+
+
+def _file_settings(path: str, header: Event | None, opts: ConformOptions,
+                   report_findings: list[Finding]) -> FileSettings:
+    scratch = Report()
+    checker = TraceChecker(path, scratch, profile=opts.profile, configs=opts.configs, clients=opts.clients,
+                           mutants=Mutants(opts.mutants))
+    if header is not None:
+        checker.feed(header)
+    report_findings.extend(scratch.findings)
+    return FileSettings(checker.profile, dict(checker.configs))
+
+
+def run_conform(spark: Any, opts: ConformOptions) -> ConformResult:
+    """Run the pipeline on ``spark`` (any session: classic or Spark Connect)."""
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    seed = validate_seed(opts.seed)
+    names = _Names(opts.inputs)
+    raw = (spark.read.option("recursiveFileLookup", "true").option("ignoreCorruptFiles", "true")
+           .text(list(opts.inputs))
+           .select(F.col("_metadata.file_path").alias("uri"), F.col("_metadata.file_block_start").alias("block"),
+                   F.monotonically_increasing_id().alias("rid"), F.col("value")))
+    layouts = _layouts(spark, raw, names, opts.format)
+    order = {layout.path: names.name(uri)[0] for uri, layout in layouts.items()}
+    paths = sorted(order, key=lambda p: (order[p], p))
+    formats = {layout.path: layout.fmt for layout in layouts.values()}
+
+    parsed = (raw.select("uri", "block", "rid", F.col("value").cast("binary").alias("v"))
+              .mapInPandas(_parse_fn(layouts, ParseOptions(tz=opts.tz)), PARSED_SCHEMA)
+              .persist(StorageLevel.MEMORY_AND_DISK))
+    try:
+        return _run_parsed(spark, opts, parsed, paths, formats, seed)
+    finally:
+        parsed.unpersist()
+
+
+def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str], formats: dict[str, str],
+                seed: int) -> ConformResult:
+    from pyspark import StorageLevel
+    from pyspark.sql import functions as F
+
+    counts: dict[str, list[int]] = {p: [0, 0] for p in paths}
+    for r in parsed.where(F.col("cls") == "n").groupBy("path").agg(F.sum("nl").alias("nl"),
+                                                                    F.sum("ne").alias("ne")).collect():
+        counts[r["path"]][0] += r["nl"]
+        counts[r["path"]][1] += r["ne"]
+
+    # Cluster-wide events, resolved per file in order.
+    cluster_rows = (parsed.where(F.col("cls").isin("c", "t"))
+                    .select("path", "okey", "line", "sub", "cls", "payload")
+                    .repartition(F.col("path")).sortWithinPartitions("path", "okey", "line", "sub")
+                    .mapInPandas(_resolve_fn(formats), PARSED_SCHEMA).collect())
+    headers: dict[str, Event] = {}
+    cluster: dict[str, list[tuple[tuple[float, int, int], Event]]] = {p: [] for p in paths}
+    for r in cluster_rows:
+        if r["cls"] == "n":
+            counts[r["path"]][0] += r["nl"]
+            counts[r["path"]][1] += r["ne"]
+            continue
+        event: Event = loads(r["payload"])
+        if event.kind == "header":
+            headers[r["path"]] = event
+        else:
+            cluster[r["path"]].append(((r["okey"], r["line"], r["sub"]), event))
+    header_findings: list[Finding] = []
+    files: dict[str, FileSettings] = {}
+    for p in paths:
+        files[p] = _file_settings(p, headers.get(p), opts, header_findings)
+        files[p].cluster = sorted(cluster[p], key=lambda x: x[0])
+    ctx = ReplayContext(files, opts.clients, opts.mutants)
+
+    # Sampling: whole groups, by hash of (seed, group id), per-type fractions.
+    rank = F.max(F.when(F.col("gtype") == "streams", 4).when(F.col("gtype") == "share", 3)
+                 .when(F.col("gtype") == "consumer", 2).when(F.col("gtype") == "classic", 1).otherwise(0))
+    gtype = F.element_at(F.create_map(*[x for t, r in _TYPE_RANK.items() for x in (F.lit(r), F.lit(t))]),
+                         F.col("rank"))
+    groups = (parsed.where(F.col("cls") == "g").groupBy("grp").agg(rank.alias("rank"))
+              .select("grp", F.coalesce(gtype, F.lit("consumer")).alias("type")))
+    groups = groups.withColumn("kept", spark_keep(F.col("grp"), F.col("type"), seed, opts.fraction, opts.fractions))
+    tally: dict[str, dict[str, int]] = {t: {"total": 0, "sampled": 0} for t in GROUP_TYPES}
+    for r in groups.groupBy("type", "kept").count().collect():
+        tally[r["type"]]["total"] += r["count"]
+        if r["kept"]:
+            tally[r["type"]]["sampled"] += r["count"]
+
+    kept = groups.where(F.col("kept")).select("grp", F.col("type").alias("gtype"))
+    events = (parsed.where(F.col("cls") == "g").drop("gtype").join(kept, "grp")
+              .select("path", "grp", "gtype", "okey", "line", "sub", "payload"))
+    orphans = parsed.where(F.col("cls") == "o").select("path", "grp", "gtype", "okey", "line", "sub", "payload")
+    replay_in = events.unionByName(orphans)
+    if opts.partitions:
+        replay_in = replay_in.repartition(opts.partitions, "path", "grp")
+    else:
+        replay_in = replay_in.repartition("path", "grp")
+    out = (replay_in.sortWithinPartitions("path", "grp", "okey", "line", "sub")
+           .mapInPandas(_replay_fn(ctx), OUTPUT_SCHEMA).persist(StorageLevel.MEMORY_AND_DISK))
+    try:
+        rows = out.collect()
+        malformed = parsed.where(F.col("cls") == "m").select("path", "okey", "line", "sub", "msg", "fld").collect()
+        if opts.findings_parquet:
+            _write_findings(spark, opts.findings_parquet, out, parsed, header_findings)
+    finally:
+        out.unpersist()
+
+    report = Report()
+    for p in paths:
+        report.inputs.append(InputSummary(p, counts[p][0], counts[p][1]))
+    path_index = {p: i for i, p in enumerate(paths)}
+    summaries = sorted((r for r in rows if r["rec"] == "G"),
+                       key=lambda r: (path_index[r["path"]], r["okey"], r["line"], r["sub"]))
+    for r in summaries:
+        g = GroupSummary(r["grp"], r["kind"], r["events"])
+        g.diverged = r["verdict"] == "diverges"
+        g.incomplete = r["verdict"] == "incomplete"
+        report.groups.append(g)
+    ordered: list[tuple[tuple[int, int, int, int], Finding]] = []
+    for i, f in enumerate(header_findings):
+        ordered.append(((path_index[f.path], f.line, -1, i), f))
+    for r in malformed:
+        ordered.append(((path_index[r["path"]], r["line"], r["sub"], 0),
+                        Finding(r["path"], r["line"], None, "malformed", r["msg"], r["fld"])))
+    for r in rows:
+        if r["rec"] == "F":
+            f = finding_from_row(r["path"], r["grp"], r["line"], r["kind"], r["field"], r["expected"],
+                                 r["observed"], r["message"])
+            ordered.append(((path_index[r["path"]], r["line"], r["sub"], r["seq"]), f))
+    ordered.sort(key=lambda x: x[0])
+    report.findings.extend(f for _, f in ordered)
+
+    total = sum(t["total"] for t in tally.values())
+    sampled = sum(t["sampled"] for t in tally.values())
+    sampling = {
+        "method": "pmod(xxhash64(seed, groupId), 1000000) < fraction * 1000000",
+        "seed": seed,
+        "fraction": opts.fraction,
+        "fractions": {t: opts.fractions.get(t, opts.fraction) for t in GROUP_TYPES},
+        "groupsTotal": total,
+        "groupsSampled": sampled,
+        "byType": {t: v for t, v in tally.items() if v["total"]},
+    }
+    return ConformResult(report, sampling, formats)
+
+
+def _write_findings(spark: Any, target: str, out: Any, parsed: Any, header_findings: list[Finding]) -> None:
+    from pyspark.sql import functions as F
+
+    replayed = out.where(F.col("rec") == "F").select(
+        "path", "line", F.col("grp").alias("groupId"), F.col("gtype").alias("groupType"), "kind", "field",
+        "expected", "observed", "message")
+    malformed = parsed.where(F.col("cls") == "m").select(
+        "path", "line", F.lit(None).cast("string").alias("groupId"), F.lit(None).cast("string").alias("groupType"),
+        F.lit("malformed").alias("kind"), F.col("fld").alias("field"), F.lit("null").alias("expected"),
+        F.lit("null").alias("observed"), F.col("msg").alias("message"))
+    table = replayed.unionByName(malformed)
+    if header_findings:
+        extra = spark.createDataFrame(
+            [(f.path, f.line, None, None, f.kind, f.field, "null", "null", f.message) for f in header_findings],
+            FINDINGS_SCHEMA)
+        table = table.unionByName(extra)
+    table.write.mode("overwrite").parquet(target)
