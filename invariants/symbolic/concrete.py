@@ -1,0 +1,426 @@
+"""Concrete states, a plain-Python re-implementation of the rules, and the refinement hooks.
+
+:class:`ConcreteState` holds the same fields as the symbolic state (see :mod:`.state`), over
+named members, tasks and processes. :func:`apply` executes one counterexample step (the
+JSON structure documented in :mod:`kgspec.invariants.symbolic`) with the same rules as
+:mod:`.rules`, written independently in Python: replaying a Z3 counterexample through it
+guards against encoding bugs. :func:`step_satisfies_transition` and :func:`state_satisfies`
+evaluate the Z3 transition relation and invariants on concrete states, so a refinement test
+can drive the executable model and check every step against the relation.
+"""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+from typing import Any
+
+import z3
+
+from kgspec.invariants.symbolic.invariants import INVARIANTS
+from kgspec.invariants.symbolic.rules import Ctx, actions
+from kgspec.invariants.symbolic.sorts import finite_sorts
+from kgspec.invariants.symbolic.state import (
+    CONSUMER_ROLES,
+    ROLE_NAMES,
+    STREAMS_ROLES,
+    State,
+    make_process_of,
+)
+
+Tasks = frozenset[str]
+ROLE_CODES = {v: k for k, v in ROLE_NAMES.items()}
+
+
+class NotEnabled(Exception):
+    """The step's guard does not hold in the state."""
+
+
+@dataclass
+class ConcreteState:
+    """One state of the abstract protocol. Role-indexed maps use codes ``act``/``sby``/``wup``.
+
+    ``epoch_owner[t]`` is the member the partition-epoch map points at, or None when the map
+    has no entry (``has_epoch`` false). ``process_of`` is fixed for the whole run (streams).
+    """
+
+    protocol: str
+    members: tuple[str, ...]
+    tasks: tuple[str, ...]
+    processes: tuple[str, ...] = ()
+    process_of: dict[str, str] = field(default_factory=dict)
+    group_epoch: int = 1
+    assignment_epoch: int = 1
+    joined: set[str] = field(default_factory=set)
+    away: set[str] = field(default_factory=set)
+    epoch: dict[str, int] = field(default_factory=dict)
+    prev_epoch: dict[str, int] = field(default_factory=dict)
+    client_epoch: dict[str, int] = field(default_factory=dict)
+    mstate: dict[str, str] = field(default_factory=dict)
+    subscribed: dict[str, Tasks] = field(default_factory=dict)
+    assigned: dict[str, dict[str, Tasks]] = field(default_factory=dict)
+    pending: dict[str, dict[str, Tasks]] = field(default_factory=dict)
+    target: dict[str, dict[str, Tasks]] = field(default_factory=dict)
+    owned: dict[str, dict[str, Tasks]] = field(default_factory=dict)
+    last_assigned: dict[str, Tasks] = field(default_factory=dict)
+    epoch_owner: dict[str, str | None] = field(default_factory=dict)
+    standby_procs: dict[str, frozenset[str]] = field(default_factory=dict)
+    warmup_procs: dict[str, frozenset[str]] = field(default_factory=dict)
+
+    @property
+    def roles(self) -> tuple[str, ...]:
+        return STREAMS_ROLES if self.protocol == "streams" else CONSUMER_ROLES
+
+    def held(self, r: str, m: str) -> Tasks:
+        return self.assigned[r][m] | self.pending[r][m]
+
+
+def initial(protocol: str, members: tuple[str, ...], tasks: tuple[str, ...],
+            processes: tuple[str, ...] = (), process_of: dict[str, str] | None = None) -> ConcreteState:
+    s = ConcreteState(protocol, members, tasks, processes, dict(process_of or {}))
+    empty: Tasks = frozenset()
+    for m in members:
+        s.epoch[m] = s.prev_epoch[m] = s.client_epoch[m] = 0
+        s.mstate[m] = "STABLE"
+        s.subscribed[m] = empty
+        s.last_assigned[m] = empty
+    for r in s.roles:
+        for fld in (s.assigned, s.pending, s.target, s.owned):
+            fld[r] = dict.fromkeys(members, empty)
+    for t in tasks:
+        s.epoch_owner[t] = None
+        s.standby_procs[t] = s.warmup_procs[t] = frozenset()
+    return s
+
+
+# ---------------------------------------------------------------- the rules, in plain Python
+
+
+def _guard(ok: bool) -> None:
+    if not ok:
+        raise NotEnabled
+
+
+def _clear_client(s: ConcreteState, m: str) -> None:
+    s.client_epoch[m] = 0
+    for r in s.roles:
+        s.owned[r][m] = frozenset()
+
+
+def _drop(s: ConcreteState, m: str) -> None:
+    s.joined.discard(m)
+    s.away.discard(m)
+    s.last_assigned[m] = s.assigned["act"][m]
+    for t in s.held("act", m):
+        s.epoch_owner[t] = None
+    if s.protocol == "streams":
+        p = s.process_of[m]
+        for t in s.held("sby", m):
+            s.standby_procs[t] -= {p}
+        for t in s.held("wup", m):
+            s.warmup_procs[t] -= {p}
+    for r in s.roles:
+        for fld in (s.assigned, s.pending, s.target):
+            fld[r][m] = frozenset()
+    s.group_epoch += 1
+
+
+def epoch_ok(s: ConcreteState, m: str, mutant: str | None) -> bool:
+    ce, ep = s.client_epoch[m], s.epoch[m]
+    subset = all(s.owned[r][m] <= s.assigned[r][m] for r in s.roles)
+    if mutant == "lost-response-no-subset":
+        subset = True
+    lower = ce == s.prev_epoch[m] and subset
+    if mutant == "accept-stale-epoch":
+        lower = ce < ep
+    return ce == 0 or ce == ep or lower
+
+
+def _unreleased(s: ConcreteState, r: str, m: str, t: str, mutant: str | None) -> bool:
+    owner = s.epoch_owner[t]
+    held = owner is not None
+    if mutant == "grant-before-ack":
+        held = owner is not None and t in s.assigned["act"][owner]
+    if s.protocol == "consumer":
+        if mutant == "no-withholding":
+            return False
+        return held and t not in s.pending["act"][m]
+    p = s.process_of[m]
+    same = p in s.standby_procs[t] or p in s.warmup_procs[t]
+    if r == "act":
+        return held or same
+    return (held and owner is not None and s.process_of[owner] == p) or same
+
+
+def _heartbeat(s: ConcreteState, m: str, delivered: bool, mutant: str | None) -> None:
+    _guard(m in s.joined and m not in s.away and epoch_ok(s, m, mutant))
+    st, ep, te = s.mstate[m], s.epoch[m], s.assignment_epoch
+    owns_pending = any(s.owned[r][m] & s.pending[r][m] for r in s.roles)
+    reconcile = ((st == "STABLE" and ep != te) or (st == "UNREVOKED" and not owns_pending)
+                 or st == "UNRELEASED")
+    old_held = {r: s.held(r, m) for r in s.roles}
+    old_pending_act = s.pending["act"][m]
+    if reconcile:
+        keep = {r: s.assigned[r][m] & s.target[r][m] for r in s.roles}
+        revoke = {r: s.assigned[r][m] - s.target[r][m] for r in s.roles}
+        new = {r: s.target[r][m] - s.assigned[r][m] for r in s.roles}
+        unrel = {r: frozenset(t for t in new[r] if _unreleased(s, r, m, t, mutant))
+                 for r in s.roles}
+        owns_revoke = any(s.owned[r][m] & revoke[r] for r in s.roles)
+        base = ep + 1 if s.protocol == "streams" and st == "UNREVOKED" else ep
+        s.prev_epoch[m] = ep
+        if owns_revoke:
+            s.epoch[m] = te if mutant == "bump-while-revoking" else base
+            s.mstate[m] = "UNREVOKED"
+            for r in s.roles:
+                s.assigned[r][m], s.pending[r][m] = keep[r], revoke[r]
+        else:
+            s.epoch[m] = te
+            s.mstate[m] = "UNRELEASED" if any(unrel.values()) else "STABLE"
+            for r in s.roles:
+                s.assigned[r][m] = keep[r] | (new[r] - unrel[r])
+                s.pending[r][m] = frozenset()
+    for t in s.tasks:
+        if t in s.held("act", m):
+            lost = (mutant == "lost-partition-epoch" and t in old_pending_act
+                    and t in s.assigned["act"][m])
+            s.epoch_owner[t] = None if lost else m
+        elif t in old_held["act"]:
+            s.epoch_owner[t] = None
+    if s.protocol == "streams":
+        p = s.process_of[m]
+        for r, procs in (("sby", s.standby_procs), ("wup", s.warmup_procs)):
+            for t in s.tasks:
+                if t in s.held(r, m):
+                    procs[t] |= {p}
+                elif t in old_held[r]:
+                    procs[t] -= {p}
+    if delivered:
+        s.client_epoch[m] = s.epoch[m]
+        for r in s.roles:
+            s.owned[r][m] = s.assigned[r][m]
+
+
+def target_ok(s: ConcreteState, mutant: str | None) -> bool:
+    """Python twin of ``rules.target_valid``."""
+    for r in s.roles:
+        for m in s.members:
+            if s.target[r][m] and (m not in s.joined or not s.target[r][m] <= s.subscribed[m]):
+                return False
+    if mutant != "assignor-double-assign":
+        seen: set[str] = set()
+        for m in s.members:
+            if seen & s.target["act"][m]:
+                return False
+            seen |= s.target["act"][m]
+    if s.protocol == "streams":
+        return _proc_exclusive(s, s.target, lambda m: True,
+                               skip={("act", "sby")} if mutant == "standby-on-active-process" else set())
+    return True
+
+
+def _proc_exclusive(s: ConcreteState, fld: dict[str, dict[str, Tasks]], member_ok: Any,
+                    skip: set[tuple[str, str]] | None = None) -> bool:
+    skip = skip or set()
+    holders = [(m, r) for m in s.members if member_ok(m) for r in s.roles]
+    for i, (m1, r1) in enumerate(holders):
+        for m2, r2 in holders[i + 1:]:
+            if (r1, r2) in skip or (r2, r1) in skip:
+                continue
+            if s.process_of[m1] == s.process_of[m2] and fld[r1][m1] & fld[r2][m2]:
+                return False
+    return True
+
+
+def _roles_in(s: ConcreteState, v: Any) -> dict[str, Tasks]:
+    if s.protocol == "streams":
+        return {ROLE_CODES[k]: frozenset(x) for k, x in v.items()}
+    return {"act": frozenset(v)}
+
+
+def apply(state: ConcreteState, step: dict[str, Any], mutant: str | None = None) -> ConcreteState:
+    """The state after one step; raises :class:`NotEnabled` if the step's guard fails."""
+    s = copy.deepcopy(state)
+    act, m = step["action"], step.get("member", "")
+    if act == "join":
+        _guard(m not in s.joined and not any(s.owned[r][m] for r in s.roles))
+        s.joined.add(m)
+        s.away.discard(m)
+        s.epoch[m] = s.prev_epoch[m] = s.client_epoch[m] = 0
+        s.mstate[m] = "STABLE"
+        s.subscribed[m] = frozenset(step["subscribed"])
+        s.last_assigned[m] = frozenset()
+        for r in s.roles:
+            s.assigned[r][m] = s.pending[r][m] = s.target[r][m] = frozenset()
+        s.group_epoch += 1
+    elif act == "leave":
+        _guard(m in s.joined and m not in s.away)
+        _drop(s, m)
+        _clear_client(s, m)
+    elif act == "session_timeout":
+        _guard(m in s.joined)
+        if mutant != "no-session-fencing":
+            _drop(s, m)
+    elif act == "rebalance_timeout":
+        _guard(m in s.joined and m not in s.away and s.mstate[m] == "UNREVOKED")
+        _drop(s, m)
+    elif act == "bump":
+        s.group_epoch += 1
+    elif act == "recompute":
+        _guard(s.group_epoch > s.assignment_epoch)
+        s.assignment_epoch = s.group_epoch
+        for r in s.roles:
+            s.target[r] = dict.fromkeys(s.members, frozenset())
+        for x, v in step["target"].items():
+            for r, ts in _roles_in(s, v).items():
+                s.target[r][x] = ts
+        _guard(target_ok(s, mutant))
+    elif act == "heartbeat":
+        _heartbeat(s, m, step.get("response", "delivered") == "delivered", mutant)
+    elif act == "heartbeat_fenced":
+        _guard(m in s.joined and m not in s.away and not epoch_ok(s, m, mutant))
+        _clear_client(s, m)
+    elif act == "zombie_heartbeat":
+        _guard(m not in s.joined)
+        _clear_client(s, m)
+    elif act == "static_leave":
+        _guard(m in s.joined and m not in s.away)
+        _clear_client(s, m)
+        s.away.add(m)
+        for t in s.pending["act"][m]:
+            s.epoch_owner[t] = None
+        s.pending["act"][m] = frozenset()
+    elif act == "replace":
+        n = step["new_member"]
+        _guard(m != n and m in s.joined and m in s.away and n not in s.joined
+               and not s.owned["act"][n])
+        s.joined = (s.joined | {n}) - {m}
+        s.away -= {m, n}
+        s.epoch[n] = s.prev_epoch[n] = s.client_epoch[n] = 0
+        s.mstate[n] = "STABLE"
+        s.subscribed[n] = s.subscribed[m]
+        s.last_assigned[n], s.last_assigned[m] = frozenset(), s.assigned["act"][m]
+        for t in s.assigned["act"][m]:
+            if s.epoch_owner[t] is not None:
+                s.epoch_owner[t] = n
+        for fld in (s.assigned, s.target):
+            fld["act"][n], fld["act"][m] = fld["act"][m], frozenset()
+    elif act == "failover":
+        _guard(mutant == "replay-drops-tombstone" and m not in s.joined
+               and bool(s.last_assigned[m]))
+        s.joined.add(m)
+        s.mstate[m] = "STABLE"
+        s.assigned["act"][m] = s.last_assigned[m]
+        for t in s.last_assigned[m]:
+            s.epoch_owner[t] = m
+    else:
+        raise ValueError(f"unknown action {act!r}")
+    return s
+
+
+def python_holds(name: str, s: ConcreteState) -> bool:
+    """Python twins of the core invariants' state parts (an independent check)."""
+    cur = [m for m in s.members if m in s.joined]
+    if name == "no-double-ownership":
+        for fld, who in ((None, s.members), (s.owned, cur)):
+            seen: set[str] = set()
+            for m in who:
+                ts = s.held("act", m) if fld is None else fld["act"][m]
+                if seen & ts:
+                    return False
+                seen |= ts
+        return True
+    if name == "processid-exclusivity":
+        held = {r: {m: s.held(r, m) for m in s.members} for r in s.roles}
+        return (_proc_exclusive(s, held, lambda m: True)
+                and _proc_exclusive(s, s.owned, lambda m: m in s.joined))
+    if name == "epoch-monotonicity":
+        ok = 1 <= s.assignment_epoch <= s.group_epoch and all(
+            0 <= s.prev_epoch[m] <= s.epoch[m] <= s.assignment_epoch for m in cur)
+        if s.protocol == "consumer":
+            ok = ok and all(s.epoch[m] < s.assignment_epoch
+                            for m in cur if s.mstate[m] == "UNREVOKED")
+        return ok
+    if name == "target-validity":
+        return target_ok(s, None)
+    raise ValueError(f"no Python twin for {name!r}")
+
+
+# ------------------------------------------------------- evaluation of the Z3 relation
+
+
+class _Bound:
+    """A finite symbolic instance with states pinned to concrete values."""
+
+    def __init__(self, s: ConcreteState) -> None:
+        streams = s.protocol == "streams"
+        self.sorts = finite_sorts(s.members, s.tasks, s.processes if streams else ())
+        self.pid = make_process_of(self.sorts)
+        self.streams = streams
+        self.facts: list[Any] = []
+        if self.pid is not None:
+            self.facts += [self.pid(self.sorts.members[m]) == self.sorts.processes[p]
+                           for m, p in s.process_of.items()]
+
+    def state(self, s: ConcreteState, tag: str) -> State:
+        st = State(self.sorts, self.streams, tag, self.pid)
+        M, T, P = self.sorts.members, self.sorts.tasks, self.sorts.processes
+        f = self.facts
+        f += [st.ge == s.group_epoch, st.ae == s.assignment_epoch]
+        for m, mc in M.items():
+            f += [st.f("joined")(mc) == (m in s.joined), st.f("away")(mc) == (m in s.away),
+                  st.f("epoch")(mc) == s.epoch[m], st.f("prev_epoch")(mc) == s.prev_epoch[m],
+                  st.f("client_epoch")(mc) == s.client_epoch[m],
+                  st.f("mstate")(mc) == self.sorts.mstates[s.mstate[m]]]
+            for t, tc in T.items():
+                f += [st.f("subscribed")(mc, tc) == (t in s.subscribed[m]),
+                      st.f("last_assigned")(mc, tc) == (t in s.last_assigned[m])]
+                for r in s.roles:
+                    f += [st.A(r, mc, tc) == (t in s.assigned[r][m]),
+                          st.R(r, mc, tc) == (t in s.pending[r][m]),
+                          st.T(r, mc, tc) == (t in s.target[r][m]),
+                          st.O(r, mc, tc) == (t in s.owned[r][m])]
+        for t, tc in T.items():
+            owner = s.epoch_owner[t]
+            f.append(st.f("has_epoch")(tc) == (owner is not None))
+            if owner is not None:
+                f.append(st.f("epoch_owner")(tc) == M[owner])
+            for p, pc in P.items():
+                f += [st.f("standby_procs")(pc, tc) == (p in s.standby_procs[t]),
+                      st.f("warmup_procs")(pc, tc) == (p in s.warmup_procs[t])]
+        return st
+
+    def sat(self, *extra: Any) -> bool:
+        solver = z3.Solver()
+        solver.set(timeout=30_000)
+        solver.add(*self.facts, *extra)
+        return bool(solver.check() == z3.sat)
+
+
+def rule_name(step: dict[str, Any]) -> str:
+    if step["action"] == "heartbeat" and step.get("response") == "lost":
+        return "heartbeat_lost"
+    return str(step["action"])
+
+
+def step_satisfies_transition(pre: ConcreteState, step: dict[str, Any], post: ConcreteState,
+                              mutant: str | None = None) -> bool:
+    """Does (pre, step, post) satisfy the Z3 transition relation of ``step``'s action?"""
+    b = _Bound(pre)
+    s0, s1 = b.state(pre, "@pre"), b.state(post, "@post")
+    ctx = Ctx(streams=pre.protocol == "streams", mutant=mutant)
+    rules = actions(ctx)
+    name = rule_name(step)
+    if name not in rules:
+        return False
+    M = b.sorts.members
+    m = M[step["member"]] if "member" in step else next(iter(M.values()))
+    n = M[step["new_member"]] if "new_member" in step else m
+    return b.sat(rules[name](ctx, s0, s1, m, n))
+
+
+def state_satisfies(invariant_name: str, concrete_state: ConcreteState) -> bool:
+    """Does the concrete state satisfy the invariant's (state) formula?"""
+    b = _Bound(concrete_state)
+    s = b.state(concrete_state, "@s")
+    return b.sat(z3.And(INVARIANTS[invariant_name].state(s)))
