@@ -1,0 +1,124 @@
+"""``kgspec prove``: Z3 inductive proofs of the invariants, with BMC counterexamples."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from typing import Any
+
+SMT_HINT = "kgspec prove needs the `smt` extra: pip install 'kgspec[smt]'"
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser(
+        "prove", help="prove the invariants inductively with Z3 (any number of members)",
+        description="Check Init ⇒ Inv and Inv ∧ Trans ⇒ Inv′ over uninterpreted sorts; for "
+                    "anything not proved, search a bounded counterexample and print it as a trace.")
+    p.add_argument("--invariant", action="append", metavar="NAME",
+                   help="invariant to prove (repeatable; default: the core invariants)")
+    p.add_argument("--protocol", choices=("consumer", "streams", "all"), default="all")
+    p.add_argument("--mutant", metavar="NAME", help="switch on a seeded bug from the catalogue")
+    p.add_argument("--timeout", type=float, default=60.0, metavar="SECONDS",
+                   help="per Z3 query (default 60)")
+    p.add_argument("--bmc-depth", type=int, default=12, metavar="N",
+                   help="BMC depth for counterexamples (default 12)")
+    p.add_argument("--json", metavar="PATH|-", help="write results as JSON (- for stdout)")
+    p.set_defaults(run=run)
+
+
+def _usage_error(msg: str) -> int:
+    print(f"kgspec prove: {msg}", file=sys.stderr)
+    return 2
+
+
+def run(args: argparse.Namespace) -> int:
+    try:
+        import z3  # noqa: F401
+    except ImportError:
+        print(SMT_HINT, file=sys.stderr)
+        return 2
+    from kgspec.invariants.symbolic.invariants import CORE, INVARIANTS
+    from kgspec.model.mutants import CATALOGUE
+
+    protocols = ["consumer", "streams"] if args.protocol == "all" else [args.protocol]
+    names: list[str] = args.invariant or list(CORE)
+    unknown = [n for n in names if n not in INVARIANTS]
+    if unknown:
+        return _usage_error(f"unknown invariant(s): {', '.join(unknown)}; "
+                            f"known: {', '.join(INVARIANTS)}")
+    if args.mutant is not None and args.mutant not in CATALOGUE:
+        return _usage_error(f"unknown mutant: {args.mutant}; known: {', '.join(CATALOGUE)}")
+    if args.invariant:
+        for n in names:
+            if not any(p in INVARIANTS[n].protocols for p in protocols):
+                return _usage_error(f"{n} applies to {', '.join(INVARIANTS[n].protocols)} only")
+    if args.bmc_depth < 0 or args.timeout <= 0:
+        return _usage_error("--bmc-depth must be >= 0 and --timeout > 0")
+
+    results = [r for p in protocols for r in _prove_protocol(p, names, args)]
+    report = {"mutant": args.mutant, "protocols": protocols,
+              "all_proved": all(r["result"] == "proved" for r in results), "results": results}
+    to_stdout = args.json == "-"
+    if not to_stdout:
+        _print(results, args.mutant)
+    if args.json:
+        text = json.dumps(report, indent=2)
+        if to_stdout:
+            print(text)
+        else:
+            with open(args.json, "w", encoding="utf-8") as fh:
+                fh.write(text + "\n")
+    return 0 if report["all_proved"] else 1
+
+
+def _prove_protocol(protocol: str, names: list[str], args: argparse.Namespace) -> list[dict[str, Any]]:
+    from kgspec.invariants.symbolic.bmc import run_bmc
+    from kgspec.invariants.symbolic.invariants import INVARIANTS
+    from kgspec.invariants.symbolic.prover import prove_all
+
+    mine = [n for n in names if protocol in INVARIANTS[n].protocols]
+    if not mine:
+        return []
+    proofs = prove_all(protocol, args.mutant, args.timeout, mine)
+    out: list[dict[str, Any]] = []
+    for n in mine:
+        pr = proofs[n]
+        entry: dict[str, Any] = {
+            "protocol": protocol, "invariant": n, "result": pr.result,
+            "seconds": round(pr.seconds, 3), "failed_steps": pr.failed_steps,
+            "depends_on": pr.depends_on, "bmc": None, "counterexample": None}
+        if pr.result != "proved" and args.bmc_depth > 0:
+            t0 = time.perf_counter()
+            bmc = run_bmc(protocol, n, args.mutant, args.bmc_depth, args.timeout)
+            entry["bmc"] = {"result": bmc.result, "depth": bmc.depth,
+                            "seconds": round(time.perf_counter() - t0, 3)}
+            if bmc.counterexample is not None:
+                entry["result"] = "failed"  # a reachable violation
+                entry["counterexample"] = bmc.counterexample.to_json()
+        out.append(entry)
+    return out
+
+
+def _print(results: list[dict[str, Any]], mutant: str | None) -> None:
+    if mutant:
+        print(f"mutant: {mutant}")
+    for r in results:
+        line = f"{r['protocol']:<9} {r['invariant']:<28} {r['result']:<8} {r['seconds']:.2f}s"
+        if r["failed_steps"]:
+            line += f"  (not inductive at: {', '.join(r['failed_steps'])})"
+        print(line)
+        bmc = r["bmc"]
+        if bmc is None:
+            continue
+        cex = r["counterexample"]
+        if cex is None:
+            print(f"    no counterexample from the initial state up to depth {bmc['depth']} "
+                  f"({bmc['result']}, {bmc['seconds']:.2f}s)")
+            continue
+        print(f"    counterexample, {len(cex['steps'])} steps ({bmc['seconds']:.2f}s):")
+        if cex["process_of"]:
+            print("      processes: " + ", ".join(f"{m}→{p}" for m, p in cex["process_of"].items()))
+        for k, text in enumerate(cex["text"], 1):
+            print(f"      {k:>2}. {text}" if k <= len(cex["steps"]) else f"      => {text}")
