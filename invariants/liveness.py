@@ -64,8 +64,9 @@ def convergence(group: ConsumerGroup | None, clients: Mapping[str, ClientView]) 
     target is computed (assignment epoch == group epoch), and every member is STABLE at
     the assignment epoch on the coordinator and on its client, owning exactly its target.
     """
-    if group is None:
-        return [] if not clients else ["the group does not exist but clients are live"]
+    if group is None or not group.members:
+        # An empty group is converged (Kafka 4.3 leaves its assignment epoch behind).
+        return [] if not clients else [f"no members, but clients {sorted(clients)} are live"]
     problems: list[str] = []
     if group.assignment_epoch != group.group_epoch:
         problems.append(f"assignment epoch {group.assignment_epoch} never caught up with group "

@@ -16,6 +16,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgspec.invariants import (
+    CLIENT_NO_DOUBLE_OWNERSHIP,
+    EPOCH_FENCING,
+    SESSION_EXPIRY,
     ClientView,
     EpochSnapshot,
     Observation,
@@ -41,6 +44,7 @@ from kgspec.model.sim.network import Network, NetworkConfig
 
 MEMBER_TOMBSTONE_TYPES = frozenset({CONSUMER_GROUP_MEMBER_METADATA, CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER,
                                     CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT})
+UNCHANGED_STATE_CHECKS = (EPOCH_FENCING, SESSION_EXPIRY, CLIENT_NO_DOUBLE_OWNERSHIP)
 RESTART_BACKOFF_MS = 5000  # an operator restarts a static instance that failed fatally
 
 
@@ -141,6 +145,10 @@ class Simulator:
             client.leave(self.now, temporary=client.instance_id is not None)
             self._reschedule(client)
 
+    def leave_later(self, name: str, after_ms: int) -> None:
+        """The application closes the consumer ``after_ms`` from now (a short-lived member)."""
+        self._push(self.now + after_ms, "leave", name)
+
     def crash(self, name: str) -> None:
         client = self.clients.get(name)
         if client is not None:
@@ -149,7 +157,7 @@ class Simulator:
     def restart_static(self, name: str, downtime_ms: int) -> None:
         """close() with epoch -2, then a new process with the same instance id joins."""
         client = self.clients.get(name)
-        if client is None or client.instance_id is None or client.done:
+        if client is None or client.instance_id is None or client.state not in IN_GROUP:
             return
         client.leave(self.now, temporary=True)
         self._reschedule(client)
@@ -223,6 +231,8 @@ class Simulator:
                 self._after_response(client)
                 if self.clients.get(client.name) is client:
                     self._reschedule(client)
+            elif kind == "leave":
+                self.leave(payload)
             elif kind == "spawn":
                 self._pending_spawns -= 1
                 self._spawn(payload)
@@ -237,13 +247,11 @@ class Simulator:
             return
         touched: list[str] = []
         for firing in firings:
-            if firing.records:
-                self._written(firing.records, firing.timer.deadline_ms)
-                touched.append(firing.timer.group_id)
-        if touched:
-            self.steps += 1
-            for gid in dict.fromkeys(touched):
-                self._check(gid)
+            self._written(firing.records, firing.timer.deadline_ms)
+            touched.append(firing.timer.group_id)
+        self.steps += 1
+        for gid in dict.fromkeys(touched):
+            self._check(gid)
 
     def _wake(self, client: SimClient) -> None:
         request = client.wake(self.now)
@@ -275,7 +283,7 @@ class Simulator:
         self._track_session(gid, request, response)
         for at in self.network.send(client.name, f"{client.name}<", self.now):
             self._push(at, "response", (client, corr, response))
-        self._check(gid, (before, request, response))
+        self._check(gid, (before, request, response), changed=bool(result.records) or group is None)
 
     def _after_response(self, client: SimClient) -> None:
         """A static instance that failed fatally (its id not yet released) is restarted later."""
@@ -327,7 +335,10 @@ class Simulator:
                 beliefs[client.name] = dict(client.owned)
         return beliefs
 
-    def _check(self, gid: str, call: tuple[ConsumerMember | None, dict[str, Any], dict[str, Any]] | None = None) -> None:
+    def _check(self, gid: str, call: tuple[ConsumerMember | None, dict[str, Any], dict[str, Any]] | None = None,
+               changed: bool = True) -> None:
+        """Check ``gid``; when the step wrote no record the group is unchanged, so only the
+        checks that read more than the group's state (the call, time, clients) run again."""
         if not self.config.check:
             return
         group = self.coordinator.groups.get(gid)
@@ -339,8 +350,9 @@ class Simulator:
             session_deadlines=self._deadlines.get(gid, {}), call=call,
             client_beliefs=self._beliefs(gid),
         )
-        self.violations.extend(check_all(obs))
-        self._previous[gid] = snapshot_epochs(group)
+        self.violations.extend(check_all(obs, None if changed else UNCHANGED_STATE_CHECKS))
+        if changed:
+            self._previous[gid] = snapshot_epochs(group)
 
     # --- convergence ----------------------------------------------------------------------
 

@@ -1,0 +1,226 @@
+"""The Hypothesis rule-based machine over whole groups, and a runner for the CLI and tests.
+
+Rules are faults and changes (clients joining, leaving, crashing, restarting statically,
+being cut off; a lossy network; topic changes; coordinator failover) and the passage of
+time; ``settle`` stops the faults and asserts convergence. The simulator checks every
+invariant after every coordinator step, so a rule fails as soon as anything breaks, and
+Hypothesis shrinks the program to the fewest rules that still break it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+import hypothesis
+from hypothesis import strategies as st
+from hypothesis.stateful import (
+    RuleBasedStateMachine,
+    get_state_machine_test,
+    initialize,
+    invariant,
+    precondition,
+    rule,
+)
+
+from kgspec.invariants import Violation
+from kgspec.model.mutants import NONE, Mutants
+from kgspec.model.sim import profiles
+from kgspec.model.sim.client import ClientOptions
+from kgspec.model.sim.network import NetworkConfig
+from kgspec.model.sim.simulator import SimConfig, Simulator
+from kgspec.model.sim.trace import write_trace
+
+GROUP = "g"
+TOPICS = ("t0", "t1")
+MAX_CLIENTS = 6
+
+
+@dataclass(slots=True)
+class Failure:
+    """The last failing run: the shrunk one once Hypothesis is done."""
+
+    violations: list[Violation]
+    events: list[dict[str, Any]]
+    steps: int  # rules run, @initialize included
+    program: list[str] = field(default_factory=list)
+
+
+class ConsumerGroupMachine(RuleBasedStateMachine):
+    mutants: ClassVar[Mutants] = NONE
+    profile: ClassVar[str] = "kafka-4.3"
+    last_failure: ClassVar[Failure | None] = None
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sim = Simulator(0, SimConfig(profile=self.profile), self.mutants)
+        self.program: list[str] = []
+
+    def _note(self, text: str) -> None:
+        self.program.append(text)
+
+    def _pick(self, index: int) -> str | None:
+        names = [n for n, c in sorted(self.sim.clients.items()) if not c.done]
+        return names[index % len(names)] if names else None
+
+    # --- rules ------------------------------------------------------------------------
+
+    @initialize(seed=st.integers(0, 2**16), partitions=st.integers(1, 6),
+                members=st.integers(1, 3), static=st.booleans(),
+                reconcile_ms=st.sampled_from([0, 300, 3000]), loss=st.sampled_from([0.0, 0.05, 0.2]),
+                duplicate=st.sampled_from([0.0, 0.3]))
+    def start(self, seed: int, partitions: int, members: int, static: bool, reconcile_ms: int,
+              loss: float, duplicate: float) -> None:
+        network = NetworkConfig(loss, duplicate, 1, 20)
+        self.sim = Simulator(seed, SimConfig(profile=self.profile, network=network), self.mutants)
+        self.sim.set_topic(TOPICS[0], partitions)
+        for _ in range(members):
+            self.sim.add_client(GROUP, (TOPICS[0],), static=static,
+                                options=ClientOptions(reconcile_ms=reconcile_ms))
+        self._note(f"start(seed={seed}, partitions={partitions}, members={members}, static={static}, "
+                   f"reconcile_ms={reconcile_ms}, loss={loss}, duplicate={duplicate})")
+
+    @rule(ms=st.sampled_from([1000, 3000, 6000, 20000, 60000]))
+    def advance(self, ms: int) -> None:
+        self.sim.run_for(ms)
+        self._note(f"advance({ms})")
+
+    @precondition(lambda self: len([c for c in self.sim.clients.values() if not c.done]) < MAX_CLIENTS)
+    @rule(static=st.booleans(), both_topics=st.booleans(), reconcile_ms=st.sampled_from([0, 300, 3000]))
+    def join(self, static: bool, both_topics: bool, reconcile_ms: int) -> None:
+        topics = TOPICS if both_topics else TOPICS[:1]
+        name = self.sim.add_client(GROUP, topics, static=static, options=ClientOptions(reconcile_ms=reconcile_ms))
+        self._note(f"join({name}, static={static}, topics={topics}, reconcile_ms={reconcile_ms})")
+
+    @precondition(lambda self: len([c for c in self.sim.clients.values() if not c.done]) < MAX_CLIENTS)
+    @rule(lifetime_ms=st.sampled_from([1000, 3000, 6000]), reconcile_ms=st.sampled_from([0, 300, 3000]))
+    def bounce(self, lifetime_ms: int, reconcile_ms: int) -> None:
+        """A member that joins and leaves again soon (a crash-looping or scaled-down pod)."""
+        name = self.sim.add_client(GROUP, TOPICS[:1], options=ClientOptions(reconcile_ms=reconcile_ms))
+        self.sim.leave_later(name, lifetime_ms)
+        self._note(f"bounce({name}, lifetime_ms={lifetime_ms}, reconcile_ms={reconcile_ms})")
+
+    @rule(index=st.integers(0, MAX_CLIENTS - 1))
+    def leave(self, index: int) -> None:
+        name = self._pick(index)
+        if name is not None:
+            self.sim.leave(name)
+        self._note(f"leave({name})")
+
+    @rule(index=st.integers(0, MAX_CLIENTS - 1))
+    def crash(self, index: int) -> None:
+        name = self._pick(index)
+        if name is not None:
+            self.sim.crash(name)
+        self._note(f"crash({name})")
+
+    @rule(index=st.integers(0, MAX_CLIENTS - 1), downtime_ms=st.sampled_from([100, 2000, 50000]))
+    def restart_static(self, index: int, downtime_ms: int) -> None:
+        name = self._pick(index)
+        if name is not None:
+            self.sim.restart_static(name, downtime_ms)
+        self._note(f"restart_static({name}, downtime_ms={downtime_ms})")
+
+    @rule(index=st.integers(0, MAX_CLIENTS - 1), ms=st.sampled_from([3000, 20000, 60000]))
+    def isolate(self, index: int, ms: int) -> None:
+        name = self._pick(index)
+        if name is not None:
+            self.sim.isolate(name, ms)
+        self._note(f"isolate({name}, {ms})")
+
+    @rule(loss=st.sampled_from([0.0, 0.1, 0.3]), duplicate=st.sampled_from([0.0, 0.3]),
+          max_delay_ms=st.sampled_from([5, 50, 500]))
+    def network(self, loss: float, duplicate: float, max_delay_ms: int) -> None:
+        self.sim.set_network(NetworkConfig(loss, duplicate, 1, max_delay_ms))
+        self._note(f"network(loss={loss}, duplicate={duplicate}, max_delay_ms={max_delay_ms})")
+
+    @rule(topic=st.sampled_from(TOPICS), action=st.sampled_from(["grow", "delete", "recreate"]),
+          partitions=st.integers(1, 8))
+    def topic(self, topic: str, action: str, partitions: int) -> None:
+        info = self.sim.coordinator.topics.by_name(topic)
+        if action == "delete":
+            self.sim.delete_topic(topic)
+        elif action == "recreate":
+            self.sim.set_topic(topic, partitions, recreate=True)
+        else:
+            self.sim.set_topic(topic, max(partitions, info.partitions if info else 0))
+        self._note(f"topic({topic}, {action}, {partitions})")
+
+    @rule()
+    def failover(self) -> None:
+        self.sim.failover()
+        self._note("failover()")
+
+    @rule()
+    def settle(self) -> None:
+        self.sim.settle()
+        self._note("settle()")
+
+    # --- checks -------------------------------------------------------------------------
+
+    @invariant()
+    def no_violation(self) -> None:
+        if self.sim.violations:
+            raise AssertionError("; ".join(str(v) for v in self.sim.violations[:3]))
+
+    def teardown(self) -> None:
+        if self.sim.violations:
+            type(self).last_failure = Failure(list(self.sim.violations), self.sim.finish(),
+                                              len(self.program), list(self.program))
+
+
+def machine_for(mutants: Mutants = NONE, profile: str = "kafka-4.3") -> type[ConsumerGroupMachine]:
+    """A machine class with ``mutants`` switched on (class attributes: one class per run)."""
+    return type("ConsumerGroupMachine", (ConsumerGroupMachine,),
+                {"mutants": mutants, "profile": profile, "last_failure": None})
+
+
+@dataclass(slots=True)
+class FuzzResult:
+    failure: Failure | None
+    elapsed_s: float
+    batches: int
+    trace_path: str | None = None
+
+    @property
+    def failed(self) -> bool:
+        return self.failure is not None
+
+
+def run_fuzz(mutants: Mutants = NONE, *, seed: int = 0, budget_s: float | None = None,
+             hypothesis_profile: str | None = None, profile: str = "kafka-4.3",
+             out: str | None = None, shrink: bool = True,
+             progress: Callable[[float, int], None] | None = None) -> FuzzResult:
+    """Run the machine in batches (seed, seed+1, ...) until one fails or the budget is spent.
+
+    Without a budget, one batch of the profile's ``max_examples``. The shrunk failing run
+    is written to ``out`` as a contract trace. ``shrink=False`` stops at the first failure
+    (the time to kill), leaving the program unshrunk.
+    """
+    base = profiles.load(hypothesis_profile)
+    machine = machine_for(mutants, profile)
+    phases = tuple(hypothesis.Phase) if shrink else (hypothesis.Phase.explicit, hypothesis.Phase.generate)
+    chosen = hypothesis.settings(base, derandomize=False, database=None, phases=phases)
+    start = time.perf_counter()
+    batches = 0
+    while True:
+        test = get_state_machine_test(machine, settings=chosen)
+        seeded: Any = hypothesis.seed(seed + batches)(test)
+        batches += 1
+        try:
+            seeded()
+        except Exception:
+            if machine.last_failure is None:
+                raise  # not an invariant violation: a bug in the harness
+        elapsed = time.perf_counter() - start
+        if progress is not None:
+            progress(elapsed, batches)
+        if machine.last_failure is not None or budget_s is None or elapsed >= budget_s:
+            break
+    result = FuzzResult(machine.last_failure, time.perf_counter() - start, batches)
+    if result.failure is not None and out is not None:
+        write_trace(result.failure.events, out)
+        result.trace_path = out
+    return result

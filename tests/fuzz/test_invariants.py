@@ -1,0 +1,195 @@
+"""Each invariant on hand-built states: it holds on a good state and names what breaks."""
+
+from __future__ import annotations
+
+from kgspec.invariants import (
+    CONSUMER_INVARIANTS,
+    EpochSnapshot,
+    Observation,
+    StreamsHolding,
+    check_all,
+    check_consumer_group,
+    client_no_double_ownership,
+    convergence,
+    convergence_bound_ms,
+    epoch_fencing,
+    epoch_monotonicity,
+    no_double_ownership,
+    partition_epoch_index,
+    processid_exclusivity,
+    replay_equivalence,
+    replay_records,
+    session_expiry,
+    state_derivation,
+    target_validity,
+)
+from kgspec.invariants.liveness import ClientView
+from kgspec.model.config import Config
+from kgspec.model.consumer.group import ConsumerGroup
+from kgspec.model.consumer.member import STABLE, UNREVOKED_PARTITIONS, ConsumerMember
+from kgspec.model.coordinator import Coordinator
+from kgspec.model.hashing import compute_group_hash, compute_topic_hash
+from kgspec.model.topics import TopicsImage
+
+T = "AAAAAAAAAAAAAAAAAAAAAQ"  # a topic id
+
+
+def _member(mid: str, epoch: int, assigned: dict[int, int], pending: dict[int, int] | None = None,
+            state: int = STABLE, previous: int = 0) -> ConsumerMember:
+    return ConsumerMember(mid, subscribed_topic_names=("foo",), member_epoch=epoch,
+                          previous_member_epoch=previous, state=state,
+                          assigned={T: dict(assigned)} if assigned else {},
+                          pending_revocation={T: dict(pending)} if pending else {})
+
+
+def _group(*members: ConsumerMember, epoch: int = 3) -> ConsumerGroup:
+    group = ConsumerGroup("g", epoch)
+    for m in members:
+        group.put_member(m)
+    group.set_assignment_metadata(epoch, 0)
+    return group
+
+
+def test_registry_names() -> None:
+    assert list(CONSUMER_INVARIANTS) == [
+        "no-double-ownership", "partition-epoch-index", "client-no-double-ownership",
+        "epoch-monotonicity", "epoch-fencing", "target-validity", "state-derivation",
+        "replay-equivalence", "session-expiry", "convergence"]
+
+
+def test_no_double_ownership() -> None:
+    a, b = _member("a", 3, {0: 3}), _member("b", 3, {1: 3})
+    assert no_double_ownership(_group(a, b)) == []
+    b.pending_revocation = {T: {0: 2}}  # written behind the index's back
+    assert no_double_ownership(_group(a)) == []
+    group = _group(a)
+    group.members["b"] = b
+    assert no_double_ownership(group) == [f"partition {T}-0 is held by both a and b"]
+
+
+def test_partition_epoch_index() -> None:
+    group = _group(_member("a", 3, {0: 3}))
+    assert partition_epoch_index(group) == []
+    group.partition_epochs[T][1] = 2
+    assert partition_epoch_index(group) == [
+        f"partition {T}-1: index says epoch 2, its holder's member epoch is -1"]
+
+
+def test_client_no_double_ownership() -> None:
+    assert client_no_double_ownership({"c1": {T: {0}}, "c2": {T: {1}}}) == []
+    assert client_no_double_ownership({"c1": {T: {0}}, "c2": {T: {0, 1}}}) == [
+        f"clients c1 and c2 both own {T}-0"]
+
+
+def test_epoch_monotonicity() -> None:
+    before = EpochSnapshot(4, 4, {"a": (4, STABLE)})
+    assert epoch_monotonicity(before, EpochSnapshot(5, 4, {"a": (4, STABLE)})) == []
+    assert epoch_monotonicity(before, EpochSnapshot(3, 5, {"a": (6, STABLE)})) == [
+        "assignment epoch 5 is ahead of group epoch 3",
+        "member a at epoch 6 runs ahead of the assignment epoch 5",
+        "group epoch went back from 4 to 3",
+    ]
+    assert epoch_monotonicity(before, EpochSnapshot(5, 5, {"a": (5, UNREVOKED_PARTITIONS)})) == [
+        "member a moved from epoch 4 to 5 while entering UNREVOKED_PARTITIONS (was STABLE)"]
+    assert epoch_monotonicity(before, EpochSnapshot(5, 5, {"a": (-2, STABLE)})) == []
+    assert epoch_monotonicity(before, EpochSnapshot(5, 5, {"a": (3, STABLE)})) == [
+        "member a's epoch went back from 4 to 3"]
+
+
+def test_epoch_fencing() -> None:
+    member = _member("a", 5, {0: 5}, previous=4)
+    owned = [{"topicId": T, "partitions": [0]}]
+    ok = {"errorCode": 0}
+    assert epoch_fencing(member, {"memberEpoch": 5}, ok) == []
+    assert epoch_fencing(member, {"memberEpoch": 4, "topicPartitions": owned}, ok) == []
+    assert epoch_fencing(member, {"memberEpoch": 3}, {"errorCode": 110}) == []
+    assert epoch_fencing(member, {"memberEpoch": 3}, ok) == [
+        "member a was accepted with stale epoch 3 (current 5, previous 4)"]
+    assert epoch_fencing(member, {"memberEpoch": 4}, ok) == [
+        "member a was accepted with its previous epoch 4 without reporting its owned partitions"]
+    bad = [{"topicId": T, "partitions": [0, 1]}]
+    assert epoch_fencing(member, {"memberEpoch": 4, "topicPartitions": bad}, ok) == [
+        f"member a was accepted with its previous epoch 4 while reporting {T}-1, which it is not assigned"]
+    assert epoch_fencing(member, {"memberEpoch": 6}, ok) == [
+        "member a was accepted with epoch 6, ahead of its epoch 5"]
+
+
+def _topics(partitions: int) -> TopicsImage:
+    topics = TopicsImage()
+    topics.upsert("foo", T, partitions)
+    return topics
+
+
+def test_target_validity() -> None:
+    topics = _topics(2)
+    group = _group(_member("a", 3, {}), _member("b", 3, {}))
+    group.metadata_hash = compute_group_hash({"foo": compute_topic_hash(T, "foo", 2)})
+    group.target = {"a": {T: frozenset({0})}, "b": {T: frozenset({1})}}
+    assert target_validity(group, topics) == []
+    group.target = {"a": {T: frozenset({0})}, "b": {T: frozenset({0})}}
+    assert target_validity(group, topics) == [
+        f"partition {T}-0 is in the targets of a and b",
+        f"partition {T}-1 of a subscribed topic is in no target",
+    ]
+    group.group_epoch = 4  # a newer epoch awaits its target: only uniqueness is checked
+    assert target_validity(group, topics) == [f"partition {T}-0 is in the targets of a and b"]
+
+
+def test_state_derivation() -> None:
+    group = _group(_member("a", 3, {0: 3}))
+    assert group.state == "Stable"
+    assert state_derivation(group) == []
+    group.unreconciled.add("a")
+    assert state_derivation(group) == [
+        "group state is Reconciling, derivation gives STABLE",
+        "unreconciled index ['a'] differs from []",
+    ]
+
+
+def test_replay_equivalence_and_check_consumer_group() -> None:
+    coord = Coordinator()
+    coord.update_topic("foo", T, 2)
+    request = {"groupId": "g", "memberId": "m1", "memberEpoch": 0, "rebalanceTimeoutMs": 30000,
+               "subscribedTopicNames": ["foo"], "topicPartitions": []}
+    result = coord.handle(68, 1, request, now=0, client_id="c1")
+    replayed = replay_records(result.records)
+    live = coord.groups["g"]
+    assert replay_equivalence(live, replayed.groups["g"]) == []
+    assert check_consumer_group(live, topics=coord.topics, replayed=replayed.groups["g"],
+                                check_replay=True) == []
+    replayed.groups["g"].group_epoch = 7
+    assert replay_equivalence(live, replayed.groups["g"]) == [
+        "groupEpoch: live 2, replayed 7", "state: live 'Stable', replayed 'Assigning'"]
+    assert replay_equivalence(live, None) == ["the group exists only in the live coordinator"]
+
+
+def test_session_expiry() -> None:
+    group = _group(_member("a", 3, {0: 3}))
+    assert session_expiry(group, 1000, {"a": 1001}) == []
+    assert session_expiry(group, 1001, {"a": 1001}) == [
+        "member a's session ended at 1001 but it is still in the group at 1001"]
+
+
+def test_convergence() -> None:
+    group = _group(_member("a", 3, {0: 3}))
+    group.target = {"a": {T: frozenset({0})}}
+    assert convergence(group, {"a": ClientView(3, "STABLE", {T: frozenset({0})})}) == []
+    assert convergence(group, {"a": ClientView(2, "RECONCILING", {})}) == [
+        "client of a is RECONCILING at epoch 2, not STABLE at 3",
+        f"member a owns {{}}, is assigned {{{T}: [0]}}, target {{{T}: [0]}}",
+    ]
+    assert convergence_bound_ms(Config(), 20) == 45000 + 1000 + 3 * 5000 + 12 * 20
+
+
+def test_processid_exclusivity() -> None:
+    members = {"m1": StreamsHolding("p1", active={"0": {0}}), "m2": StreamsHolding("p1", standby={"0": {0}}),
+               "m3": StreamsHolding("p2", active={"0": {0}})}
+    assert processid_exclusivity(members) == [
+        "process p1 holds task 0_0 twice: m1 (active) and m2 (standby)",
+        "task 0_0 is active on both m1 and m3",
+    ]
+
+
+def test_check_all_skips_checks_without_inputs() -> None:
+    obs = Observation("g", _group(_member("a", 3, {0: 3})))
+    assert check_all(obs) == []
