@@ -20,7 +20,7 @@ Every item becomes one row (see ``PARSED_SCHEMA``); ``cls`` says where it goes:
 ``g`` a group's event, ``c`` a cluster-wide event (header, topic, tick), ``t`` a
 topic-API call still to be resolved, ``o`` an event that names no group (the checker
 reports it without a group), ``m`` a malformed line (a finding as it is), ``n`` item
-counts for the input summary (``nl`` items, ``ne`` events; other items are not rows).
+counts for the input summary (``nl`` lines, ``ne`` events; other items are not rows).
 """
 
 from __future__ import annotations
@@ -225,7 +225,8 @@ def parse_block_rows(rows: Iterable[tuple[str, int, int, bytes | None]], layouts
             if isinstance(item, Event) and item.kind == "call" and item.api_key in TOPIC_API_KEYS:
                 yield from route(path, okey, sub, item, _request_log_completion(item, parser))
                 continue
-            counter[0] += 1
+            if not getattr(item, "same_line", False):  # as TraceChecker.feed counts lines
+                counter[0] += 1
             if isinstance(item, Event):
                 counter[1] += 1
             yield from route(path, okey, sub, item)
@@ -264,7 +265,8 @@ def resolve_cluster(rows: Iterable[tuple[str, float, int, int, str, bytes]], for
         else:
             items = topic_items(call, tracker, completion)
         for i, item in enumerate(items):
-            counter[0] += 1
+            if not getattr(item, "same_line", False):
+                counter[0] += 1
             if isinstance(item, Event):
                 counter[1] += 1
                 yield (path, okey, line, sub + i, "c", None, None, dumps(item), None, None, None, None)

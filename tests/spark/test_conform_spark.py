@@ -1,0 +1,123 @@
+"""``kgspec conform`` on a local Spark session: the report equals ``kgspec check``'s, and
+sampling keeps exactly the hashed groups, whatever the partitioning."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kgspec.conformance.checker import check_items
+from kgspec.conformance.findings import Report
+from kgspec.conformance.readers import open_trace
+from kgspec.conformance.spark import ConformOptions, keep, run_conform
+
+from kgspec.cli import main
+from tests.spark.data import GROUPS, MUTATED, Dataset
+
+
+def _check_json(paths: list[Path]) -> dict[str, Any]:
+    report = Report()
+    for p in paths:
+        check_items(str(p), open_trace(p), report)
+    out: dict[str, Any] = json.loads(json.dumps(report.to_json(), default=str))
+    return out
+
+
+def _conform_json(spark: Any, paths: list[Path], **options: Any) -> dict[str, Any]:
+    result = run_conform(spark, ConformOptions([str(p) for p in paths], **options))
+    out: dict[str, Any] = json.loads(json.dumps(result.to_json(), default=str))
+    return out
+
+
+@pytest.mark.spark
+def test_conform_report_equals_check(spark: Any, dataset: Dataset, tmp_path: Path) -> None:
+    """The smoke test of the default run: every format, one generated multi-group trace."""
+    parquet = tmp_path / "findings"
+    got = _conform_json(spark, dataset.all, findings_parquet=str(parquet))
+    sampling = got.pop("sampling")
+    assert got == _check_json(dataset.all)
+    assert sampling["groupsSampled"] == sampling["groupsTotal"]
+    assert {g["groupId"] for g in got["groups"] if g["verdict"] == "diverges"
+            and g["groupId"].startswith("group-")} == MUTATED
+    table = spark.read.parquet(str(parquet))
+    assert table.count() == len(got["findings"])
+    assert sorted(table.columns) == sorted(["path", "line", "groupId", "groupType", "kind", "field", "expected",
+                                            "observed", "message"])
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_sampling_reports_exactly_the_sampled_mutated_groups(spark: Any, dataset: Dataset) -> None:
+    got = _conform_json(spark, [dataset.native], fraction=0.5, seed=3)
+    expected = {f"group-{i}" for i in range(GROUPS) if keep(3, f"group-{i}", 0.5)}
+    assert 0 < len(expected) < GROUPS
+    assert {g["groupId"] for g in got["groups"]} == expected
+    diverging = {g["groupId"] for g in got["groups"] if g["verdict"] == "diverges"}
+    assert diverging == MUTATED & expected
+    assert {f["groupId"] for f in got["findings"] if f["groupId"]} == MUTATED & expected
+    assert [f["kind"] for f in got["findings"] if f["groupId"] is None] == ["malformed"]  # always reported
+    assert got["sampling"]["groupsTotal"] == GROUPS
+    assert got["sampling"]["groupsSampled"] == len(expected)
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_sampling_is_deterministic_across_partitionings(spark: Any, dataset: Dataset) -> None:
+    first = _conform_json(spark, [dataset.native], fraction=0.3, seed=99, partitions=1)
+    spark.conf.set("spark.sql.files.maxPartitionBytes", "16384")  # many blocks per file
+    try:
+        second = _conform_json(spark, [dataset.native], fraction=0.3, seed=99, partitions=5)
+        whole = _conform_json(spark, [dataset.native])
+    finally:
+        spark.conf.unset("spark.sql.files.maxPartitionBytes")
+    assert first == second
+    assert {g["groupId"] for g in first["groups"]} == {
+        f"group-{i}" for i in range(GROUPS) if keep(99, f"group-{i}", 0.3)}
+    whole.pop("sampling")
+    assert whole == _check_json([dataset.native])  # line numbers across blocks
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_per_type_fraction(spark: Any, dataset: Dataset) -> None:
+    got = _conform_json(spark, [dataset.native], fraction=1.0, fractions={"consumer": 0.0})
+    assert got["groups"] == []
+    assert got["sampling"]["byType"] == {"consumer": {"total": GROUPS, "sampled": 0}}
+    assert [f["kind"] for f in got["findings"]] == ["malformed"]
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_corrupt_inputs_lose_no_other_group(spark: Any, dataset: Dataset, tmp_path: Path) -> None:
+    broken = tmp_path / "broken.jsonl.gz"
+    data = gzip.compress(dataset.native.read_bytes())
+    broken.write_bytes(data[: len(data) // 2])  # truncated gzip
+    binary = tmp_path / "binary.jsonl"
+    binary.write_bytes(bytes(range(256)) * 4)
+    got = _conform_json(spark, [dataset.native, broken, binary])
+    expected = _check_json([dataset.native])
+    assert got["groups"][: len(expected["groups"])] == expected["groups"]
+    assert got["inputs"][0] == expected["inputs"][0]
+    assert [i["path"] for i in got["inputs"]] == [str(dataset.native), str(broken), str(binary)]
+    assert all(f["kind"] == "malformed" for f in got["findings"] if f["path"] == str(binary))
+    assert any(f["path"] == str(binary) for f in got["findings"])
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_cli_exit_status_and_json(spark: Any, dataset: Dataset, tmp_path: Path,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    report = tmp_path / "report.json"
+    status = main(["conform", str(dataset.native), "--json", str(report), "--fraction", "0.5", "--seed", "3",
+                   "--partitions", "2"])
+    assert status == 1
+    data = json.loads(report.read_text())
+    assert data["format"] == "kgspec-report/1"
+    assert data["sampling"]["seed"] == 3
+    out = capsys.readouterr().out
+    assert f"{data['sampling']['groupsSampled']} of {GROUPS} group(s) checked" in out
+    assert main(["conform", str(tmp_path / "missing.jsonl")]) == 2
+    assert main(["conform", str(dataset.native), "--fraction", "2"]) == 2
