@@ -13,7 +13,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import z3
-
 from kgspec.invariants.symbolic.invariants import INVARIANTS
 from kgspec.invariants.symbolic.rules import Ctx, actions, init
 from kgspec.invariants.symbolic.sorts import finite_sorts

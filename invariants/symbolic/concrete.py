@@ -16,7 +16,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import z3
-
 from kgspec.invariants.symbolic.invariants import INVARIANTS
 from kgspec.invariants.symbolic.rules import Ctx, actions
 from kgspec.invariants.symbolic.sorts import finite_sorts
@@ -283,8 +282,8 @@ def apply(state: ConcreteState, step: dict[str, Any], mutant: str | None = None)
     elif act == "zombie_heartbeat":
         _guard(m not in s.joined)
         _clear_client(s, m)
-    elif act == "static_leave":
-        _guard(m in s.joined and m not in s.away)
+    elif act == "static_leave":  # static membership: consumer only here
+        _guard(s.protocol == "consumer" and m in s.joined and m not in s.away)
         _clear_client(s, m)
         s.away.add(m)
         for t in s.pending["act"][m]:
@@ -292,7 +291,7 @@ def apply(state: ConcreteState, step: dict[str, Any], mutant: str | None = None)
         s.pending["act"][m] = frozenset()
     elif act == "replace":
         n = step["new_member"]
-        _guard(m != n and m in s.joined and m in s.away and n not in s.joined
+        _guard(s.protocol == "consumer" and m != n and m in s.joined and m in s.away and n not in s.joined
                and not s.owned["act"][n])
         s.joined = (s.joined | {n}) - {m}
         s.away -= {m, n}

@@ -35,7 +35,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import z3
-
 from kgspec.invariants.symbolic.state import Expr, State, bound_vars, forall
 
 CORE = ("no-double-ownership", "processid-exclusivity", "epoch-monotonicity", "target-validity")
@@ -88,8 +87,8 @@ def processid_exclusivity(s: State) -> list[Expr]:
 def epoch_state(s: State) -> list[Expr]:
     (m,) = _vars(s, "m")
     ep, pv = s.f("epoch")(m), s.f("prev_epoch")(m)
-    out = [1 <= s.ae, s.ae <= s.ge,
-           forall(s.sorts, [m], z3.Implies(s.f("joined")(m), z3.And(0 <= pv, pv <= ep, ep <= s.ae)))]
+    out = [s.ae >= 1, s.ae <= s.ge,
+           forall(s.sorts, [m], z3.Implies(s.f("joined")(m), z3.And(pv >= 0, pv <= ep, ep <= s.ae)))]
     if not s.streams:  # streams leaves UNREVOKED at memberEpoch + 1, which may reach the target
         out.append(forall(s.sorts, [m], z3.Implies(
             z3.And(s.f("joined")(m), s.f("mstate")(m) == s.sorts.mstates["UNREVOKED"]),
@@ -174,7 +173,7 @@ INVARIANTS: dict[str, Invariant] = {i.name: i for i in (
               ("client-epoch-bounded", "reconciled-within-target", "holders-are-members",
                "away-client-closed"), epoch_state, epoch_action),
     Invariant("target-validity", True, _BOTH, ("holders-are-members",), target_validity),
-    Invariant("partition-epoch-map", False, _BOTH, _OWNERSHIP + ("no-double-ownership",),
+    Invariant("partition-epoch-map", False, _BOTH, (*_OWNERSHIP, "no-double-ownership"),
               partition_epoch_map),
     Invariant("process-role-maps", False, ("streams",),
               ("processid-exclusivity", *_OWNERSHIP), process_role_maps),

@@ -24,7 +24,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import z3
-
 from kgspec.invariants.symbolic.state import Expr, State, bound_vars, exists, forall, frame
 
 
@@ -194,7 +193,7 @@ def _unreleased(ctx: Ctx, pre: State, r: str, m: Expr, t: Expr) -> Expr:
 
 
 def _heartbeat(ctx: Ctx, pre: State, post: State, m: Expr, delivered: bool) -> Expr:
-    srt, roles, ms = pre.sorts, pre.roles, pre.sorts.mstates
+    roles, ms = pre.roles, pre.sorts.mstates
     ep, te, st = pre.f("epoch")(m), pre.ae, pre.f("mstate")(m)
     t = _tv(pre)
     keep = {r: (lambda r_: lambda x: z3.And(pre.A(r_, m, x), pre.T(r_, m, x)))(r) for r in roles}

@@ -36,7 +36,6 @@ from collections.abc import Callable
 from typing import Any
 
 import z3
-
 from kgspec.invariants.symbolic.sorts import Sorts
 
 CONSUMER_ROLES = ("act",)
@@ -94,7 +93,7 @@ class State:
     def T(self, r: str, m: Expr, t: Expr) -> Expr:
         return self.funcs[f"target_{r}"](m, t)
 
-    def O(self, r: str, m: Expr, t: Expr) -> Expr:
+    def O(self, r: str, m: Expr, t: Expr) -> Expr:  # noqa: E743 (owned, next to A, R, T)
         return self.funcs[f"owned_{r}"](m, t)
 
     def H(self, r: str, m: Expr, t: Expr) -> Expr:
