@@ -62,9 +62,9 @@ def target_validity(group: ConsumerGroup, topics: TopicsImage | None = None) -> 
     by_topic: dict[str, set[str]] = {}
     for mid in group.members:
         for name in subscribed_names(group, mid):
-            topic_id = topics.id_of(name)
-            if topic_id is not None:
-                by_topic.setdefault(topic_id, set()).add(mid)
+            found = topics.id_of(name)
+            if found is not None:
+                by_topic.setdefault(found, set()).add(mid)
     for topic_id, subscribers in sorted(by_topic.items()):
         for p in range(topics.num_partitions(topic_id)):
             owner = seen.get((topic_id, p))

@@ -24,7 +24,6 @@ from hypothesis.stateful import (
     precondition,
     rule,
 )
-
 from kgspec.invariants import Violation
 from kgspec.model.mutants import NONE, Mutants
 from kgspec.model.sim import profiles

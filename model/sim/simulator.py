@@ -95,7 +95,11 @@ class Simulator:
         return Coordinator(self.config.profile, self.config.configs, self.mutants)
 
     def new_uuid(self) -> str:
-        return kafka_uuid_string(self.rng.getrandbits(128).to_bytes(16, "big"))
+        """A random Kafka Uuid string; like ``Uuid.randomUuid`` never one starting with '-'."""
+        while True:
+            text = kafka_uuid_string(self.rng.getrandbits(128).to_bytes(16, "big"))
+            if not text.startswith("-"):
+                return text
 
     @property
     def session_timeout_ms(self) -> int:
@@ -190,7 +194,11 @@ class Simulator:
         self.failovers += 1
         self.steps += 1
         self.events.append(trace.tick_event(self.now, coordinatorFailover=True))
-        self._guard("", lambda: (fresh.apply(records), fresh.on_loaded(self.now)))
+        def load() -> None:
+            fresh.apply(records)
+            fresh.on_loaded(self.now)
+
+        self._guard("", load)
         timeout = self.session_timeout_ms
         for gid, group in fresh.groups.items():
             self._deadlines[gid] = dict.fromkeys(group.members, self.now + timeout)
@@ -220,17 +228,17 @@ class Simulator:
             if self.violations:
                 break
             if kind == "wake":
-                client, token = payload
-                if self._wake_token.get(client.name) == token and self.clients.get(client.name) is client:
-                    self._wake(client)
+                woken: SimClient = payload[0]
+                if self._wake_token.get(woken.name) == payload[1] and self.clients.get(woken.name) is woken:
+                    self._wake(woken)
             elif kind == "request":
                 self._deliver_request(*payload)
             elif kind == "response":
-                client, corr, response = payload
-                client.on_response(corr, response, self.now)
-                self._after_response(client)
-                if self.clients.get(client.name) is client:
-                    self._reschedule(client)
+                receiver: SimClient = payload[0]
+                receiver.on_response(payload[1], payload[2], self.now)
+                self._after_response(receiver)
+                if self.clients.get(receiver.name) is receiver:
+                    self._reschedule(receiver)
             elif kind == "leave":
                 self.leave(payload)
             elif kind == "spawn":

@@ -10,7 +10,6 @@ import os
 import time
 
 import pytest
-
 from kgspec.model.mutants import CATALOGUE, Mutants
 from kgspec.model.sim.machine import run_fuzz
 

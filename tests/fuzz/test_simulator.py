@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from kgspec.model.mutants import Mutants
 from kgspec.model.sim import ClientOptions, NetworkConfig, SimConfig, Simulator, write_trace
 

@@ -1,0 +1,92 @@
+"""Realistic multi-group runs: staggered joins, churn, metadata growth, periodic failover.
+
+Used by ``kgspec simulate`` (traces for tests, benchmarks and Spark) and the benchmark.
+Each group has its own topic; over the run, members leave, crash, restart statically and
+join again, and topics grow, at random times drawn from the simulator's seeded RNG.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kgspec.model.mutants import NONE, Mutants
+from kgspec.model.sim.client import ClientOptions
+from kgspec.model.sim.network import NetworkConfig
+from kgspec.model.sim.simulator import SimConfig, Simulator
+
+CHURN_MEAN_MS = 30000  # mean time between membership or metadata changes, per group
+
+
+@dataclass(slots=True)
+class Scenario:
+    groups: int = 1
+    members: int = 3
+    duration_ms: int = 120000
+    seed: int = 0
+    loss: float = 0.0
+    duplicate: float = 0.0
+    failover_every_ms: int | None = None
+    check: bool = False  # check invariants (the run stops at the first violation)
+    profile: str = "kafka-4.3"
+
+
+def _join(sim: Simulator, group: str, topic: str) -> str:
+    static = sim.rng.random() < 0.3
+    options = ClientOptions(reconcile_ms=sim.rng.choice((0, 50, 300, 2000)))
+    return sim.add_client(group, (topic,), static=static, options=options)
+
+
+def _churn(sim: Simulator, group: str, topic: str, target_size: int) -> None:
+    live = sorted(n for n, c in sim.clients.items() if c.group_id == group and not c.done)
+    roll = sim.rng.random()
+    if len(live) < target_size or not live:
+        _join(sim, group, topic)
+    elif roll < 0.35:
+        sim.leave(sim.rng.choice(live))
+    elif roll < 0.55:
+        sim.crash(sim.rng.choice(live))
+    elif roll < 0.8:
+        name = sim.rng.choice(live)
+        if sim.clients[name].instance_id is not None:
+            sim.restart_static(name, sim.rng.choice((500, 5000)))
+        else:
+            sim.leave(name)
+    else:
+        info = sim.coordinator.topics.by_name(topic)
+        sim.set_topic(topic, (info.partitions if info else 0) + 1)
+
+
+def run_scenario(scenario: Scenario, mutants: Mutants = NONE) -> Simulator:
+    network = NetworkConfig(scenario.loss, scenario.duplicate, 1, 20)
+    sim = Simulator(scenario.seed, SimConfig(profile=scenario.profile, network=network,
+                                             check=scenario.check), mutants)
+    groups = [f"group-{i}" for i in range(scenario.groups)]
+    topics = {g: f"topic-{i}" for i, g in enumerate(groups)}
+    for g in groups:
+        sim.set_topic(topics[g], max(1, scenario.members * 2))
+    # (time, kind, group): joins staggered over the first second, then churn
+    agenda: list[tuple[int, str, str]] = []
+    for g in groups:
+        agenda.extend((sim.rng.randint(0, 1000), "join", g) for _ in range(scenario.members))
+        agenda.append((int(sim.rng.expovariate(1 / CHURN_MEAN_MS)), "churn", g))
+    if scenario.failover_every_ms:
+        agenda.append((scenario.failover_every_ms, "failover", ""))
+    while agenda:
+        agenda.sort()
+        at, kind, g = agenda.pop(0)
+        if at > scenario.duration_ms:
+            break
+        sim.run_until(at)
+        if sim.violations:
+            break
+        if kind == "join":
+            _join(sim, g, topics[g])
+        elif kind == "churn":
+            _churn(sim, g, topics[g], scenario.members)
+            agenda.append((at + 1 + int(sim.rng.expovariate(1 / CHURN_MEAN_MS)), "churn", g))
+        elif kind == "failover" and scenario.failover_every_ms:
+            sim.failover()
+            agenda.append((at + scenario.failover_every_ms, "failover", ""))
+    if not sim.violations:
+        sim.run_until(scenario.duration_ms)
+    return sim
