@@ -51,6 +51,7 @@ class ConsumerGroupMachine(RuleBasedStateMachine):
     mutants: ClassVar[Mutants] = NONE
     profile: ClassVar[str] = "kafka-4.3"
     last_failure: ClassVar[Failure | None] = None
+    trace_path: ClassVar[str | None] = None  # where a failing run is written, when set
 
     def __init__(self) -> None:
         super().__init__()
@@ -166,8 +167,12 @@ class ConsumerGroupMachine(RuleBasedStateMachine):
 
     def teardown(self) -> None:
         if self.sim.violations:
-            type(self).last_failure = Failure(list(self.sim.violations), self.sim.finish(),
-                                              len(self.program), list(self.program))
+            failure = Failure(list(self.sim.violations), self.sim.finish(), len(self.program),
+                              list(self.program))
+            type(self).last_failure = failure
+            if self.trace_path is not None:
+                # Hypothesis runs the shrunk program last, so the file ends up holding it.
+                write_trace(failure.events, self.trace_path)
 
 
 def machine_for(mutants: Mutants = NONE, profile: str = "kafka-4.3") -> type[ConsumerGroupMachine]:

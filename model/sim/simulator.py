@@ -202,6 +202,7 @@ class Simulator:
         timeout = self.session_timeout_ms
         for gid, group in fresh.groups.items():
             self._deadlines[gid] = dict.fromkeys(group.members, self.now + timeout)
+        self._push(self.now + timeout, "tick", None)
         for gid in list(fresh.groups):
             self._check(gid)
 
@@ -310,6 +311,7 @@ class Simulator:
             deadlines.pop(mid, None)
         elif request["memberEpoch"] >= 0:
             deadlines[mid] = self.now + self.session_timeout_ms
+            self._push(deadlines[mid], "tick", None)  # wake up when the session may expire
 
     def _written(self, records: list[Record], at: int) -> None:
         self.records.extend(records)
