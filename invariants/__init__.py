@@ -40,8 +40,8 @@ from kgspec.invariants.ownership import (
     no_double_ownership,
     partition_epoch_index,
 )
-from kgspec.invariants.replay import REPLAY_EQUIVALENCE, replay_equivalence, replay_records
 from kgspec.invariants.processid import PROCESSID_EXCLUSIVITY, StreamsHolding, processid_exclusivity
+from kgspec.invariants.replay import REPLAY_EQUIVALENCE, replay_equivalence, replay_records
 from kgspec.invariants.target import TARGET_VALIDITY, target_is_current, target_validity
 from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.model.consumer.member import ConsumerMember
