@@ -1,0 +1,62 @@
+"""``kgspec fuzz`` and ``kgspec simulate``: exit codes and written traces."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+
+import pytest
+
+from kgspec.cli import main
+
+
+def test_fuzz_unmutated_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "f.jsonl"
+    assert main(["fuzz", "--seed", "3", "--no-progress", "--out", str(out)]) == 0
+    assert capsys.readouterr().out.startswith("no invariant broke: 1 batch(es) in ")
+    assert not out.exists()
+
+
+def test_fuzz_mutant_exits_1_and_writes_the_trace(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "f.jsonl"
+    status = main(["fuzz", "--mutant", "assignor-double-assign", "--no-shrink", "--no-progress",
+                   "--out", str(out)])
+    assert status == 1
+    printed = capsys.readouterr().out
+    assert "[target-validity]" in printed
+    assert f"trace: {out}" in printed
+    first = json.loads(out.read_text().splitlines()[0])
+    assert first["header"]["format"] == "kgspec-trace/1"
+
+
+@pytest.mark.parametrize("argv", [
+    ["fuzz", "--mutant", "bogus"],
+    ["fuzz", "--mutant", "standby-on-active-process"],
+    ["fuzz", "--protocol", "streams"],
+    ["fuzz", "--profile", "kafka-9.9"],
+    ["simulate", "--mutant", "bogus", "-o", "x.jsonl"],
+    ["simulate", "--groups", "0", "-o", "x.jsonl"],
+    ["simulate", "--loss", "1.5", "-o", "x.jsonl"],
+])
+def test_usage_errors_exit_2(argv: list[str]) -> None:
+    assert main(argv) == 2
+
+
+def test_simulate_writes_a_gzip_trace(tmp_path: Path) -> None:
+    out = tmp_path / "run.jsonl.gz"
+    argv = ["simulate", "--groups", "2", "--members", "3", "--duration-ms", "60000", "--seed", "4",
+            "--loss", "0.05", "--failover-every", "20000", "--check", "-o", str(out)]
+    assert main(argv) == 0
+    with gzip.open(out, "rt") as fh:
+        events = [json.loads(line) for line in fh]
+    groups = {e["request"]["groupId"] for e in events if "requestHeader" in e}
+    assert groups == {"group-0", "group-1"}
+    assert sum(1 for e in events if e.get("tick", {}).get("coordinatorFailover")) == 3  # at 20, 40 and 60 s
+    assert events[-1] == {"tsMs": 60000, "tick": {}}
+
+
+def test_simulate_with_a_mutant_and_check_exits_1(tmp_path: Path) -> None:
+    argv = ["simulate", "--members", "3", "--duration-ms", "60000", "--mutant", "no-withholding",
+            "--check", "-o", str(tmp_path / "m.jsonl")]
+    assert main(argv) == 1
