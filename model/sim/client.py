@@ -31,6 +31,7 @@ class ClientOptions:
     reconcile_ms: int = 0  # time the rebalance callbacks take
     request_timeout_ms: int = 5000
     server_assignor: str | None = None
+    topic_regex: str | None = None  # subscribe by pattern (server-side RE2J resolution) instead of names
 
 
 def owned_json(owned: Mapping[str, frozenset[int]]) -> list[dict[str, Any]]:
@@ -172,7 +173,10 @@ class SimClient:
             return request
         if full:
             request["rebalanceTimeoutMs"] = self.opts.rebalance_timeout_ms
-            request["subscribedTopicNames"] = list(self.topics)
+            if self.opts.topic_regex is not None:
+                request["subscribedTopicRegex"] = self.opts.topic_regex
+            else:
+                request["subscribedTopicNames"] = list(self.topics)
             request["serverAssignor"] = self.opts.server_assignor
         if full or self.owned != self.last_sent_owned:
             request["topicPartitions"] = owned_json(self.owned)

@@ -88,11 +88,14 @@ class ConsumerGroupMachine(RuleBasedStateMachine):
         self._note(f"advance({ms})")
 
     @precondition(lambda self: len([c for c in self.sim.clients.values() if not c.done]) < MAX_CLIENTS)
-    @rule(static=st.booleans(), both_topics=st.booleans(), reconcile_ms=st.sampled_from([0, 300, 3000]))
-    def join(self, static: bool, both_topics: bool, reconcile_ms: int) -> None:
-        topics = TOPICS if both_topics else TOPICS[:1]
-        name = self.sim.add_client(GROUP, topics, static=static, options=ClientOptions(reconcile_ms=reconcile_ms))
-        self._note(f"join({name}, static={static}, topics={topics}, reconcile_ms={reconcile_ms})")
+    @rule(static=st.booleans(), subscription=st.sampled_from(["t0", "t0,t1", "regex"]),
+          reconcile_ms=st.sampled_from([0, 300, 3000]))
+    def join(self, static: bool, subscription: str, reconcile_ms: int) -> None:
+        regex = "t.*" if subscription == "regex" else None
+        topics = () if regex else tuple(subscription.split(","))
+        options = ClientOptions(reconcile_ms=reconcile_ms, topic_regex=regex)
+        name = self.sim.add_client(GROUP, topics, static=static, options=options)
+        self._note(f"join({name}, static={static}, subscription={subscription!r}, reconcile_ms={reconcile_ms})")
 
     @precondition(lambda self: len([c for c in self.sim.clients.values() if not c.done]) < MAX_CLIENTS)
     @rule(lifetime_ms=st.sampled_from([1000, 3000, 6000]), reconcile_ms=st.sampled_from([0, 300, 3000]))

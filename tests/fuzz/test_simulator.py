@@ -109,3 +109,21 @@ def test_write_trace(tmp_path: Path, name: str) -> None:
         events = [json.loads(line) for line in fh]
     assert lines == len(events) == 14
     assert events[0]["header"]["format"] == "kgspec-trace/1"
+
+
+def test_regex_subscription_follows_new_topics() -> None:
+    sim = Simulator(2)
+    sim.set_topic("t0", 2)
+    sim.set_topic("t1", 2)
+    sim.add_client("g", (), options=ClientOptions(topic_regex="t.*"))
+    sim.add_client("g", ("t0",))
+    sim.run_for(20000)
+    sim.set_topic("t2", 3)
+    sim.run_for(20000)
+    names = sim.coordinator.topics.name_of
+    owned = {c.name: {(names(t), p) for t, parts in c.owned.items() for p in parts}
+             for c in sim.clients.values()}
+    assert owned == {"c1": {("t1", 0), ("t1", 1), ("t2", 0), ("t2", 1), ("t2", 2)},
+                     "c2": {("t0", 0), ("t0", 1)}}
+    assert sim.coordinator.groups["g"].group_epoch == 4
+    assert sim.settle() == []
