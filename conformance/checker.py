@@ -171,8 +171,10 @@ class TraceChecker:
 
     def _tick(self, event: Event) -> None:
         ts = _ts(event)
+        failover = bool(event.body.get("coordinatorFailover"))  # an extension of the tick event
         for g in self.groups.values():
-            self._advance(g, ts, event.line)
+            if self._advance(g, ts, event.line) and failover:
+                g.coord.failover(int(ts))
 
     def _group(self, group_id: str, gtype: str) -> _Group:
         g = self.groups.get(group_id)

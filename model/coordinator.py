@@ -170,6 +170,14 @@ class Coordinator:
                     self.schedule_consumer_rebalance_timeout(gid, member, now)
         streams_ops.on_loaded(self, now)
 
+    def failover(self, now: int) -> None:
+        """A new coordinator takes over: hard state is what the records rebuilt (unchanged);
+        soft state is lost (timers, metadata-refresh deadlines) and timers are re-armed from
+        load time by :meth:`on_loaded`."""
+        self.timers = Timers()
+        self._refresh_deadline.clear()
+        self.on_loaded(now)
+
     def update_topic(self, name: str, topic_id: str, partitions: int) -> None:
         previous = self.topics.upsert(name, topic_id, partitions)
         if previous is None or previous.partitions != partitions or previous.topic_id != topic_id:

@@ -1,0 +1,42 @@
+"""`kgspec check` on traces written by `kgspec simulate`: failovers conform, mutants are caught."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from kgspec.cli import main
+
+
+def _simulate(tmp_path: Path, *extra: str, status: int = 0) -> Path:
+    out = tmp_path / "sim.jsonl"
+    assert main(["simulate", "--groups", "2", "--members", "3", "--duration-ms", "120000", "--seed", "3",
+                 "--loss", "0.05", "-o", str(out), *extra]) == status
+    return out
+
+
+def _report(path: Path) -> dict[str, object]:
+    report = path.with_suffix(".report.json")
+    main(["check", "-q", str(path), "--json", str(report)])
+    result: dict[str, object] = json.loads(report.read_text())
+    return result
+
+
+def test_failover_traces_conform(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    trace = _simulate(tmp_path, "--failover-every", "30000")
+    assert '"coordinatorFailover":true' in trace.read_text().replace(" ", "")
+    report = _report(trace)
+    assert report["findings"] == []
+
+
+def test_mutant_simulation_is_flagged(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    # simulate exits 1: the mutant broke an invariant during the run (the trace is still written)
+    trace = _simulate(tmp_path, "--mutant", "no-withholding", status=1)
+    report = _report(trace)
+    findings = report["findings"]
+    assert isinstance(findings, list)
+    assert findings
+    assert findings[0]["kind"] == "response-mismatch"
+    assert findings[0]["field"] == "assignment"
