@@ -18,8 +18,6 @@ would be if the observed response were applied (calls).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from collections.abc import Set as AbstractSet
-from dataclasses import dataclass, field
 from typing import Any
 
 from kgspec.model.records import STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA, Record
@@ -130,49 +128,4 @@ def response_problems(group: StreamsGroup | None, member_id: str, process_id: st
             problems.append(("streams-epoch-while-revoking",
                              f"member {member_id} still owns {role} task {sid}_{p} it must revoke, so its epoch "
                              f"must stay {before_epoch}, not move to {observed_epoch}"))
-    return problems
-
-
-# --- the plain-assignment check this module held before the streams model existed -------------
-# (kept so imports from here keep working; invariants/processid.py holds the same check)
-
-PROCESSID_EXCLUSIVITY = "processid-exclusivity"
-
-Tasks = Mapping[str, AbstractSet[int]]  # subtopology id -> partitions
-
-
-@dataclass(frozen=True, slots=True)
-class StreamsHolding:
-    """One member's tasks, by role (assigned plus pending revocation)."""
-
-    process_id: str
-    active: Tasks = field(default_factory=dict)
-    standby: Tasks = field(default_factory=dict)
-    warmup: Tasks = field(default_factory=dict)
-
-
-def processid_exclusivity(members: Mapping[str, StreamsHolding]) -> list[str]:
-    """ProcessId exclusivity.
-
-    Every task has at most one active owner, and no process holds the same task twice, in
-    any roles, across its members (KAFKA-20899: no standby on the active's process).
-    """
-    problems: list[str] = []
-    active_owner: dict[tuple[str, int], str] = {}
-    held: dict[tuple[str, tuple[str, int]], str] = {}
-    for mid in sorted(members):
-        h = members[mid]
-        for role, tasks in (("active", h.active), ("standby", h.standby), ("warmup", h.warmup)):
-            for sub, parts in tasks.items():
-                for p in parts:
-                    task = (sub, p)
-                    if role == "active":
-                        first = active_owner.setdefault(task, mid)
-                        if first != mid:
-                            problems.append(f"task {sub}_{p} is active on both {first} and {mid}")
-                    where = f"{mid} ({role})"
-                    prior = held.setdefault((h.process_id, task), where)
-                    if prior != where:
-                        problems.append(f"process {h.process_id} holds task {sub}_{p} twice: "
-                                        f"{prior} and {where}")
     return problems
