@@ -116,925 +116,611 @@ def validate_message(data: Mapping[str, Any], release: str, name: str, version: 
 # Tables (generated from the Kafka JSON schemas; do not edit by hand)
 # ---------------------------------------------------------------------------------------------
 
+# Kafka 4.1: every schema.
+_MESSAGES_4_1: Final[dict[str, MessageSchema]] = {
+    'ConsumerGroupHeartbeatRequest': M(68, 'ConsumerGroupHeartbeatRequest', '0-1',
+        fields=(
+            F('groupId', 'string', '0+'),
+            F('memberId', 'string', '0+'),
+            F('memberEpoch', 'int32', '0+'),
+            F('instanceId', 'string', '0+', nullable='0+', default='null'),
+            F('rackId', 'string', '0+', nullable='0+', default='null'),
+            F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
+            F('subscribedTopicNames', '[]string', '0+', nullable='0+', default='null'),
+            F('subscribedTopicRegex', 'string', '1+', nullable='1+', default='null'),
+            F('serverAssignor', 'string', '0+', nullable='0+', default='null'),
+            F('topicPartitions', '[]TopicPartitions', '0+', nullable='0+', default='null', fields=(
+                F('topicId', 'uuid', '0+'),
+                F('partitions', '[]int32', '0+'),
+            )),
+        )),
+    'ConsumerGroupHeartbeatResponse': M(68, 'ConsumerGroupHeartbeatResponse', '0-1',
+        fields=(
+            F('throttleTimeMs', 'int32', '0+'),
+            F('errorCode', 'int16', '0+'),
+            F('errorMessage', 'string', '0+', nullable='0+', default='null'),
+            F('memberId', 'string', '0+', nullable='0+', default='null'),
+            F('memberEpoch', 'int32', '0+'),
+            F('heartbeatIntervalMs', 'int32', '0+'),
+            F('assignment', 'Assignment', '0+', nullable='0+', default='null', fields=(
+                F('topicPartitions', '[]TopicPartitions', '0+', fields=(
+                    F('topicId', 'uuid', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                )),
+            )),
+        )),
+    'ConsumerGroupDescribeRequest': M(69, 'ConsumerGroupDescribeRequest', '0-1',
+        fields=(
+            F('groupIds', '[]string', '0+'),
+            F('includeAuthorizedOperations', 'bool', '0+'),
+        )),
+    'ConsumerGroupDescribeResponse': M(69, 'ConsumerGroupDescribeResponse', '0-1',
+        fields=(
+            F('throttleTimeMs', 'int32', '0+'),
+            F('groups', '[]DescribedGroup', '0+', fields=(
+                F('errorCode', 'int16', '0+'),
+                F('errorMessage', 'string', '0+', nullable='0+', default='null'),
+                F('groupId', 'string', '0+'),
+                F('groupState', 'string', '0+'),
+                F('groupEpoch', 'int32', '0+'),
+                F('assignmentEpoch', 'int32', '0+'),
+                F('assignorName', 'string', '0+'),
+                F('members', '[]Member', '0+', fields=(
+                    F('memberId', 'string', '0+'),
+                    F('instanceId', 'string', '0+', nullable='0+', default='null'),
+                    F('rackId', 'string', '0+', nullable='0+', default='null'),
+                    F('memberEpoch', 'int32', '0+'),
+                    F('clientId', 'string', '0+'),
+                    F('clientHost', 'string', '0+'),
+                    F('subscribedTopicNames', '[]string', '0+'),
+                    F('subscribedTopicRegex', 'string', '0+', nullable='0+', default='null'),
+                    F('assignment', 'Assignment', '0+', fields=(
+                        F('topicPartitions', '[]TopicPartitions', '0+', fields=(
+                            F('topicId', 'uuid', '0+'),
+                            F('topicName', 'string', '0+'),
+                            F('partitions', '[]int32', '0+'),
+                        )),
+                    )),
+                    F('targetAssignment', 'Assignment', '0+', fields=(
+                        F('topicPartitions', '[]TopicPartitions', '0+', fields=(
+                            F('topicId', 'uuid', '0+'),
+                            F('topicName', 'string', '0+'),
+                            F('partitions', '[]int32', '0+'),
+                        )),
+                    )),
+                    F('memberType', 'int8', '1+', default='-1', ignorable=True),
+                )),
+                F('authorizedOperations', 'int32', '0+', default='-2147483648'),
+            )),
+        )),
+    'StreamsGroupHeartbeatRequest': M(88, 'StreamsGroupHeartbeatRequest', '0',
+        fields=(
+            F('groupId', 'string', '0+'),
+            F('memberId', 'string', '0+'),
+            F('memberEpoch', 'int32', '0+'),
+            F('endpointInformationEpoch', 'int32', '0+'),
+            F('instanceId', 'string', '0+', nullable='0+', default='null'),
+            F('rackId', 'string', '0+', nullable='0+', default='null'),
+            F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
+            F('topology', 'Topology', '0+', nullable='0+', default='null', fields=(
+                F('epoch', 'int32', '0+'),
+                F('subtopologies', '[]Subtopology', '0+', fields=(
+                    F('subtopologyId', 'string', '0+'),
+                    F('sourceTopics', '[]string', '0+'),
+                    F('sourceTopicRegex', '[]string', '0+'),
+                    F('stateChangelogTopics', '[]TopicInfo', '0+', fields=(
+                        F('name', 'string', '0+'),
+                        F('partitions', 'int32', '0+'),
+                        F('replicationFactor', 'int16', '0+'),
+                        F('topicConfigs', '[]KeyValue', '0+', fields=(
+                            F('key', 'string', '0+'),
+                            F('value', 'string', '0+'),
+                        )),
+                    )),
+                    F('repartitionSinkTopics', '[]string', '0+'),
+                    F('repartitionSourceTopics', '[]TopicInfo', '0+', fields=(
+                        F('name', 'string', '0+'),
+                        F('partitions', 'int32', '0+'),
+                        F('replicationFactor', 'int16', '0+'),
+                        F('topicConfigs', '[]KeyValue', '0+', fields=(
+                            F('key', 'string', '0+'),
+                            F('value', 'string', '0+'),
+                        )),
+                    )),
+                    F('copartitionGroups', '[]CopartitionGroup', '0+', fields=(
+                        F('sourceTopics', '[]int16', '0+'),
+                        F('sourceTopicRegex', '[]int16', '0+'),
+                        F('repartitionSourceTopics', '[]int16', '0+'),
+                    )),
+                )),
+            )),
+            F('activeTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partitions', '[]int32', '0+'),
+            )),
+            F('standbyTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partitions', '[]int32', '0+'),
+            )),
+            F('warmupTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partitions', '[]int32', '0+'),
+            )),
+            F('processId', 'string', '0+', nullable='0+', default='null'),
+            F('userEndpoint', 'Endpoint', '0+', nullable='0+', default='null', fields=(
+                F('host', 'string', '0+'),
+                F('port', 'uint16', '0+'),
+            )),
+            F('clientTags', '[]KeyValue', '0+', nullable='0+', default='null', fields=(
+                F('key', 'string', '0+'),
+                F('value', 'string', '0+'),
+            )),
+            F('taskOffsets', '[]TaskOffset', '0+', nullable='0+', default='null', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partition', 'int32', '0+'),
+                F('offset', 'int64', '0+'),
+            )),
+            F('taskEndOffsets', '[]TaskOffset', '0+', nullable='0+', default='null', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partition', 'int32', '0+'),
+                F('offset', 'int64', '0+'),
+            )),
+            F('shutdownApplication', 'bool', '0+', default='false'),
+        )),
+    'StreamsGroupHeartbeatResponse': M(88, 'StreamsGroupHeartbeatResponse', '0',
+        fields=(
+            F('throttleTimeMs', 'int32', '0+'),
+            F('errorCode', 'int16', '0+'),
+            F('errorMessage', 'string', '0+', nullable='0+', default='null'),
+            F('memberId', 'string', '0+'),
+            F('memberEpoch', 'int32', '0+'),
+            F('heartbeatIntervalMs', 'int32', '0+'),
+            F('acceptableRecoveryLag', 'int32', '0+'),
+            F('taskOffsetIntervalMs', 'int32', '0+'),
+            F('status', '[]Status', '0+', nullable='0+', default='null', fields=(
+                F('statusCode', 'int8', '0+'),
+                F('statusDetail', 'string', '0+'),
+            )),
+            F('activeTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partitions', '[]int32', '0+'),
+            )),
+            F('standbyTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partitions', '[]int32', '0+'),
+            )),
+            F('warmupTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partitions', '[]int32', '0+'),
+            )),
+            F('endpointInformationEpoch', 'int32', '0+'),
+            F('partitionsByUserEndpoint', '[]EndpointToPartitions', '0+', nullable='0+', default='null', fields=(
+                F('userEndpoint', 'Endpoint', '0+', fields=(
+                    F('host', 'string', '0+'),
+                    F('port', 'uint16', '0+'),
+                )),
+                F('activePartitions', '[]TopicPartition', '0+', fields=(
+                    F('topic', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                )),
+                F('standbyPartitions', '[]TopicPartition', '0+', fields=(
+                    F('topic', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                )),
+            )),
+        )),
+    'StreamsGroupDescribeRequest': M(89, 'StreamsGroupDescribeRequest', '0',
+        fields=(
+            F('groupIds', '[]string', '0+'),
+            F('includeAuthorizedOperations', 'bool', '0+'),
+        )),
+    'StreamsGroupDescribeResponse': M(89, 'StreamsGroupDescribeResponse', '0',
+        fields=(
+            F('throttleTimeMs', 'int32', '0+'),
+            F('groups', '[]DescribedGroup', '0+', fields=(
+                F('errorCode', 'int16', '0+'),
+                F('errorMessage', 'string', '0+', nullable='0+', default='null'),
+                F('groupId', 'string', '0+'),
+                F('groupState', 'string', '0+'),
+                F('groupEpoch', 'int32', '0+'),
+                F('assignmentEpoch', 'int32', '0+'),
+                F('topology', 'Topology', '0+', nullable='0+', default='null', fields=(
+                    F('epoch', 'int32', '0+'),
+                    F('subtopologies', '[]Subtopology', '0+', nullable='0+', default='null', fields=(
+                        F('subtopologyId', 'string', '0+'),
+                        F('sourceTopics', '[]string', '0+'),
+                        F('repartitionSinkTopics', '[]string', '0+'),
+                        F('stateChangelogTopics', '[]TopicInfo', '0+', fields=(
+                            F('name', 'string', '0+'),
+                            F('partitions', 'int32', '0+'),
+                            F('replicationFactor', 'int16', '0+'),
+                            F('topicConfigs', '[]KeyValue', '0+', fields=(
+                                F('key', 'string', '0+'),
+                                F('value', 'string', '0+'),
+                            )),
+                        )),
+                        F('repartitionSourceTopics', '[]TopicInfo', '0+', fields=(
+                            F('name', 'string', '0+'),
+                            F('partitions', 'int32', '0+'),
+                            F('replicationFactor', 'int16', '0+'),
+                            F('topicConfigs', '[]KeyValue', '0+', fields=(
+                                F('key', 'string', '0+'),
+                                F('value', 'string', '0+'),
+                            )),
+                        )),
+                    )),
+                )),
+                F('members', '[]Member', '0+', fields=(
+                    F('memberId', 'string', '0+'),
+                    F('memberEpoch', 'int32', '0+'),
+                    F('instanceId', 'string', '0+', nullable='0+', default='null'),
+                    F('rackId', 'string', '0+', nullable='0+', default='null'),
+                    F('clientId', 'string', '0+'),
+                    F('clientHost', 'string', '0+'),
+                    F('topologyEpoch', 'int32', '0+'),
+                    F('processId', 'string', '0+'),
+                    F('userEndpoint', 'Endpoint', '0+', nullable='0+', default='null', fields=(
+                        F('host', 'string', '0+'),
+                        F('port', 'uint16', '0+'),
+                    )),
+                    F('clientTags', '[]KeyValue', '0+', fields=(
+                        F('key', 'string', '0+'),
+                        F('value', 'string', '0+'),
+                    )),
+                    F('taskOffsets', '[]TaskOffset', '0+', fields=(
+                        F('subtopologyId', 'string', '0+'),
+                        F('partition', 'int32', '0+'),
+                        F('offset', 'int64', '0+'),
+                    )),
+                    F('taskEndOffsets', '[]TaskOffset', '0+', fields=(
+                        F('subtopologyId', 'string', '0+'),
+                        F('partition', 'int32', '0+'),
+                        F('offset', 'int64', '0+'),
+                    )),
+                    F('assignment', 'Assignment', '0+', fields=(
+                        F('activeTasks', '[]TaskIds', '0+', fields=(
+                            F('subtopologyId', 'string', '0+'),
+                            F('partitions', '[]int32', '0+'),
+                        )),
+                        F('standbyTasks', '[]TaskIds', '0+', fields=(
+                            F('subtopologyId', 'string', '0+'),
+                            F('partitions', '[]int32', '0+'),
+                        )),
+                        F('warmupTasks', '[]TaskIds', '0+', fields=(
+                            F('subtopologyId', 'string', '0+'),
+                            F('partitions', '[]int32', '0+'),
+                        )),
+                    )),
+                    F('targetAssignment', 'Assignment', '0+', fields=(
+                        F('activeTasks', '[]TaskIds', '0+', fields=(
+                            F('subtopologyId', 'string', '0+'),
+                            F('partitions', '[]int32', '0+'),
+                        )),
+                        F('standbyTasks', '[]TaskIds', '0+', fields=(
+                            F('subtopologyId', 'string', '0+'),
+                            F('partitions', '[]int32', '0+'),
+                        )),
+                        F('warmupTasks', '[]TaskIds', '0+', fields=(
+                            F('subtopologyId', 'string', '0+'),
+                            F('partitions', '[]int32', '0+'),
+                        )),
+                    )),
+                    F('isClassic', 'bool', '0+'),
+                )),
+                F('authorizedOperations', 'int32', '0+', default='-2147483648'),
+            )),
+        )),
+}
+
+
+# What Kafka 4.3 changed; everything else is as in the release before.
+_MESSAGES_4_3: Final[dict[str, MessageSchema]] = {
+    'StreamsGroupHeartbeatResponse': M(88, 'StreamsGroupHeartbeatResponse', '0',
+        fields=(
+            F('throttleTimeMs', 'int32', '0+'),
+            F('errorCode', 'int16', '0+'),
+            F('errorMessage', 'string', '0+', nullable='0+', default='null'),
+            F('memberId', 'string', '0+'),
+            F('memberEpoch', 'int32', '0+'),
+            F('heartbeatIntervalMs', 'int32', '0+'),
+            F('acceptableRecoveryLag', 'int32', '0+'),
+            F('taskOffsetIntervalMs', 'int32', '0+'),
+            F('status', '[]Status', '0+', nullable='0+', fields=(
+                F('statusCode', 'int8', '0+'),
+                F('statusDetail', 'string', '0+'),
+            )),
+            F('activeTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partitions', '[]int32', '0+'),
+            )),
+            F('standbyTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partitions', '[]int32', '0+'),
+            )),
+            F('warmupTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partitions', '[]int32', '0+'),
+            )),
+            F('endpointInformationEpoch', 'int32', '0+'),
+            F('partitionsByUserEndpoint', '[]EndpointToPartitions', '0+', nullable='0+', default='null', fields=(
+                F('userEndpoint', 'Endpoint', '0+', fields=(
+                    F('host', 'string', '0+'),
+                    F('port', 'uint16', '0+'),
+                )),
+                F('activePartitions', '[]TopicPartition', '0+', fields=(
+                    F('topic', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                )),
+                F('standbyPartitions', '[]TopicPartition', '0+', fields=(
+                    F('topic', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                )),
+            )),
+        )),
+}
+
+
+# What Kafka trunk changed; everything else is as in the release before.
+_MESSAGES_TRUNK: Final[dict[str, MessageSchema]] = {
+    'StreamsGroupHeartbeatRequest': M(88, 'StreamsGroupHeartbeatRequest', '0-1',
+        fields=(
+            F('groupId', 'string', '0+'),
+            F('memberId', 'string', '0+'),
+            F('memberEpoch', 'int32', '0+'),
+            F('endpointInformationEpoch', 'int32', '0+'),
+            F('instanceId', 'string', '0+', nullable='0+', default='null'),
+            F('rackId', 'string', '0+', nullable='0+', default='null'),
+            F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
+            F('topology', 'Topology', '0+', nullable='0+', default='null', fields=(
+                F('epoch', 'int32', '0+'),
+                F('subtopologies', '[]Subtopology', '0+', fields=(
+                    F('subtopologyId', 'string', '0+'),
+                    F('sourceTopics', '[]string', '0+'),
+                    F('sourceTopicRegex', '[]string', '0+'),
+                    F('stateChangelogTopics', '[]TopicInfo', '0+', fields=(
+                        F('name', 'string', '0+'),
+                        F('partitions', 'int32', '0+'),
+                        F('replicationFactor', 'int16', '0+'),
+                        F('topicConfigs', '[]KeyValue', '0+', fields=(
+                            F('key', 'string', '0+'),
+                            F('value', 'string', '0+'),
+                        )),
+                    )),
+                    F('repartitionSinkTopics', '[]string', '0+'),
+                    F('repartitionSourceTopics', '[]TopicInfo', '0+', fields=(
+                        F('name', 'string', '0+'),
+                        F('partitions', 'int32', '0+'),
+                        F('replicationFactor', 'int16', '0+'),
+                        F('topicConfigs', '[]KeyValue', '0+', fields=(
+                            F('key', 'string', '0+'),
+                            F('value', 'string', '0+'),
+                        )),
+                    )),
+                    F('copartitionGroups', '[]CopartitionGroup', '0+', fields=(
+                        F('sourceTopics', '[]int16', '0+'),
+                        F('sourceTopicRegex', '[]int16', '0+'),
+                        F('repartitionSourceTopics', '[]int16', '0+'),
+                    )),
+                )),
+            )),
+            F('activeTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partitions', '[]int32', '0+'),
+            )),
+            F('standbyTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partitions', '[]int32', '0+'),
+            )),
+            F('warmupTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partitions', '[]int32', '0+'),
+            )),
+            F('processId', 'string', '0+', nullable='0+', default='null'),
+            F('userEndpoint', 'Endpoint', '0+', nullable='0+', default='null', fields=(
+                F('host', 'string', '0+'),
+                F('port', 'uint16', '0+'),
+            )),
+            F('clientTags', '[]KeyValue', '0+', nullable='0+', default='null', fields=(
+                F('key', 'string', '0+'),
+                F('value', 'string', '0+'),
+            )),
+            F('taskOffsets', '[]TaskOffset', '0+', nullable='0+', default='null', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partition', 'int32', '0+'),
+                F('offset', 'int64', '0+'),
+            )),
+            F('taskEndOffsets', '[]TaskOffset', '0+', nullable='0+', default='null', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partition', 'int32', '0+'),
+                F('offset', 'int64', '0+'),
+            )),
+            F('shutdownApplication', 'bool', '0+', default='false'),
+        )),
+    'StreamsGroupHeartbeatResponse': M(88, 'StreamsGroupHeartbeatResponse', '0-1',
+        fields=(
+            F('throttleTimeMs', 'int32', '0+'),
+            F('errorCode', 'int16', '0+'),
+            F('errorMessage', 'string', '0+', nullable='0+', default='null'),
+            F('memberId', 'string', '0+'),
+            F('memberEpoch', 'int32', '0+'),
+            F('heartbeatIntervalMs', 'int32', '0+'),
+            F('acceptableRecoveryLagLegacy', 'int32', '0'),
+            F('taskOffsetIntervalMs', 'int32', '0+'),
+            F('acceptableRecoveryLag', 'int64', '1+', default='-1', ignorable=True),
+            F('status', '[]Status', '0+', nullable='0+', fields=(
+                F('statusCode', 'int8', '0+'),
+                F('statusDetail', 'string', '0+'),
+            )),
+            F('activeTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partitions', '[]int32', '0+'),
+            )),
+            F('standbyTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partitions', '[]int32', '0+'),
+            )),
+            F('warmupTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partitions', '[]int32', '0+'),
+            )),
+            F('topologyDescriptionRequired', 'bool', '1+', default='false'),
+            F('endpointInformationEpoch', 'int32', '0+'),
+            F('partitionsByUserEndpoint', '[]EndpointToPartitions', '0+', nullable='0+', default='null', fields=(
+                F('userEndpoint', 'Endpoint', '0+', fields=(
+                    F('host', 'string', '0+'),
+                    F('port', 'uint16', '0+'),
+                )),
+                F('activePartitions', '[]TopicPartition', '0+', fields=(
+                    F('topic', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                )),
+                F('standbyPartitions', '[]TopicPartition', '0+', fields=(
+                    F('topic', 'string', '0+'),
+                    F('partitions', '[]int32', '0+'),
+                )),
+            )),
+        )),
+    'StreamsGroupDescribeRequest': M(89, 'StreamsGroupDescribeRequest', '0-1',
+        fields=(
+            F('groupIds', '[]string', '0+'),
+            F('includeAuthorizedOperations', 'bool', '0+'),
+            F('includeTopologyDescription', 'bool', '1+', default='false'),
+        )),
+    'StreamsGroupDescribeResponse': M(89, 'StreamsGroupDescribeResponse', '0-1',
+        fields=(
+            F('throttleTimeMs', 'int32', '0+'),
+            F('groups', '[]DescribedGroup', '0+', fields=(
+                F('errorCode', 'int16', '0+'),
+                F('errorMessage', 'string', '0+', nullable='0+', default='null'),
+                F('groupId', 'string', '0+'),
+                F('groupState', 'string', '0+'),
+                F('groupEpoch', 'int32', '0+'),
+                F('assignmentEpoch', 'int32', '0+'),
+                F('topology', 'Topology', '0+', nullable='0+', default='null', fields=(
+                    F('epoch', 'int32', '0+'),
+                    F('subtopologies', '[]Subtopology', '0+', nullable='0+', default='null', fields=(
+                        F('subtopologyId', 'string', '0+'),
+                        F('sourceTopics', '[]string', '0+'),
+                        F('repartitionSinkTopics', '[]string', '0+'),
+                        F('stateChangelogTopics', '[]TopicInfo', '0+', fields=(
+                            F('name', 'string', '0+'),
+                            F('partitions', 'int32', '0+'),
+                            F('replicationFactor', 'int16', '0+'),
+                            F('topicConfigs', '[]KeyValue', '0+', fields=(
+                                F('key', 'string', '0+'),
+                                F('value', 'string', '0+'),
+                            )),
+                        )),
+                        F('repartitionSourceTopics', '[]TopicInfo', '0+', fields=(
+                            F('name', 'string', '0+'),
+                            F('partitions', 'int32', '0+'),
+                            F('replicationFactor', 'int16', '0+'),
+                            F('topicConfigs', '[]KeyValue', '0+', fields=(
+                                F('key', 'string', '0+'),
+                                F('value', 'string', '0+'),
+                            )),
+                        )),
+                    )),
+                )),
+                F('members', '[]Member', '0+', fields=(
+                    F('memberId', 'string', '0+'),
+                    F('memberEpoch', 'int32', '0+'),
+                    F('instanceId', 'string', '0+', nullable='0+', default='null'),
+                    F('rackId', 'string', '0+', nullable='0+', default='null'),
+                    F('clientId', 'string', '0+'),
+                    F('clientHost', 'string', '0+'),
+                    F('topologyEpoch', 'int32', '0+'),
+                    F('processId', 'string', '0+'),
+                    F('userEndpoint', 'Endpoint', '0+', nullable='0+', default='null', fields=(
+                        F('host', 'string', '0+'),
+                        F('port', 'uint16', '0+'),
+                    )),
+                    F('clientTags', '[]KeyValue', '0+', fields=(
+                        F('key', 'string', '0+'),
+                        F('value', 'string', '0+'),
+                    )),
+                    F('taskOffsets', '[]TaskOffset', '0+', fields=(
+                        F('subtopologyId', 'string', '0+'),
+                        F('partition', 'int32', '0+'),
+                        F('offset', 'int64', '0+'),
+                    )),
+                    F('taskEndOffsets', '[]TaskOffset', '0+', fields=(
+                        F('subtopologyId', 'string', '0+'),
+                        F('partition', 'int32', '0+'),
+                        F('offset', 'int64', '0+'),
+                    )),
+                    F('assignment', 'Assignment', '0+', fields=(
+                        F('activeTasks', '[]TaskIds', '0+', fields=(
+                            F('subtopologyId', 'string', '0+'),
+                            F('partitions', '[]int32', '0+'),
+                        )),
+                        F('standbyTasks', '[]TaskIds', '0+', fields=(
+                            F('subtopologyId', 'string', '0+'),
+                            F('partitions', '[]int32', '0+'),
+                        )),
+                        F('warmupTasks', '[]TaskIds', '0+', fields=(
+                            F('subtopologyId', 'string', '0+'),
+                            F('partitions', '[]int32', '0+'),
+                        )),
+                    )),
+                    F('targetAssignment', 'Assignment', '0+', fields=(
+                        F('activeTasks', '[]TaskIds', '0+', fields=(
+                            F('subtopologyId', 'string', '0+'),
+                            F('partitions', '[]int32', '0+'),
+                        )),
+                        F('standbyTasks', '[]TaskIds', '0+', fields=(
+                            F('subtopologyId', 'string', '0+'),
+                            F('partitions', '[]int32', '0+'),
+                        )),
+                        F('warmupTasks', '[]TaskIds', '0+', fields=(
+                            F('subtopologyId', 'string', '0+'),
+                            F('partitions', '[]int32', '0+'),
+                        )),
+                    )),
+                    F('isClassic', 'bool', '0+'),
+                )),
+                F('authorizedOperations', 'int32', '0+', default='-2147483648'),
+                F('topologyDescription', 'TopologyDescription', '1+', nullable='1+', default='null', fields=(
+                    F('subtopologies', '[]TopologyDescriptionSubtopology', '1+', fields=(
+                        F('subtopologyId', 'string', '1+'),
+                        F('nodes', '[]TopologyDescriptionNode', '1+', fields=(
+                            F('name', 'string', '1+'),
+                            F('nodeType', 'int8', '1+'),
+                            F('sourceTopics', '[]string', '1+'),
+                            F('sinkTopic', 'string', '1+', nullable='1+', default='null'),
+                            F('stores', '[]string', '1+'),
+                            F('successors', '[]string', '1+'),
+                        )),
+                    )),
+                    F('globalStores', '[]TopologyDescriptionGlobalStore', '1+', fields=(
+                        F('source', 'TopologyDescriptionNode', '1+', fields=(
+                            F('name', 'string', '1+'),
+                            F('nodeType', 'int8', '1+'),
+                            F('sourceTopics', '[]string', '1+'),
+                            F('sinkTopic', 'string', '1+', nullable='1+', default='null'),
+                            F('stores', '[]string', '1+'),
+                            F('successors', '[]string', '1+'),
+                        )),
+                        F('processor', 'TopologyDescriptionNode', '1+', fields=(
+                            F('name', 'string', '1+'),
+                            F('nodeType', 'int8', '1+'),
+                            F('sourceTopics', '[]string', '1+'),
+                            F('sinkTopic', 'string', '1+', nullable='1+', default='null'),
+                            F('stores', '[]string', '1+'),
+                            F('successors', '[]string', '1+'),
+                        )),
+                    )),
+                )),
+                F('topologyDescriptionStatus', 'int8', '1+', default='0'),
+                F('assignorName', 'string', '1+', nullable='1+', default='null', ignorable=True),
+            )),
+        )),
+}
+
 MESSAGE_SCHEMAS: Final[dict[str, dict[str, MessageSchema]]] = {
-    '4.1': {
-        'ConsumerGroupHeartbeatRequest': M(68, 'ConsumerGroupHeartbeatRequest', '0-1',
-            fields=(
-                F('groupId', 'string', '0+'),
-                F('memberId', 'string', '0+'),
-                F('memberEpoch', 'int32', '0+'),
-                F('instanceId', 'string', '0+', nullable='0+', default='null'),
-                F('rackId', 'string', '0+', nullable='0+', default='null'),
-                F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
-                F('subscribedTopicNames', '[]string', '0+', nullable='0+', default='null'),
-                F('subscribedTopicRegex', 'string', '1+', nullable='1+', default='null'),
-                F('serverAssignor', 'string', '0+', nullable='0+', default='null'),
-                F('topicPartitions', '[]TopicPartitions', '0+', nullable='0+', default='null', fields=(
-                    F('topicId', 'uuid', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-            )),
-        'ConsumerGroupHeartbeatResponse': M(68, 'ConsumerGroupHeartbeatResponse', '0-1',
-            fields=(
-                F('throttleTimeMs', 'int32', '0+'),
-                F('errorCode', 'int16', '0+'),
-                F('errorMessage', 'string', '0+', nullable='0+', default='null'),
-                F('memberId', 'string', '0+', nullable='0+', default='null'),
-                F('memberEpoch', 'int32', '0+'),
-                F('heartbeatIntervalMs', 'int32', '0+'),
-                F('assignment', 'Assignment', '0+', nullable='0+', default='null', fields=(
-                    F('topicPartitions', '[]TopicPartitions', '0+', fields=(
-                        F('topicId', 'uuid', '0+'),
-                        F('partitions', '[]int32', '0+'),
-                    )),
-                )),
-            )),
-        'ConsumerGroupDescribeRequest': M(69, 'ConsumerGroupDescribeRequest', '0-1',
-            fields=(
-                F('groupIds', '[]string', '0+'),
-                F('includeAuthorizedOperations', 'bool', '0+'),
-            )),
-        'ConsumerGroupDescribeResponse': M(69, 'ConsumerGroupDescribeResponse', '0-1',
-            fields=(
-                F('throttleTimeMs', 'int32', '0+'),
-                F('groups', '[]DescribedGroup', '0+', fields=(
-                    F('errorCode', 'int16', '0+'),
-                    F('errorMessage', 'string', '0+', nullable='0+', default='null'),
-                    F('groupId', 'string', '0+'),
-                    F('groupState', 'string', '0+'),
-                    F('groupEpoch', 'int32', '0+'),
-                    F('assignmentEpoch', 'int32', '0+'),
-                    F('assignorName', 'string', '0+'),
-                    F('members', '[]Member', '0+', fields=(
-                        F('memberId', 'string', '0+'),
-                        F('instanceId', 'string', '0+', nullable='0+', default='null'),
-                        F('rackId', 'string', '0+', nullable='0+', default='null'),
-                        F('memberEpoch', 'int32', '0+'),
-                        F('clientId', 'string', '0+'),
-                        F('clientHost', 'string', '0+'),
-                        F('subscribedTopicNames', '[]string', '0+'),
-                        F('subscribedTopicRegex', 'string', '0+', nullable='0+', default='null'),
-                        F('assignment', 'Assignment', '0+', fields=(
-                            F('topicPartitions', '[]TopicPartitions', '0+', fields=(
-                                F('topicId', 'uuid', '0+'),
-                                F('topicName', 'string', '0+'),
-                                F('partitions', '[]int32', '0+'),
-                            )),
-                        )),
-                        F('targetAssignment', 'Assignment', '0+', fields=(
-                            F('topicPartitions', '[]TopicPartitions', '0+', fields=(
-                                F('topicId', 'uuid', '0+'),
-                                F('topicName', 'string', '0+'),
-                                F('partitions', '[]int32', '0+'),
-                            )),
-                        )),
-                        F('memberType', 'int8', '1+', default='-1', ignorable=True),
-                    )),
-                    F('authorizedOperations', 'int32', '0+', default='-2147483648'),
-                )),
-            )),
-        'StreamsGroupHeartbeatRequest': M(88, 'StreamsGroupHeartbeatRequest', '0',
-            fields=(
-                F('groupId', 'string', '0+'),
-                F('memberId', 'string', '0+'),
-                F('memberEpoch', 'int32', '0+'),
-                F('endpointInformationEpoch', 'int32', '0+'),
-                F('instanceId', 'string', '0+', nullable='0+', default='null'),
-                F('rackId', 'string', '0+', nullable='0+', default='null'),
-                F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
-                F('topology', 'Topology', '0+', nullable='0+', default='null', fields=(
-                    F('epoch', 'int32', '0+'),
-                    F('subtopologies', '[]Subtopology', '0+', fields=(
-                        F('subtopologyId', 'string', '0+'),
-                        F('sourceTopics', '[]string', '0+'),
-                        F('sourceTopicRegex', '[]string', '0+'),
-                        F('stateChangelogTopics', '[]TopicInfo', '0+', fields=(
-                            F('name', 'string', '0+'),
-                            F('partitions', 'int32', '0+'),
-                            F('replicationFactor', 'int16', '0+'),
-                            F('topicConfigs', '[]KeyValue', '0+', fields=(
-                                F('key', 'string', '0+'),
-                                F('value', 'string', '0+'),
-                            )),
-                        )),
-                        F('repartitionSinkTopics', '[]string', '0+'),
-                        F('repartitionSourceTopics', '[]TopicInfo', '0+', fields=(
-                            F('name', 'string', '0+'),
-                            F('partitions', 'int32', '0+'),
-                            F('replicationFactor', 'int16', '0+'),
-                            F('topicConfigs', '[]KeyValue', '0+', fields=(
-                                F('key', 'string', '0+'),
-                                F('value', 'string', '0+'),
-                            )),
-                        )),
-                        F('copartitionGroups', '[]CopartitionGroup', '0+', fields=(
-                            F('sourceTopics', '[]int16', '0+'),
-                            F('sourceTopicRegex', '[]int16', '0+'),
-                            F('repartitionSourceTopics', '[]int16', '0+'),
-                        )),
-                    )),
-                )),
-                F('activeTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('standbyTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('warmupTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('processId', 'string', '0+', nullable='0+', default='null'),
-                F('userEndpoint', 'Endpoint', '0+', nullable='0+', default='null', fields=(
-                    F('host', 'string', '0+'),
-                    F('port', 'uint16', '0+'),
-                )),
-                F('clientTags', '[]KeyValue', '0+', nullable='0+', default='null', fields=(
-                    F('key', 'string', '0+'),
-                    F('value', 'string', '0+'),
-                )),
-                F('taskOffsets', '[]TaskOffset', '0+', nullable='0+', default='null', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partition', 'int32', '0+'),
-                    F('offset', 'int64', '0+'),
-                )),
-                F('taskEndOffsets', '[]TaskOffset', '0+', nullable='0+', default='null', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partition', 'int32', '0+'),
-                    F('offset', 'int64', '0+'),
-                )),
-                F('shutdownApplication', 'bool', '0+', default='false'),
-            )),
-        'StreamsGroupHeartbeatResponse': M(88, 'StreamsGroupHeartbeatResponse', '0',
-            fields=(
-                F('throttleTimeMs', 'int32', '0+'),
-                F('errorCode', 'int16', '0+'),
-                F('errorMessage', 'string', '0+', nullable='0+', default='null'),
-                F('memberId', 'string', '0+'),
-                F('memberEpoch', 'int32', '0+'),
-                F('heartbeatIntervalMs', 'int32', '0+'),
-                F('acceptableRecoveryLag', 'int32', '0+'),
-                F('taskOffsetIntervalMs', 'int32', '0+'),
-                F('status', '[]Status', '0+', nullable='0+', default='null', fields=(
-                    F('statusCode', 'int8', '0+'),
-                    F('statusDetail', 'string', '0+'),
-                )),
-                F('activeTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('standbyTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('warmupTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('endpointInformationEpoch', 'int32', '0+'),
-                F('partitionsByUserEndpoint', '[]EndpointToPartitions', '0+', nullable='0+', default='null', fields=(
-                    F('userEndpoint', 'Endpoint', '0+', fields=(
-                        F('host', 'string', '0+'),
-                        F('port', 'uint16', '0+'),
-                    )),
-                    F('activePartitions', '[]TopicPartition', '0+', fields=(
-                        F('topic', 'string', '0+'),
-                        F('partitions', '[]int32', '0+'),
-                    )),
-                    F('standbyPartitions', '[]TopicPartition', '0+', fields=(
-                        F('topic', 'string', '0+'),
-                        F('partitions', '[]int32', '0+'),
-                    )),
-                )),
-            )),
-        'StreamsGroupDescribeRequest': M(89, 'StreamsGroupDescribeRequest', '0',
-            fields=(
-                F('groupIds', '[]string', '0+'),
-                F('includeAuthorizedOperations', 'bool', '0+'),
-            )),
-        'StreamsGroupDescribeResponse': M(89, 'StreamsGroupDescribeResponse', '0',
-            fields=(
-                F('throttleTimeMs', 'int32', '0+'),
-                F('groups', '[]DescribedGroup', '0+', fields=(
-                    F('errorCode', 'int16', '0+'),
-                    F('errorMessage', 'string', '0+', nullable='0+', default='null'),
-                    F('groupId', 'string', '0+'),
-                    F('groupState', 'string', '0+'),
-                    F('groupEpoch', 'int32', '0+'),
-                    F('assignmentEpoch', 'int32', '0+'),
-                    F('topology', 'Topology', '0+', nullable='0+', default='null', fields=(
-                        F('epoch', 'int32', '0+'),
-                        F('subtopologies', '[]Subtopology', '0+', nullable='0+', default='null', fields=(
-                            F('subtopologyId', 'string', '0+'),
-                            F('sourceTopics', '[]string', '0+'),
-                            F('repartitionSinkTopics', '[]string', '0+'),
-                            F('stateChangelogTopics', '[]TopicInfo', '0+', fields=(
-                                F('name', 'string', '0+'),
-                                F('partitions', 'int32', '0+'),
-                                F('replicationFactor', 'int16', '0+'),
-                                F('topicConfigs', '[]KeyValue', '0+', fields=(
-                                    F('key', 'string', '0+'),
-                                    F('value', 'string', '0+'),
-                                )),
-                            )),
-                            F('repartitionSourceTopics', '[]TopicInfo', '0+', fields=(
-                                F('name', 'string', '0+'),
-                                F('partitions', 'int32', '0+'),
-                                F('replicationFactor', 'int16', '0+'),
-                                F('topicConfigs', '[]KeyValue', '0+', fields=(
-                                    F('key', 'string', '0+'),
-                                    F('value', 'string', '0+'),
-                                )),
-                            )),
-                        )),
-                    )),
-                    F('members', '[]Member', '0+', fields=(
-                        F('memberId', 'string', '0+'),
-                        F('memberEpoch', 'int32', '0+'),
-                        F('instanceId', 'string', '0+', nullable='0+', default='null'),
-                        F('rackId', 'string', '0+', nullable='0+', default='null'),
-                        F('clientId', 'string', '0+'),
-                        F('clientHost', 'string', '0+'),
-                        F('topologyEpoch', 'int32', '0+'),
-                        F('processId', 'string', '0+'),
-                        F('userEndpoint', 'Endpoint', '0+', nullable='0+', default='null', fields=(
-                            F('host', 'string', '0+'),
-                            F('port', 'uint16', '0+'),
-                        )),
-                        F('clientTags', '[]KeyValue', '0+', fields=(
-                            F('key', 'string', '0+'),
-                            F('value', 'string', '0+'),
-                        )),
-                        F('taskOffsets', '[]TaskOffset', '0+', fields=(
-                            F('subtopologyId', 'string', '0+'),
-                            F('partition', 'int32', '0+'),
-                            F('offset', 'int64', '0+'),
-                        )),
-                        F('taskEndOffsets', '[]TaskOffset', '0+', fields=(
-                            F('subtopologyId', 'string', '0+'),
-                            F('partition', 'int32', '0+'),
-                            F('offset', 'int64', '0+'),
-                        )),
-                        F('assignment', 'Assignment', '0+', fields=(
-                            F('activeTasks', '[]TaskIds', '0+', fields=(
-                                F('subtopologyId', 'string', '0+'),
-                                F('partitions', '[]int32', '0+'),
-                            )),
-                            F('standbyTasks', '[]TaskIds', '0+', fields=(
-                                F('subtopologyId', 'string', '0+'),
-                                F('partitions', '[]int32', '0+'),
-                            )),
-                            F('warmupTasks', '[]TaskIds', '0+', fields=(
-                                F('subtopologyId', 'string', '0+'),
-                                F('partitions', '[]int32', '0+'),
-                            )),
-                        )),
-                        F('targetAssignment', 'Assignment', '0+', fields=(
-                            F('activeTasks', '[]TaskIds', '0+', fields=(
-                                F('subtopologyId', 'string', '0+'),
-                                F('partitions', '[]int32', '0+'),
-                            )),
-                            F('standbyTasks', '[]TaskIds', '0+', fields=(
-                                F('subtopologyId', 'string', '0+'),
-                                F('partitions', '[]int32', '0+'),
-                            )),
-                            F('warmupTasks', '[]TaskIds', '0+', fields=(
-                                F('subtopologyId', 'string', '0+'),
-                                F('partitions', '[]int32', '0+'),
-                            )),
-                        )),
-                        F('isClassic', 'bool', '0+'),
-                    )),
-                    F('authorizedOperations', 'int32', '0+', default='-2147483648'),
-                )),
-            )),
-    },
-    '4.3': {
-        'ConsumerGroupHeartbeatRequest': M(68, 'ConsumerGroupHeartbeatRequest', '0-1',
-            fields=(
-                F('groupId', 'string', '0+'),
-                F('memberId', 'string', '0+'),
-                F('memberEpoch', 'int32', '0+'),
-                F('instanceId', 'string', '0+', nullable='0+', default='null'),
-                F('rackId', 'string', '0+', nullable='0+', default='null'),
-                F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
-                F('subscribedTopicNames', '[]string', '0+', nullable='0+', default='null'),
-                F('subscribedTopicRegex', 'string', '1+', nullable='1+', default='null'),
-                F('serverAssignor', 'string', '0+', nullable='0+', default='null'),
-                F('topicPartitions', '[]TopicPartitions', '0+', nullable='0+', default='null', fields=(
-                    F('topicId', 'uuid', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-            )),
-        'ConsumerGroupHeartbeatResponse': M(68, 'ConsumerGroupHeartbeatResponse', '0-1',
-            fields=(
-                F('throttleTimeMs', 'int32', '0+'),
-                F('errorCode', 'int16', '0+'),
-                F('errorMessage', 'string', '0+', nullable='0+', default='null'),
-                F('memberId', 'string', '0+', nullable='0+', default='null'),
-                F('memberEpoch', 'int32', '0+'),
-                F('heartbeatIntervalMs', 'int32', '0+'),
-                F('assignment', 'Assignment', '0+', nullable='0+', default='null', fields=(
-                    F('topicPartitions', '[]TopicPartitions', '0+', fields=(
-                        F('topicId', 'uuid', '0+'),
-                        F('partitions', '[]int32', '0+'),
-                    )),
-                )),
-            )),
-        'ConsumerGroupDescribeRequest': M(69, 'ConsumerGroupDescribeRequest', '0-1',
-            fields=(
-                F('groupIds', '[]string', '0+'),
-                F('includeAuthorizedOperations', 'bool', '0+'),
-            )),
-        'ConsumerGroupDescribeResponse': M(69, 'ConsumerGroupDescribeResponse', '0-1',
-            fields=(
-                F('throttleTimeMs', 'int32', '0+'),
-                F('groups', '[]DescribedGroup', '0+', fields=(
-                    F('errorCode', 'int16', '0+'),
-                    F('errorMessage', 'string', '0+', nullable='0+', default='null'),
-                    F('groupId', 'string', '0+'),
-                    F('groupState', 'string', '0+'),
-                    F('groupEpoch', 'int32', '0+'),
-                    F('assignmentEpoch', 'int32', '0+'),
-                    F('assignorName', 'string', '0+'),
-                    F('members', '[]Member', '0+', fields=(
-                        F('memberId', 'string', '0+'),
-                        F('instanceId', 'string', '0+', nullable='0+', default='null'),
-                        F('rackId', 'string', '0+', nullable='0+', default='null'),
-                        F('memberEpoch', 'int32', '0+'),
-                        F('clientId', 'string', '0+'),
-                        F('clientHost', 'string', '0+'),
-                        F('subscribedTopicNames', '[]string', '0+'),
-                        F('subscribedTopicRegex', 'string', '0+', nullable='0+', default='null'),
-                        F('assignment', 'Assignment', '0+', fields=(
-                            F('topicPartitions', '[]TopicPartitions', '0+', fields=(
-                                F('topicId', 'uuid', '0+'),
-                                F('topicName', 'string', '0+'),
-                                F('partitions', '[]int32', '0+'),
-                            )),
-                        )),
-                        F('targetAssignment', 'Assignment', '0+', fields=(
-                            F('topicPartitions', '[]TopicPartitions', '0+', fields=(
-                                F('topicId', 'uuid', '0+'),
-                                F('topicName', 'string', '0+'),
-                                F('partitions', '[]int32', '0+'),
-                            )),
-                        )),
-                        F('memberType', 'int8', '1+', default='-1', ignorable=True),
-                    )),
-                    F('authorizedOperations', 'int32', '0+', default='-2147483648'),
-                )),
-            )),
-        'StreamsGroupHeartbeatRequest': M(88, 'StreamsGroupHeartbeatRequest', '0',
-            fields=(
-                F('groupId', 'string', '0+'),
-                F('memberId', 'string', '0+'),
-                F('memberEpoch', 'int32', '0+'),
-                F('endpointInformationEpoch', 'int32', '0+'),
-                F('instanceId', 'string', '0+', nullable='0+', default='null'),
-                F('rackId', 'string', '0+', nullable='0+', default='null'),
-                F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
-                F('topology', 'Topology', '0+', nullable='0+', default='null', fields=(
-                    F('epoch', 'int32', '0+'),
-                    F('subtopologies', '[]Subtopology', '0+', fields=(
-                        F('subtopologyId', 'string', '0+'),
-                        F('sourceTopics', '[]string', '0+'),
-                        F('sourceTopicRegex', '[]string', '0+'),
-                        F('stateChangelogTopics', '[]TopicInfo', '0+', fields=(
-                            F('name', 'string', '0+'),
-                            F('partitions', 'int32', '0+'),
-                            F('replicationFactor', 'int16', '0+'),
-                            F('topicConfigs', '[]KeyValue', '0+', fields=(
-                                F('key', 'string', '0+'),
-                                F('value', 'string', '0+'),
-                            )),
-                        )),
-                        F('repartitionSinkTopics', '[]string', '0+'),
-                        F('repartitionSourceTopics', '[]TopicInfo', '0+', fields=(
-                            F('name', 'string', '0+'),
-                            F('partitions', 'int32', '0+'),
-                            F('replicationFactor', 'int16', '0+'),
-                            F('topicConfigs', '[]KeyValue', '0+', fields=(
-                                F('key', 'string', '0+'),
-                                F('value', 'string', '0+'),
-                            )),
-                        )),
-                        F('copartitionGroups', '[]CopartitionGroup', '0+', fields=(
-                            F('sourceTopics', '[]int16', '0+'),
-                            F('sourceTopicRegex', '[]int16', '0+'),
-                            F('repartitionSourceTopics', '[]int16', '0+'),
-                        )),
-                    )),
-                )),
-                F('activeTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('standbyTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('warmupTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('processId', 'string', '0+', nullable='0+', default='null'),
-                F('userEndpoint', 'Endpoint', '0+', nullable='0+', default='null', fields=(
-                    F('host', 'string', '0+'),
-                    F('port', 'uint16', '0+'),
-                )),
-                F('clientTags', '[]KeyValue', '0+', nullable='0+', default='null', fields=(
-                    F('key', 'string', '0+'),
-                    F('value', 'string', '0+'),
-                )),
-                F('taskOffsets', '[]TaskOffset', '0+', nullable='0+', default='null', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partition', 'int32', '0+'),
-                    F('offset', 'int64', '0+'),
-                )),
-                F('taskEndOffsets', '[]TaskOffset', '0+', nullable='0+', default='null', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partition', 'int32', '0+'),
-                    F('offset', 'int64', '0+'),
-                )),
-                F('shutdownApplication', 'bool', '0+', default='false'),
-            )),
-        'StreamsGroupHeartbeatResponse': M(88, 'StreamsGroupHeartbeatResponse', '0',
-            fields=(
-                F('throttleTimeMs', 'int32', '0+'),
-                F('errorCode', 'int16', '0+'),
-                F('errorMessage', 'string', '0+', nullable='0+', default='null'),
-                F('memberId', 'string', '0+'),
-                F('memberEpoch', 'int32', '0+'),
-                F('heartbeatIntervalMs', 'int32', '0+'),
-                F('acceptableRecoveryLag', 'int32', '0+'),
-                F('taskOffsetIntervalMs', 'int32', '0+'),
-                F('status', '[]Status', '0+', nullable='0+', fields=(
-                    F('statusCode', 'int8', '0+'),
-                    F('statusDetail', 'string', '0+'),
-                )),
-                F('activeTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('standbyTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('warmupTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('endpointInformationEpoch', 'int32', '0+'),
-                F('partitionsByUserEndpoint', '[]EndpointToPartitions', '0+', nullable='0+', default='null', fields=(
-                    F('userEndpoint', 'Endpoint', '0+', fields=(
-                        F('host', 'string', '0+'),
-                        F('port', 'uint16', '0+'),
-                    )),
-                    F('activePartitions', '[]TopicPartition', '0+', fields=(
-                        F('topic', 'string', '0+'),
-                        F('partitions', '[]int32', '0+'),
-                    )),
-                    F('standbyPartitions', '[]TopicPartition', '0+', fields=(
-                        F('topic', 'string', '0+'),
-                        F('partitions', '[]int32', '0+'),
-                    )),
-                )),
-            )),
-        'StreamsGroupDescribeRequest': M(89, 'StreamsGroupDescribeRequest', '0',
-            fields=(
-                F('groupIds', '[]string', '0+'),
-                F('includeAuthorizedOperations', 'bool', '0+'),
-            )),
-        'StreamsGroupDescribeResponse': M(89, 'StreamsGroupDescribeResponse', '0',
-            fields=(
-                F('throttleTimeMs', 'int32', '0+'),
-                F('groups', '[]DescribedGroup', '0+', fields=(
-                    F('errorCode', 'int16', '0+'),
-                    F('errorMessage', 'string', '0+', nullable='0+', default='null'),
-                    F('groupId', 'string', '0+'),
-                    F('groupState', 'string', '0+'),
-                    F('groupEpoch', 'int32', '0+'),
-                    F('assignmentEpoch', 'int32', '0+'),
-                    F('topology', 'Topology', '0+', nullable='0+', default='null', fields=(
-                        F('epoch', 'int32', '0+'),
-                        F('subtopologies', '[]Subtopology', '0+', nullable='0+', default='null', fields=(
-                            F('subtopologyId', 'string', '0+'),
-                            F('sourceTopics', '[]string', '0+'),
-                            F('repartitionSinkTopics', '[]string', '0+'),
-                            F('stateChangelogTopics', '[]TopicInfo', '0+', fields=(
-                                F('name', 'string', '0+'),
-                                F('partitions', 'int32', '0+'),
-                                F('replicationFactor', 'int16', '0+'),
-                                F('topicConfigs', '[]KeyValue', '0+', fields=(
-                                    F('key', 'string', '0+'),
-                                    F('value', 'string', '0+'),
-                                )),
-                            )),
-                            F('repartitionSourceTopics', '[]TopicInfo', '0+', fields=(
-                                F('name', 'string', '0+'),
-                                F('partitions', 'int32', '0+'),
-                                F('replicationFactor', 'int16', '0+'),
-                                F('topicConfigs', '[]KeyValue', '0+', fields=(
-                                    F('key', 'string', '0+'),
-                                    F('value', 'string', '0+'),
-                                )),
-                            )),
-                        )),
-                    )),
-                    F('members', '[]Member', '0+', fields=(
-                        F('memberId', 'string', '0+'),
-                        F('memberEpoch', 'int32', '0+'),
-                        F('instanceId', 'string', '0+', nullable='0+', default='null'),
-                        F('rackId', 'string', '0+', nullable='0+', default='null'),
-                        F('clientId', 'string', '0+'),
-                        F('clientHost', 'string', '0+'),
-                        F('topologyEpoch', 'int32', '0+'),
-                        F('processId', 'string', '0+'),
-                        F('userEndpoint', 'Endpoint', '0+', nullable='0+', default='null', fields=(
-                            F('host', 'string', '0+'),
-                            F('port', 'uint16', '0+'),
-                        )),
-                        F('clientTags', '[]KeyValue', '0+', fields=(
-                            F('key', 'string', '0+'),
-                            F('value', 'string', '0+'),
-                        )),
-                        F('taskOffsets', '[]TaskOffset', '0+', fields=(
-                            F('subtopologyId', 'string', '0+'),
-                            F('partition', 'int32', '0+'),
-                            F('offset', 'int64', '0+'),
-                        )),
-                        F('taskEndOffsets', '[]TaskOffset', '0+', fields=(
-                            F('subtopologyId', 'string', '0+'),
-                            F('partition', 'int32', '0+'),
-                            F('offset', 'int64', '0+'),
-                        )),
-                        F('assignment', 'Assignment', '0+', fields=(
-                            F('activeTasks', '[]TaskIds', '0+', fields=(
-                                F('subtopologyId', 'string', '0+'),
-                                F('partitions', '[]int32', '0+'),
-                            )),
-                            F('standbyTasks', '[]TaskIds', '0+', fields=(
-                                F('subtopologyId', 'string', '0+'),
-                                F('partitions', '[]int32', '0+'),
-                            )),
-                            F('warmupTasks', '[]TaskIds', '0+', fields=(
-                                F('subtopologyId', 'string', '0+'),
-                                F('partitions', '[]int32', '0+'),
-                            )),
-                        )),
-                        F('targetAssignment', 'Assignment', '0+', fields=(
-                            F('activeTasks', '[]TaskIds', '0+', fields=(
-                                F('subtopologyId', 'string', '0+'),
-                                F('partitions', '[]int32', '0+'),
-                            )),
-                            F('standbyTasks', '[]TaskIds', '0+', fields=(
-                                F('subtopologyId', 'string', '0+'),
-                                F('partitions', '[]int32', '0+'),
-                            )),
-                            F('warmupTasks', '[]TaskIds', '0+', fields=(
-                                F('subtopologyId', 'string', '0+'),
-                                F('partitions', '[]int32', '0+'),
-                            )),
-                        )),
-                        F('isClassic', 'bool', '0+'),
-                    )),
-                    F('authorizedOperations', 'int32', '0+', default='-2147483648'),
-                )),
-            )),
-    },
-    'trunk': {
-        'ConsumerGroupHeartbeatRequest': M(68, 'ConsumerGroupHeartbeatRequest', '0-1',
-            fields=(
-                F('groupId', 'string', '0+'),
-                F('memberId', 'string', '0+'),
-                F('memberEpoch', 'int32', '0+'),
-                F('instanceId', 'string', '0+', nullable='0+', default='null'),
-                F('rackId', 'string', '0+', nullable='0+', default='null'),
-                F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
-                F('subscribedTopicNames', '[]string', '0+', nullable='0+', default='null'),
-                F('subscribedTopicRegex', 'string', '1+', nullable='1+', default='null'),
-                F('serverAssignor', 'string', '0+', nullable='0+', default='null'),
-                F('topicPartitions', '[]TopicPartitions', '0+', nullable='0+', default='null', fields=(
-                    F('topicId', 'uuid', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-            )),
-        'ConsumerGroupHeartbeatResponse': M(68, 'ConsumerGroupHeartbeatResponse', '0-1',
-            fields=(
-                F('throttleTimeMs', 'int32', '0+'),
-                F('errorCode', 'int16', '0+'),
-                F('errorMessage', 'string', '0+', nullable='0+', default='null'),
-                F('memberId', 'string', '0+', nullable='0+', default='null'),
-                F('memberEpoch', 'int32', '0+'),
-                F('heartbeatIntervalMs', 'int32', '0+'),
-                F('assignment', 'Assignment', '0+', nullable='0+', default='null', fields=(
-                    F('topicPartitions', '[]TopicPartitions', '0+', fields=(
-                        F('topicId', 'uuid', '0+'),
-                        F('partitions', '[]int32', '0+'),
-                    )),
-                )),
-            )),
-        'ConsumerGroupDescribeRequest': M(69, 'ConsumerGroupDescribeRequest', '0-1',
-            fields=(
-                F('groupIds', '[]string', '0+'),
-                F('includeAuthorizedOperations', 'bool', '0+'),
-            )),
-        'ConsumerGroupDescribeResponse': M(69, 'ConsumerGroupDescribeResponse', '0-1',
-            fields=(
-                F('throttleTimeMs', 'int32', '0+'),
-                F('groups', '[]DescribedGroup', '0+', fields=(
-                    F('errorCode', 'int16', '0+'),
-                    F('errorMessage', 'string', '0+', nullable='0+', default='null'),
-                    F('groupId', 'string', '0+'),
-                    F('groupState', 'string', '0+'),
-                    F('groupEpoch', 'int32', '0+'),
-                    F('assignmentEpoch', 'int32', '0+'),
-                    F('assignorName', 'string', '0+'),
-                    F('members', '[]Member', '0+', fields=(
-                        F('memberId', 'string', '0+'),
-                        F('instanceId', 'string', '0+', nullable='0+', default='null'),
-                        F('rackId', 'string', '0+', nullable='0+', default='null'),
-                        F('memberEpoch', 'int32', '0+'),
-                        F('clientId', 'string', '0+'),
-                        F('clientHost', 'string', '0+'),
-                        F('subscribedTopicNames', '[]string', '0+'),
-                        F('subscribedTopicRegex', 'string', '0+', nullable='0+', default='null'),
-                        F('assignment', 'Assignment', '0+', fields=(
-                            F('topicPartitions', '[]TopicPartitions', '0+', fields=(
-                                F('topicId', 'uuid', '0+'),
-                                F('topicName', 'string', '0+'),
-                                F('partitions', '[]int32', '0+'),
-                            )),
-                        )),
-                        F('targetAssignment', 'Assignment', '0+', fields=(
-                            F('topicPartitions', '[]TopicPartitions', '0+', fields=(
-                                F('topicId', 'uuid', '0+'),
-                                F('topicName', 'string', '0+'),
-                                F('partitions', '[]int32', '0+'),
-                            )),
-                        )),
-                        F('memberType', 'int8', '1+', default='-1', ignorable=True),
-                    )),
-                    F('authorizedOperations', 'int32', '0+', default='-2147483648'),
-                )),
-            )),
-        'StreamsGroupHeartbeatRequest': M(88, 'StreamsGroupHeartbeatRequest', '0-1',
-            fields=(
-                F('groupId', 'string', '0+'),
-                F('memberId', 'string', '0+'),
-                F('memberEpoch', 'int32', '0+'),
-                F('endpointInformationEpoch', 'int32', '0+'),
-                F('instanceId', 'string', '0+', nullable='0+', default='null'),
-                F('rackId', 'string', '0+', nullable='0+', default='null'),
-                F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
-                F('topology', 'Topology', '0+', nullable='0+', default='null', fields=(
-                    F('epoch', 'int32', '0+'),
-                    F('subtopologies', '[]Subtopology', '0+', fields=(
-                        F('subtopologyId', 'string', '0+'),
-                        F('sourceTopics', '[]string', '0+'),
-                        F('sourceTopicRegex', '[]string', '0+'),
-                        F('stateChangelogTopics', '[]TopicInfo', '0+', fields=(
-                            F('name', 'string', '0+'),
-                            F('partitions', 'int32', '0+'),
-                            F('replicationFactor', 'int16', '0+'),
-                            F('topicConfigs', '[]KeyValue', '0+', fields=(
-                                F('key', 'string', '0+'),
-                                F('value', 'string', '0+'),
-                            )),
-                        )),
-                        F('repartitionSinkTopics', '[]string', '0+'),
-                        F('repartitionSourceTopics', '[]TopicInfo', '0+', fields=(
-                            F('name', 'string', '0+'),
-                            F('partitions', 'int32', '0+'),
-                            F('replicationFactor', 'int16', '0+'),
-                            F('topicConfigs', '[]KeyValue', '0+', fields=(
-                                F('key', 'string', '0+'),
-                                F('value', 'string', '0+'),
-                            )),
-                        )),
-                        F('copartitionGroups', '[]CopartitionGroup', '0+', fields=(
-                            F('sourceTopics', '[]int16', '0+'),
-                            F('sourceTopicRegex', '[]int16', '0+'),
-                            F('repartitionSourceTopics', '[]int16', '0+'),
-                        )),
-                    )),
-                )),
-                F('activeTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('standbyTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('warmupTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('processId', 'string', '0+', nullable='0+', default='null'),
-                F('userEndpoint', 'Endpoint', '0+', nullable='0+', default='null', fields=(
-                    F('host', 'string', '0+'),
-                    F('port', 'uint16', '0+'),
-                )),
-                F('clientTags', '[]KeyValue', '0+', nullable='0+', default='null', fields=(
-                    F('key', 'string', '0+'),
-                    F('value', 'string', '0+'),
-                )),
-                F('taskOffsets', '[]TaskOffset', '0+', nullable='0+', default='null', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partition', 'int32', '0+'),
-                    F('offset', 'int64', '0+'),
-                )),
-                F('taskEndOffsets', '[]TaskOffset', '0+', nullable='0+', default='null', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partition', 'int32', '0+'),
-                    F('offset', 'int64', '0+'),
-                )),
-                F('shutdownApplication', 'bool', '0+', default='false'),
-            )),
-        'StreamsGroupHeartbeatResponse': M(88, 'StreamsGroupHeartbeatResponse', '0-1',
-            fields=(
-                F('throttleTimeMs', 'int32', '0+'),
-                F('errorCode', 'int16', '0+'),
-                F('errorMessage', 'string', '0+', nullable='0+', default='null'),
-                F('memberId', 'string', '0+'),
-                F('memberEpoch', 'int32', '0+'),
-                F('heartbeatIntervalMs', 'int32', '0+'),
-                F('acceptableRecoveryLagLegacy', 'int32', '0'),
-                F('taskOffsetIntervalMs', 'int32', '0+'),
-                F('acceptableRecoveryLag', 'int64', '1+', default='-1', ignorable=True),
-                F('status', '[]Status', '0+', nullable='0+', fields=(
-                    F('statusCode', 'int8', '0+'),
-                    F('statusDetail', 'string', '0+'),
-                )),
-                F('activeTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('standbyTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('warmupTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('topologyDescriptionRequired', 'bool', '1+', default='false'),
-                F('endpointInformationEpoch', 'int32', '0+'),
-                F('partitionsByUserEndpoint', '[]EndpointToPartitions', '0+', nullable='0+', default='null', fields=(
-                    F('userEndpoint', 'Endpoint', '0+', fields=(
-                        F('host', 'string', '0+'),
-                        F('port', 'uint16', '0+'),
-                    )),
-                    F('activePartitions', '[]TopicPartition', '0+', fields=(
-                        F('topic', 'string', '0+'),
-                        F('partitions', '[]int32', '0+'),
-                    )),
-                    F('standbyPartitions', '[]TopicPartition', '0+', fields=(
-                        F('topic', 'string', '0+'),
-                        F('partitions', '[]int32', '0+'),
-                    )),
-                )),
-            )),
-        'StreamsGroupDescribeRequest': M(89, 'StreamsGroupDescribeRequest', '0-1',
-            fields=(
-                F('groupIds', '[]string', '0+'),
-                F('includeAuthorizedOperations', 'bool', '0+'),
-                F('includeTopologyDescription', 'bool', '1+', default='false'),
-            )),
-        'StreamsGroupDescribeResponse': M(89, 'StreamsGroupDescribeResponse', '0-1',
-            fields=(
-                F('throttleTimeMs', 'int32', '0+'),
-                F('groups', '[]DescribedGroup', '0+', fields=(
-                    F('errorCode', 'int16', '0+'),
-                    F('errorMessage', 'string', '0+', nullable='0+', default='null'),
-                    F('groupId', 'string', '0+'),
-                    F('groupState', 'string', '0+'),
-                    F('groupEpoch', 'int32', '0+'),
-                    F('assignmentEpoch', 'int32', '0+'),
-                    F('topology', 'Topology', '0+', nullable='0+', default='null', fields=(
-                        F('epoch', 'int32', '0+'),
-                        F('subtopologies', '[]Subtopology', '0+', nullable='0+', default='null', fields=(
-                            F('subtopologyId', 'string', '0+'),
-                            F('sourceTopics', '[]string', '0+'),
-                            F('repartitionSinkTopics', '[]string', '0+'),
-                            F('stateChangelogTopics', '[]TopicInfo', '0+', fields=(
-                                F('name', 'string', '0+'),
-                                F('partitions', 'int32', '0+'),
-                                F('replicationFactor', 'int16', '0+'),
-                                F('topicConfigs', '[]KeyValue', '0+', fields=(
-                                    F('key', 'string', '0+'),
-                                    F('value', 'string', '0+'),
-                                )),
-                            )),
-                            F('repartitionSourceTopics', '[]TopicInfo', '0+', fields=(
-                                F('name', 'string', '0+'),
-                                F('partitions', 'int32', '0+'),
-                                F('replicationFactor', 'int16', '0+'),
-                                F('topicConfigs', '[]KeyValue', '0+', fields=(
-                                    F('key', 'string', '0+'),
-                                    F('value', 'string', '0+'),
-                                )),
-                            )),
-                        )),
-                    )),
-                    F('members', '[]Member', '0+', fields=(
-                        F('memberId', 'string', '0+'),
-                        F('memberEpoch', 'int32', '0+'),
-                        F('instanceId', 'string', '0+', nullable='0+', default='null'),
-                        F('rackId', 'string', '0+', nullable='0+', default='null'),
-                        F('clientId', 'string', '0+'),
-                        F('clientHost', 'string', '0+'),
-                        F('topologyEpoch', 'int32', '0+'),
-                        F('processId', 'string', '0+'),
-                        F('userEndpoint', 'Endpoint', '0+', nullable='0+', default='null', fields=(
-                            F('host', 'string', '0+'),
-                            F('port', 'uint16', '0+'),
-                        )),
-                        F('clientTags', '[]KeyValue', '0+', fields=(
-                            F('key', 'string', '0+'),
-                            F('value', 'string', '0+'),
-                        )),
-                        F('taskOffsets', '[]TaskOffset', '0+', fields=(
-                            F('subtopologyId', 'string', '0+'),
-                            F('partition', 'int32', '0+'),
-                            F('offset', 'int64', '0+'),
-                        )),
-                        F('taskEndOffsets', '[]TaskOffset', '0+', fields=(
-                            F('subtopologyId', 'string', '0+'),
-                            F('partition', 'int32', '0+'),
-                            F('offset', 'int64', '0+'),
-                        )),
-                        F('assignment', 'Assignment', '0+', fields=(
-                            F('activeTasks', '[]TaskIds', '0+', fields=(
-                                F('subtopologyId', 'string', '0+'),
-                                F('partitions', '[]int32', '0+'),
-                            )),
-                            F('standbyTasks', '[]TaskIds', '0+', fields=(
-                                F('subtopologyId', 'string', '0+'),
-                                F('partitions', '[]int32', '0+'),
-                            )),
-                            F('warmupTasks', '[]TaskIds', '0+', fields=(
-                                F('subtopologyId', 'string', '0+'),
-                                F('partitions', '[]int32', '0+'),
-                            )),
-                        )),
-                        F('targetAssignment', 'Assignment', '0+', fields=(
-                            F('activeTasks', '[]TaskIds', '0+', fields=(
-                                F('subtopologyId', 'string', '0+'),
-                                F('partitions', '[]int32', '0+'),
-                            )),
-                            F('standbyTasks', '[]TaskIds', '0+', fields=(
-                                F('subtopologyId', 'string', '0+'),
-                                F('partitions', '[]int32', '0+'),
-                            )),
-                            F('warmupTasks', '[]TaskIds', '0+', fields=(
-                                F('subtopologyId', 'string', '0+'),
-                                F('partitions', '[]int32', '0+'),
-                            )),
-                        )),
-                        F('isClassic', 'bool', '0+'),
-                    )),
-                    F('authorizedOperations', 'int32', '0+', default='-2147483648'),
-                    F('topologyDescription', 'TopologyDescription', '1+', nullable='1+', default='null', fields=(
-                        F('subtopologies', '[]TopologyDescriptionSubtopology', '1+', fields=(
-                            F('subtopologyId', 'string', '1+'),
-                            F('nodes', '[]TopologyDescriptionNode', '1+', fields=(
-                                F('name', 'string', '1+'),
-                                F('nodeType', 'int8', '1+'),
-                                F('sourceTopics', '[]string', '1+'),
-                                F('sinkTopic', 'string', '1+', nullable='1+', default='null'),
-                                F('stores', '[]string', '1+'),
-                                F('successors', '[]string', '1+'),
-                            )),
-                        )),
-                        F('globalStores', '[]TopologyDescriptionGlobalStore', '1+', fields=(
-                            F('source', 'TopologyDescriptionNode', '1+', fields=(
-                                F('name', 'string', '1+'),
-                                F('nodeType', 'int8', '1+'),
-                                F('sourceTopics', '[]string', '1+'),
-                                F('sinkTopic', 'string', '1+', nullable='1+', default='null'),
-                                F('stores', '[]string', '1+'),
-                                F('successors', '[]string', '1+'),
-                            )),
-                            F('processor', 'TopologyDescriptionNode', '1+', fields=(
-                                F('name', 'string', '1+'),
-                                F('nodeType', 'int8', '1+'),
-                                F('sourceTopics', '[]string', '1+'),
-                                F('sinkTopic', 'string', '1+', nullable='1+', default='null'),
-                                F('stores', '[]string', '1+'),
-                                F('successors', '[]string', '1+'),
-                            )),
-                        )),
-                    )),
-                    F('topologyDescriptionStatus', 'int8', '1+', default='0'),
-                    F('assignorName', 'string', '1+', nullable='1+', default='null', ignorable=True),
-                )),
-            )),
-    },
+    '4.1': _MESSAGES_4_1,
+    '4.3': {**_MESSAGES_4_1, **_MESSAGES_4_3},
+    'trunk': {**_MESSAGES_4_1, **_MESSAGES_4_3, **_MESSAGES_TRUNK},
 }
 
 _ = F  # the tables use F

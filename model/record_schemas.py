@@ -363,694 +363,343 @@ def validate_record(record: Mapping[str, Any], release: str) -> list[str]:
 # Tables (generated from the Kafka JSON schemas; do not edit by hand)
 # ---------------------------------------------------------------------------------------------
 
+# Kafka 4.1: every schema.
+_RECORDS_4_1: Final[dict[int, RecordSchema]] = {
+    3: R(3, 'ConsumerGroupMetadata', '0', 0,
+        key=(
+            F('groupId', 'string', '0'),
+        ),
+        value=(
+            F('epoch', 'int32', '0+'),
+            F('metadataHash', 'int64', '0+', tagged='0+', tag=0, default='0'),
+        )),
+    4: R(4, 'ConsumerGroupPartitionMetadata', '0', 0,
+        key=(
+            F('groupId', 'string', '0'),
+        ),
+        value=(
+            F('topics', '[]TopicMetadata', '0+', fields=(
+                F('topicId', 'uuid', '0+'),
+                F('topicName', 'string', '0+'),
+                F('numPartitions', 'int32', '0+'),
+                F('partitionMetadata', '[]PartitionMetadata', '0+', fields=(
+                    F('partition', 'int32', '0+'),
+                    F('racks', '[]string', '0+'),
+                )),
+            )),
+        )),
+    5: R(5, 'ConsumerGroupMemberMetadata', '0', 0,
+        key=(
+            F('groupId', 'string', '0'),
+            F('memberId', 'string', '0'),
+        ),
+        value=(
+            F('instanceId', 'string', '0+', nullable='0+'),
+            F('rackId', 'string', '0+', nullable='0+'),
+            F('clientId', 'string', '0+'),
+            F('clientHost', 'string', '0+'),
+            F('subscribedTopicNames', '[]string', '0+'),
+            F('subscribedTopicRegex', 'string', '0+', nullable='0+'),
+            F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
+            F('serverAssignor', 'string', '0+', nullable='0+'),
+            F('classicMemberMetadata', 'ClassicMemberMetadata', '0+', nullable='0+', tagged='0+', tag=0, default='null', fields=(
+                F('sessionTimeoutMs', 'int32', '0+'),
+                F('supportedProtocols', '[]ClassicProtocol', '0+', fields=(
+                    F('name', 'string', '0+'),
+                    F('metadata', 'bytes', '0+'),
+                )),
+            )),
+        )),
+    6: R(6, 'ConsumerGroupTargetAssignmentMetadata', '0', 0,
+        key=(
+            F('groupId', 'string', '0'),
+        ),
+        value=(
+            F('assignmentEpoch', 'int32', '0+'),
+        )),
+    7: R(7, 'ConsumerGroupTargetAssignmentMember', '0', 0,
+        key=(
+            F('groupId', 'string', '0'),
+            F('memberId', 'string', '0'),
+        ),
+        value=(
+            F('topicPartitions', '[]TopicPartition', '0+', fields=(
+                F('topicId', 'uuid', '0+'),
+                F('partitions', '[]int32', '0+'),
+            )),
+        )),
+    8: R(8, 'ConsumerGroupCurrentMemberAssignment', '0', 0,
+        key=(
+            F('groupId', 'string', '0'),
+            F('memberId', 'string', '0'),
+        ),
+        value=(
+            F('memberEpoch', 'int32', '0+'),
+            F('previousMemberEpoch', 'int32', '0+'),
+            F('state', 'int8', '0+'),
+            F('assignedPartitions', '[]TopicPartitions', '0+', fields=(
+                F('topicId', 'uuid', '0+'),
+                F('partitions', '[]int32', '0+'),
+            )),
+            F('partitionsPendingRevocation', '[]TopicPartitions', '0+', fields=(
+                F('topicId', 'uuid', '0+'),
+                F('partitions', '[]int32', '0+'),
+            )),
+        )),
+    16: R(16, 'ConsumerGroupRegularExpression', '0', 0,
+        key=(
+            F('groupId', 'string', '0'),
+            F('regularExpression', 'string', '0'),
+        ),
+        value=(
+            F('topics', '[]string', '0+'),
+            F('version', 'int64', '0+'),
+            F('timestamp', 'int64', '0+'),
+        )),
+    17: R(17, 'StreamsGroupMetadata', '0', 0,
+        key=(
+            F('groupId', 'string', '0'),
+        ),
+        value=(
+            F('epoch', 'int32', '0+'),
+            F('metadataHash', 'int64', '0+'),
+        )),
+    19: R(19, 'StreamsGroupMemberMetadata', '0', 0,
+        key=(
+            F('groupId', 'string', '0'),
+            F('memberId', 'string', '0'),
+        ),
+        value=(
+            F('instanceId', 'string', '0+', nullable='0+'),
+            F('rackId', 'string', '0+', nullable='0+'),
+            F('clientId', 'string', '0+'),
+            F('clientHost', 'string', '0+'),
+            F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
+            F('topologyEpoch', 'int32', '0+'),
+            F('processId', 'string', '0+'),
+            F('userEndpoint', 'Endpoint', '0+', nullable='0+', default='null', fields=(
+                F('host', 'string', '0+'),
+                F('port', 'uint16', '0+'),
+            )),
+            F('clientTags', '[]KeyValue', '0+', fields=(
+                F('key', 'string', '0+'),
+                F('value', 'string', '0+'),
+            )),
+        )),
+    20: R(20, 'StreamsGroupTargetAssignmentMetadata', '0', 0,
+        key=(
+            F('groupId', 'string', '0'),
+        ),
+        value=(
+            F('assignmentEpoch', 'int32', '0+'),
+        )),
+    21: R(21, 'StreamsGroupTargetAssignmentMember', '0', 0,
+        key=(
+            F('groupId', 'string', '0'),
+            F('memberId', 'string', '0'),
+        ),
+        value=(
+            F('activeTasks', '[]TaskIds', '0+', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partitions', '[]int32', '0+'),
+            )),
+            F('standbyTasks', '[]TaskIds', '0+', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partitions', '[]int32', '0+'),
+            )),
+            F('warmupTasks', '[]TaskIds', '0+', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partitions', '[]int32', '0+'),
+            )),
+        )),
+    22: R(22, 'StreamsGroupCurrentMemberAssignment', '0', 0,
+        key=(
+            F('groupId', 'string', '0'),
+            F('memberId', 'string', '0'),
+        ),
+        value=(
+            F('memberEpoch', 'int32', '0+'),
+            F('previousMemberEpoch', 'int32', '0+'),
+            F('state', 'int8', '0+'),
+            F('activeTasks', '[]TaskIds', '0+', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partitions', '[]int32', '0+'),
+            )),
+            F('standbyTasks', '[]TaskIds', '0+', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partitions', '[]int32', '0+'),
+            )),
+            F('warmupTasks', '[]TaskIds', '0+', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partitions', '[]int32', '0+'),
+            )),
+            F('activeTasksPendingRevocation', '[]TaskIds', '0+', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partitions', '[]int32', '0+'),
+            )),
+            F('standbyTasksPendingRevocation', '[]TaskIds', '0+', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partitions', '[]int32', '0+'),
+            )),
+            F('warmupTasksPendingRevocation', '[]TaskIds', '0+', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partitions', '[]int32', '0+'),
+            )),
+        )),
+    23: R(23, 'StreamsGroupTopology', '0', 0,
+        key=(
+            F('groupId', 'string', '0'),
+        ),
+        value=(
+            F('epoch', 'int32', '0+'),
+            F('subtopologies', '[]Subtopology', '0+', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('sourceTopics', '[]string', '0+'),
+                F('sourceTopicRegex', '[]string', '0+'),
+                F('stateChangelogTopics', '[]TopicInfo', '0+', fields=(
+                    F('name', 'string', '0+'),
+                    F('partitions', 'int32', '0+'),
+                    F('replicationFactor', 'int16', '0+'),
+                    F('topicConfigs', '[]TopicConfig', '0+', fields=(
+                        F('key', 'string', '0+'),
+                        F('value', 'string', '0+'),
+                    )),
+                )),
+                F('repartitionSinkTopics', '[]string', '0+'),
+                F('repartitionSourceTopics', '[]TopicInfo', '0+', fields=(
+                    F('name', 'string', '0+'),
+                    F('partitions', 'int32', '0+'),
+                    F('replicationFactor', 'int16', '0+'),
+                    F('topicConfigs', '[]TopicConfig', '0+', fields=(
+                        F('key', 'string', '0+'),
+                        F('value', 'string', '0+'),
+                    )),
+                )),
+                F('copartitionGroups', '[]CopartitionGroup', '0+', fields=(
+                    F('sourceTopics', '[]int16', '0+'),
+                    F('sourceTopicRegex', '[]int16', '0+'),
+                    F('repartitionSourceTopics', '[]int16', '0+'),
+                )),
+            )),
+        )),
+}
+
+
+# What Kafka 4.3 changed; everything else is as in the release before.
+_RECORDS_4_3: Final[dict[int, RecordSchema]] = {
+    6: R(6, 'ConsumerGroupTargetAssignmentMetadata', '0', 0,
+        key=(
+            F('groupId', 'string', '0'),
+        ),
+        value=(
+            F('assignmentEpoch', 'int32', '0+'),
+            F('assignmentTimestamp', 'int64', '0+', tagged='0+', tag=0, default='0', ignorable=True),
+        )),
+    8: R(8, 'ConsumerGroupCurrentMemberAssignment', '0', 0,
+        key=(
+            F('groupId', 'string', '0'),
+            F('memberId', 'string', '0'),
+        ),
+        value=(
+            F('memberEpoch', 'int32', '0+'),
+            F('previousMemberEpoch', 'int32', '0+'),
+            F('state', 'int8', '0+'),
+            F('assignedPartitions', '[]TopicPartitions', '0+', fields=(
+                F('topicId', 'uuid', '0+'),
+                F('partitions', '[]int32', '0+'),
+                F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
+            )),
+            F('partitionsPendingRevocation', '[]TopicPartitions', '0+', fields=(
+                F('topicId', 'uuid', '0+'),
+                F('partitions', '[]int32', '0+'),
+                F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
+            )),
+        )),
+    17: R(17, 'StreamsGroupMetadata', '0', 0,
+        key=(
+            F('groupId', 'string', '0'),
+        ),
+        value=(
+            F('epoch', 'int32', '0+'),
+            F('metadataHash', 'int64', '0+'),
+            F('validatedTopologyEpoch', 'int32', '0+', tagged='0+', tag=0, default='-1'),
+            F('lastAssignmentConfigs', '[]LastAssignmentConfig', '0+', nullable='0+', tagged='0+', tag=1, default='null', fields=(
+                F('key', 'string', '0+'),
+                F('value', 'string', '0+'),
+            )),
+        )),
+    20: R(20, 'StreamsGroupTargetAssignmentMetadata', '0', 0,
+        key=(
+            F('groupId', 'string', '0'),
+        ),
+        value=(
+            F('assignmentEpoch', 'int32', '0+'),
+            F('assignmentTimestamp', 'int64', '0+', tagged='0+', tag=0, default='0', ignorable=True),
+        )),
+    22: R(22, 'StreamsGroupCurrentMemberAssignment', '0', 0,
+        key=(
+            F('groupId', 'string', '0'),
+            F('memberId', 'string', '0'),
+        ),
+        value=(
+            F('memberEpoch', 'int32', '0+'),
+            F('previousMemberEpoch', 'int32', '0+'),
+            F('state', 'int8', '0+'),
+            F('activeTasks', '[]TaskIds', '0+', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partitions', '[]int32', '0+'),
+                F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
+            )),
+            F('standbyTasks', '[]TaskIds', '0+', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partitions', '[]int32', '0+'),
+                F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
+            )),
+            F('warmupTasks', '[]TaskIds', '0+', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partitions', '[]int32', '0+'),
+                F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
+            )),
+            F('activeTasksPendingRevocation', '[]TaskIds', '0+', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partitions', '[]int32', '0+'),
+                F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
+            )),
+            F('standbyTasksPendingRevocation', '[]TaskIds', '0+', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partitions', '[]int32', '0+'),
+                F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
+            )),
+            F('warmupTasksPendingRevocation', '[]TaskIds', '0+', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('partitions', '[]int32', '0+'),
+                F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
+            )),
+        )),
+}
+
+
+# What Kafka trunk changed; everything else is as in the release before.
+_RECORDS_TRUNK: Final[dict[int, RecordSchema]] = {
+    17: R(17, 'StreamsGroupMetadata', '0', 0,
+        key=(
+            F('groupId', 'string', '0'),
+        ),
+        value=(
+            F('epoch', 'int32', '0+'),
+            F('metadataHash', 'int64', '0+'),
+            F('validatedTopologyEpoch', 'int32', '0+', tagged='0+', tag=0, default='-1'),
+            F('lastAssignmentConfigs', '[]LastAssignmentConfig', '0+', nullable='0+', tagged='0+', tag=1, default='null', fields=(
+                F('key', 'string', '0+'),
+                F('value', 'string', '0+'),
+            )),
+            F('storedDescriptionTopologyEpoch', 'int32', '0+', tagged='0+', tag=2, default='-1'),
+            F('failedDescriptionTopologyEpoch', 'int32', '0+', tagged='0+', tag=3, default='-1'),
+        )),
+}
+
 RECORD_SCHEMAS: Final[dict[str, dict[int, RecordSchema]]] = {
-    '4.1': {
-        3: R(3, 'ConsumerGroupMetadata', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-            ),
-            value=(
-                F('epoch', 'int32', '0+'),
-                F('metadataHash', 'int64', '0+', tagged='0+', tag=0, default='0'),
-            )),
-        4: R(4, 'ConsumerGroupPartitionMetadata', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-            ),
-            value=(
-                F('topics', '[]TopicMetadata', '0+', fields=(
-                    F('topicId', 'uuid', '0+'),
-                    F('topicName', 'string', '0+'),
-                    F('numPartitions', 'int32', '0+'),
-                    F('partitionMetadata', '[]PartitionMetadata', '0+', fields=(
-                        F('partition', 'int32', '0+'),
-                        F('racks', '[]string', '0+'),
-                    )),
-                )),
-            )),
-        5: R(5, 'ConsumerGroupMemberMetadata', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-                F('memberId', 'string', '0'),
-            ),
-            value=(
-                F('instanceId', 'string', '0+', nullable='0+'),
-                F('rackId', 'string', '0+', nullable='0+'),
-                F('clientId', 'string', '0+'),
-                F('clientHost', 'string', '0+'),
-                F('subscribedTopicNames', '[]string', '0+'),
-                F('subscribedTopicRegex', 'string', '0+', nullable='0+'),
-                F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
-                F('serverAssignor', 'string', '0+', nullable='0+'),
-                F('classicMemberMetadata', 'ClassicMemberMetadata', '0+', nullable='0+', tagged='0+', tag=0, default='null', fields=(
-                    F('sessionTimeoutMs', 'int32', '0+'),
-                    F('supportedProtocols', '[]ClassicProtocol', '0+', fields=(
-                        F('name', 'string', '0+'),
-                        F('metadata', 'bytes', '0+'),
-                    )),
-                )),
-            )),
-        6: R(6, 'ConsumerGroupTargetAssignmentMetadata', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-            ),
-            value=(
-                F('assignmentEpoch', 'int32', '0+'),
-            )),
-        7: R(7, 'ConsumerGroupTargetAssignmentMember', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-                F('memberId', 'string', '0'),
-            ),
-            value=(
-                F('topicPartitions', '[]TopicPartition', '0+', fields=(
-                    F('topicId', 'uuid', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-            )),
-        8: R(8, 'ConsumerGroupCurrentMemberAssignment', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-                F('memberId', 'string', '0'),
-            ),
-            value=(
-                F('memberEpoch', 'int32', '0+'),
-                F('previousMemberEpoch', 'int32', '0+'),
-                F('state', 'int8', '0+'),
-                F('assignedPartitions', '[]TopicPartitions', '0+', fields=(
-                    F('topicId', 'uuid', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('partitionsPendingRevocation', '[]TopicPartitions', '0+', fields=(
-                    F('topicId', 'uuid', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-            )),
-        16: R(16, 'ConsumerGroupRegularExpression', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-                F('regularExpression', 'string', '0'),
-            ),
-            value=(
-                F('topics', '[]string', '0+'),
-                F('version', 'int64', '0+'),
-                F('timestamp', 'int64', '0+'),
-            )),
-        17: R(17, 'StreamsGroupMetadata', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-            ),
-            value=(
-                F('epoch', 'int32', '0+'),
-                F('metadataHash', 'int64', '0+'),
-            )),
-        19: R(19, 'StreamsGroupMemberMetadata', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-                F('memberId', 'string', '0'),
-            ),
-            value=(
-                F('instanceId', 'string', '0+', nullable='0+'),
-                F('rackId', 'string', '0+', nullable='0+'),
-                F('clientId', 'string', '0+'),
-                F('clientHost', 'string', '0+'),
-                F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
-                F('topologyEpoch', 'int32', '0+'),
-                F('processId', 'string', '0+'),
-                F('userEndpoint', 'Endpoint', '0+', nullable='0+', default='null', fields=(
-                    F('host', 'string', '0+'),
-                    F('port', 'uint16', '0+'),
-                )),
-                F('clientTags', '[]KeyValue', '0+', fields=(
-                    F('key', 'string', '0+'),
-                    F('value', 'string', '0+'),
-                )),
-            )),
-        20: R(20, 'StreamsGroupTargetAssignmentMetadata', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-            ),
-            value=(
-                F('assignmentEpoch', 'int32', '0+'),
-            )),
-        21: R(21, 'StreamsGroupTargetAssignmentMember', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-                F('memberId', 'string', '0'),
-            ),
-            value=(
-                F('activeTasks', '[]TaskIds', '0+', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('standbyTasks', '[]TaskIds', '0+', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('warmupTasks', '[]TaskIds', '0+', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-            )),
-        22: R(22, 'StreamsGroupCurrentMemberAssignment', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-                F('memberId', 'string', '0'),
-            ),
-            value=(
-                F('memberEpoch', 'int32', '0+'),
-                F('previousMemberEpoch', 'int32', '0+'),
-                F('state', 'int8', '0+'),
-                F('activeTasks', '[]TaskIds', '0+', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('standbyTasks', '[]TaskIds', '0+', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('warmupTasks', '[]TaskIds', '0+', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('activeTasksPendingRevocation', '[]TaskIds', '0+', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('standbyTasksPendingRevocation', '[]TaskIds', '0+', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('warmupTasksPendingRevocation', '[]TaskIds', '0+', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-            )),
-        23: R(23, 'StreamsGroupTopology', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-            ),
-            value=(
-                F('epoch', 'int32', '0+'),
-                F('subtopologies', '[]Subtopology', '0+', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('sourceTopics', '[]string', '0+'),
-                    F('sourceTopicRegex', '[]string', '0+'),
-                    F('stateChangelogTopics', '[]TopicInfo', '0+', fields=(
-                        F('name', 'string', '0+'),
-                        F('partitions', 'int32', '0+'),
-                        F('replicationFactor', 'int16', '0+'),
-                        F('topicConfigs', '[]TopicConfig', '0+', fields=(
-                            F('key', 'string', '0+'),
-                            F('value', 'string', '0+'),
-                        )),
-                    )),
-                    F('repartitionSinkTopics', '[]string', '0+'),
-                    F('repartitionSourceTopics', '[]TopicInfo', '0+', fields=(
-                        F('name', 'string', '0+'),
-                        F('partitions', 'int32', '0+'),
-                        F('replicationFactor', 'int16', '0+'),
-                        F('topicConfigs', '[]TopicConfig', '0+', fields=(
-                            F('key', 'string', '0+'),
-                            F('value', 'string', '0+'),
-                        )),
-                    )),
-                    F('copartitionGroups', '[]CopartitionGroup', '0+', fields=(
-                        F('sourceTopics', '[]int16', '0+'),
-                        F('sourceTopicRegex', '[]int16', '0+'),
-                        F('repartitionSourceTopics', '[]int16', '0+'),
-                    )),
-                )),
-            )),
-    },
-    '4.3': {
-        3: R(3, 'ConsumerGroupMetadata', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-            ),
-            value=(
-                F('epoch', 'int32', '0+'),
-                F('metadataHash', 'int64', '0+', tagged='0+', tag=0, default='0'),
-            )),
-        4: R(4, 'ConsumerGroupPartitionMetadata', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-            ),
-            value=(
-                F('topics', '[]TopicMetadata', '0+', fields=(
-                    F('topicId', 'uuid', '0+'),
-                    F('topicName', 'string', '0+'),
-                    F('numPartitions', 'int32', '0+'),
-                    F('partitionMetadata', '[]PartitionMetadata', '0+', fields=(
-                        F('partition', 'int32', '0+'),
-                        F('racks', '[]string', '0+'),
-                    )),
-                )),
-            )),
-        5: R(5, 'ConsumerGroupMemberMetadata', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-                F('memberId', 'string', '0'),
-            ),
-            value=(
-                F('instanceId', 'string', '0+', nullable='0+'),
-                F('rackId', 'string', '0+', nullable='0+'),
-                F('clientId', 'string', '0+'),
-                F('clientHost', 'string', '0+'),
-                F('subscribedTopicNames', '[]string', '0+'),
-                F('subscribedTopicRegex', 'string', '0+', nullable='0+'),
-                F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
-                F('serverAssignor', 'string', '0+', nullable='0+'),
-                F('classicMemberMetadata', 'ClassicMemberMetadata', '0+', nullable='0+', tagged='0+', tag=0, default='null', fields=(
-                    F('sessionTimeoutMs', 'int32', '0+'),
-                    F('supportedProtocols', '[]ClassicProtocol', '0+', fields=(
-                        F('name', 'string', '0+'),
-                        F('metadata', 'bytes', '0+'),
-                    )),
-                )),
-            )),
-        6: R(6, 'ConsumerGroupTargetAssignmentMetadata', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-            ),
-            value=(
-                F('assignmentEpoch', 'int32', '0+'),
-                F('assignmentTimestamp', 'int64', '0+', tagged='0+', tag=0, default='0', ignorable=True),
-            )),
-        7: R(7, 'ConsumerGroupTargetAssignmentMember', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-                F('memberId', 'string', '0'),
-            ),
-            value=(
-                F('topicPartitions', '[]TopicPartition', '0+', fields=(
-                    F('topicId', 'uuid', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-            )),
-        8: R(8, 'ConsumerGroupCurrentMemberAssignment', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-                F('memberId', 'string', '0'),
-            ),
-            value=(
-                F('memberEpoch', 'int32', '0+'),
-                F('previousMemberEpoch', 'int32', '0+'),
-                F('state', 'int8', '0+'),
-                F('assignedPartitions', '[]TopicPartitions', '0+', fields=(
-                    F('topicId', 'uuid', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                    F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
-                )),
-                F('partitionsPendingRevocation', '[]TopicPartitions', '0+', fields=(
-                    F('topicId', 'uuid', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                    F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
-                )),
-            )),
-        16: R(16, 'ConsumerGroupRegularExpression', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-                F('regularExpression', 'string', '0'),
-            ),
-            value=(
-                F('topics', '[]string', '0+'),
-                F('version', 'int64', '0+'),
-                F('timestamp', 'int64', '0+'),
-            )),
-        17: R(17, 'StreamsGroupMetadata', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-            ),
-            value=(
-                F('epoch', 'int32', '0+'),
-                F('metadataHash', 'int64', '0+'),
-                F('validatedTopologyEpoch', 'int32', '0+', tagged='0+', tag=0, default='-1'),
-                F('lastAssignmentConfigs', '[]LastAssignmentConfig', '0+', nullable='0+', tagged='0+', tag=1, default='null', fields=(
-                    F('key', 'string', '0+'),
-                    F('value', 'string', '0+'),
-                )),
-            )),
-        19: R(19, 'StreamsGroupMemberMetadata', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-                F('memberId', 'string', '0'),
-            ),
-            value=(
-                F('instanceId', 'string', '0+', nullable='0+'),
-                F('rackId', 'string', '0+', nullable='0+'),
-                F('clientId', 'string', '0+'),
-                F('clientHost', 'string', '0+'),
-                F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
-                F('topologyEpoch', 'int32', '0+'),
-                F('processId', 'string', '0+'),
-                F('userEndpoint', 'Endpoint', '0+', nullable='0+', default='null', fields=(
-                    F('host', 'string', '0+'),
-                    F('port', 'uint16', '0+'),
-                )),
-                F('clientTags', '[]KeyValue', '0+', fields=(
-                    F('key', 'string', '0+'),
-                    F('value', 'string', '0+'),
-                )),
-            )),
-        20: R(20, 'StreamsGroupTargetAssignmentMetadata', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-            ),
-            value=(
-                F('assignmentEpoch', 'int32', '0+'),
-                F('assignmentTimestamp', 'int64', '0+', tagged='0+', tag=0, default='0', ignorable=True),
-            )),
-        21: R(21, 'StreamsGroupTargetAssignmentMember', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-                F('memberId', 'string', '0'),
-            ),
-            value=(
-                F('activeTasks', '[]TaskIds', '0+', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('standbyTasks', '[]TaskIds', '0+', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('warmupTasks', '[]TaskIds', '0+', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-            )),
-        22: R(22, 'StreamsGroupCurrentMemberAssignment', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-                F('memberId', 'string', '0'),
-            ),
-            value=(
-                F('memberEpoch', 'int32', '0+'),
-                F('previousMemberEpoch', 'int32', '0+'),
-                F('state', 'int8', '0+'),
-                F('activeTasks', '[]TaskIds', '0+', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                    F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
-                )),
-                F('standbyTasks', '[]TaskIds', '0+', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                    F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
-                )),
-                F('warmupTasks', '[]TaskIds', '0+', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                    F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
-                )),
-                F('activeTasksPendingRevocation', '[]TaskIds', '0+', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                    F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
-                )),
-                F('standbyTasksPendingRevocation', '[]TaskIds', '0+', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                    F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
-                )),
-                F('warmupTasksPendingRevocation', '[]TaskIds', '0+', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                    F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
-                )),
-            )),
-        23: R(23, 'StreamsGroupTopology', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-            ),
-            value=(
-                F('epoch', 'int32', '0+'),
-                F('subtopologies', '[]Subtopology', '0+', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('sourceTopics', '[]string', '0+'),
-                    F('sourceTopicRegex', '[]string', '0+'),
-                    F('stateChangelogTopics', '[]TopicInfo', '0+', fields=(
-                        F('name', 'string', '0+'),
-                        F('partitions', 'int32', '0+'),
-                        F('replicationFactor', 'int16', '0+'),
-                        F('topicConfigs', '[]TopicConfig', '0+', fields=(
-                            F('key', 'string', '0+'),
-                            F('value', 'string', '0+'),
-                        )),
-                    )),
-                    F('repartitionSinkTopics', '[]string', '0+'),
-                    F('repartitionSourceTopics', '[]TopicInfo', '0+', fields=(
-                        F('name', 'string', '0+'),
-                        F('partitions', 'int32', '0+'),
-                        F('replicationFactor', 'int16', '0+'),
-                        F('topicConfigs', '[]TopicConfig', '0+', fields=(
-                            F('key', 'string', '0+'),
-                            F('value', 'string', '0+'),
-                        )),
-                    )),
-                    F('copartitionGroups', '[]CopartitionGroup', '0+', fields=(
-                        F('sourceTopics', '[]int16', '0+'),
-                        F('sourceTopicRegex', '[]int16', '0+'),
-                        F('repartitionSourceTopics', '[]int16', '0+'),
-                    )),
-                )),
-            )),
-    },
-    'trunk': {
-        3: R(3, 'ConsumerGroupMetadata', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-            ),
-            value=(
-                F('epoch', 'int32', '0+'),
-                F('metadataHash', 'int64', '0+', tagged='0+', tag=0, default='0'),
-            )),
-        4: R(4, 'ConsumerGroupPartitionMetadata', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-            ),
-            value=(
-                F('topics', '[]TopicMetadata', '0+', fields=(
-                    F('topicId', 'uuid', '0+'),
-                    F('topicName', 'string', '0+'),
-                    F('numPartitions', 'int32', '0+'),
-                    F('partitionMetadata', '[]PartitionMetadata', '0+', fields=(
-                        F('partition', 'int32', '0+'),
-                        F('racks', '[]string', '0+'),
-                    )),
-                )),
-            )),
-        5: R(5, 'ConsumerGroupMemberMetadata', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-                F('memberId', 'string', '0'),
-            ),
-            value=(
-                F('instanceId', 'string', '0+', nullable='0+'),
-                F('rackId', 'string', '0+', nullable='0+'),
-                F('clientId', 'string', '0+'),
-                F('clientHost', 'string', '0+'),
-                F('subscribedTopicNames', '[]string', '0+'),
-                F('subscribedTopicRegex', 'string', '0+', nullable='0+'),
-                F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
-                F('serverAssignor', 'string', '0+', nullable='0+'),
-                F('classicMemberMetadata', 'ClassicMemberMetadata', '0+', nullable='0+', tagged='0+', tag=0, default='null', fields=(
-                    F('sessionTimeoutMs', 'int32', '0+'),
-                    F('supportedProtocols', '[]ClassicProtocol', '0+', fields=(
-                        F('name', 'string', '0+'),
-                        F('metadata', 'bytes', '0+'),
-                    )),
-                )),
-            )),
-        6: R(6, 'ConsumerGroupTargetAssignmentMetadata', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-            ),
-            value=(
-                F('assignmentEpoch', 'int32', '0+'),
-                F('assignmentTimestamp', 'int64', '0+', tagged='0+', tag=0, default='0', ignorable=True),
-            )),
-        7: R(7, 'ConsumerGroupTargetAssignmentMember', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-                F('memberId', 'string', '0'),
-            ),
-            value=(
-                F('topicPartitions', '[]TopicPartition', '0+', fields=(
-                    F('topicId', 'uuid', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-            )),
-        8: R(8, 'ConsumerGroupCurrentMemberAssignment', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-                F('memberId', 'string', '0'),
-            ),
-            value=(
-                F('memberEpoch', 'int32', '0+'),
-                F('previousMemberEpoch', 'int32', '0+'),
-                F('state', 'int8', '0+'),
-                F('assignedPartitions', '[]TopicPartitions', '0+', fields=(
-                    F('topicId', 'uuid', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                    F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
-                )),
-                F('partitionsPendingRevocation', '[]TopicPartitions', '0+', fields=(
-                    F('topicId', 'uuid', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                    F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
-                )),
-            )),
-        16: R(16, 'ConsumerGroupRegularExpression', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-                F('regularExpression', 'string', '0'),
-            ),
-            value=(
-                F('topics', '[]string', '0+'),
-                F('version', 'int64', '0+'),
-                F('timestamp', 'int64', '0+'),
-            )),
-        17: R(17, 'StreamsGroupMetadata', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-            ),
-            value=(
-                F('epoch', 'int32', '0+'),
-                F('metadataHash', 'int64', '0+'),
-                F('validatedTopologyEpoch', 'int32', '0+', tagged='0+', tag=0, default='-1'),
-                F('lastAssignmentConfigs', '[]LastAssignmentConfig', '0+', nullable='0+', tagged='0+', tag=1, default='null', fields=(
-                    F('key', 'string', '0+'),
-                    F('value', 'string', '0+'),
-                )),
-                F('storedDescriptionTopologyEpoch', 'int32', '0+', tagged='0+', tag=2, default='-1'),
-                F('failedDescriptionTopologyEpoch', 'int32', '0+', tagged='0+', tag=3, default='-1'),
-            )),
-        19: R(19, 'StreamsGroupMemberMetadata', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-                F('memberId', 'string', '0'),
-            ),
-            value=(
-                F('instanceId', 'string', '0+', nullable='0+'),
-                F('rackId', 'string', '0+', nullable='0+'),
-                F('clientId', 'string', '0+'),
-                F('clientHost', 'string', '0+'),
-                F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
-                F('topologyEpoch', 'int32', '0+'),
-                F('processId', 'string', '0+'),
-                F('userEndpoint', 'Endpoint', '0+', nullable='0+', default='null', fields=(
-                    F('host', 'string', '0+'),
-                    F('port', 'uint16', '0+'),
-                )),
-                F('clientTags', '[]KeyValue', '0+', fields=(
-                    F('key', 'string', '0+'),
-                    F('value', 'string', '0+'),
-                )),
-            )),
-        20: R(20, 'StreamsGroupTargetAssignmentMetadata', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-            ),
-            value=(
-                F('assignmentEpoch', 'int32', '0+'),
-                F('assignmentTimestamp', 'int64', '0+', tagged='0+', tag=0, default='0', ignorable=True),
-            )),
-        21: R(21, 'StreamsGroupTargetAssignmentMember', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-                F('memberId', 'string', '0'),
-            ),
-            value=(
-                F('activeTasks', '[]TaskIds', '0+', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('standbyTasks', '[]TaskIds', '0+', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('warmupTasks', '[]TaskIds', '0+', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-            )),
-        22: R(22, 'StreamsGroupCurrentMemberAssignment', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-                F('memberId', 'string', '0'),
-            ),
-            value=(
-                F('memberEpoch', 'int32', '0+'),
-                F('previousMemberEpoch', 'int32', '0+'),
-                F('state', 'int8', '0+'),
-                F('activeTasks', '[]TaskIds', '0+', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                    F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
-                )),
-                F('standbyTasks', '[]TaskIds', '0+', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                    F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
-                )),
-                F('warmupTasks', '[]TaskIds', '0+', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                    F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
-                )),
-                F('activeTasksPendingRevocation', '[]TaskIds', '0+', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                    F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
-                )),
-                F('standbyTasksPendingRevocation', '[]TaskIds', '0+', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                    F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
-                )),
-                F('warmupTasksPendingRevocation', '[]TaskIds', '0+', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                    F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
-                )),
-            )),
-        23: R(23, 'StreamsGroupTopology', '0', 0,
-            key=(
-                F('groupId', 'string', '0'),
-            ),
-            value=(
-                F('epoch', 'int32', '0+'),
-                F('subtopologies', '[]Subtopology', '0+', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('sourceTopics', '[]string', '0+'),
-                    F('sourceTopicRegex', '[]string', '0+'),
-                    F('stateChangelogTopics', '[]TopicInfo', '0+', fields=(
-                        F('name', 'string', '0+'),
-                        F('partitions', 'int32', '0+'),
-                        F('replicationFactor', 'int16', '0+'),
-                        F('topicConfigs', '[]TopicConfig', '0+', fields=(
-                            F('key', 'string', '0+'),
-                            F('value', 'string', '0+'),
-                        )),
-                    )),
-                    F('repartitionSinkTopics', '[]string', '0+'),
-                    F('repartitionSourceTopics', '[]TopicInfo', '0+', fields=(
-                        F('name', 'string', '0+'),
-                        F('partitions', 'int32', '0+'),
-                        F('replicationFactor', 'int16', '0+'),
-                        F('topicConfigs', '[]TopicConfig', '0+', fields=(
-                            F('key', 'string', '0+'),
-                            F('value', 'string', '0+'),
-                        )),
-                    )),
-                    F('copartitionGroups', '[]CopartitionGroup', '0+', fields=(
-                        F('sourceTopics', '[]int16', '0+'),
-                        F('sourceTopicRegex', '[]int16', '0+'),
-                        F('repartitionSourceTopics', '[]int16', '0+'),
-                    )),
-                )),
-            )),
-    },
+    '4.1': _RECORDS_4_1,
+    '4.3': {**_RECORDS_4_1, **_RECORDS_4_3},
+    'trunk': {**_RECORDS_4_1, **_RECORDS_4_3, **_RECORDS_TRUNK},
 }
