@@ -355,7 +355,7 @@ class Coordinator:
         names = self.consumer_subscribed_topic_names(group, without=fenced)
         epoch = group.group_epoch + 1
         records.append(rec.group_epoch_record(gid, epoch, self.metadata_hash(names)))
-        if self.profile.name in ("kafka-trunk", "kip") and len(group.members) == len(fenced):
+        if self.profile.empty_group_resets_assignment_epoch and len(group.members) == len(fenced):
             records.append(rec.target_metadata_record(gid, epoch, 0))
         for m in members:
             self.cancel_consumer_timers(gid, m.member_id)

@@ -30,6 +30,12 @@ class Profile:
     streams_initial_rebalance_delay: bool
     # trunk (4.4): streams static membership, warm-up refiner, task offsets, in-place role changes.
     streams_trunk_features: bool
+    # 4.3: the group-size check exempts an instance id that already has a static member
+    # (GroupMetadataManager.throwIfConsumerGroupIsFull).
+    static_member_size_exemption: bool
+    # trunk: fencing the last member also writes TargetAssignmentMetadata(new epoch, 0), so an
+    # empty group has groupEpoch == assignmentEpoch (consumerGroupFenceMembers).
+    empty_group_resets_assignment_epoch: bool
     # The seed documents as written (KIP-1071 topology epochs, Connect draft).
     kip_text: bool = False
 
@@ -44,6 +50,8 @@ PROFILES: dict[str, Profile] = {
         per_partition_assignment_epochs=False,
         streams_initial_rebalance_delay=False,
         streams_trunk_features=False,
+        static_member_size_exemption=False,
+        empty_group_resets_assignment_epoch=False,
     ),
     "kafka-4.2": Profile(
         name="kafka-4.2",
@@ -54,6 +62,8 @@ PROFILES: dict[str, Profile] = {
         per_partition_assignment_epochs=False,
         streams_initial_rebalance_delay=True,
         streams_trunk_features=False,
+        static_member_size_exemption=False,
+        empty_group_resets_assignment_epoch=False,
     ),
     "kafka-4.3": Profile(
         name="kafka-4.3",
@@ -64,6 +74,8 @@ PROFILES: dict[str, Profile] = {
         per_partition_assignment_epochs=True,
         streams_initial_rebalance_delay=True,
         streams_trunk_features=False,
+        static_member_size_exemption=True,
+        empty_group_resets_assignment_epoch=False,
     ),
     "kafka-trunk": Profile(
         name="kafka-trunk",
@@ -74,6 +86,8 @@ PROFILES: dict[str, Profile] = {
         per_partition_assignment_epochs=True,
         streams_initial_rebalance_delay=True,
         streams_trunk_features=True,
+        static_member_size_exemption=True,
+        empty_group_resets_assignment_epoch=True,
     ),
     "kip": Profile(
         name="kip",
@@ -84,6 +98,8 @@ PROFILES: dict[str, Profile] = {
         per_partition_assignment_epochs=True,
         streams_initial_rebalance_delay=True,
         streams_trunk_features=True,
+        static_member_size_exemption=True,
+        empty_group_resets_assignment_epoch=True,
         kip_text=True,
     ),
 }

@@ -289,9 +289,7 @@ class ConsumerHeartbeat:
     # --- member lookup ---------------------------------------------------------------
 
     def _throw_if_full(self, group: ConsumerGroup, member_id: str, instance_id: str | None) -> None:
-        # The existing-static-member exemption is new in 4.3 (GMM.throwIfConsumerGroupIsFull);
-        # 4.1 and 4.2 check only numMembers and the member id.
-        exempt = self.coord.profile.name not in ("kafka-4.1", "kafka-4.2")
+        exempt = self.coord.profile.static_member_size_exemption
         if exempt and instance_id is not None and instance_id in group.static_members:
             return
         max_size = self.coord.config.int("group.consumer.max.size")
