@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import json
 from dataclasses import dataclass
 from typing import Any
 
@@ -85,3 +86,20 @@ class Report:
             "groups": [g.to_json() for g in self.groups],
             "findings": [f.to_json() for f in findings],
         }
+
+
+def jsonable(obj: object) -> object:
+    """``json.dumps`` fallback for report values: sets as sorted lists, anything else as text."""
+    if isinstance(obj, (set, frozenset)):
+        return sorted(obj, key=str)
+    return str(obj)
+
+
+def write_json(obj: object, dest: str) -> None:
+    """Write a report to ``dest`` (a path, or ``-`` for standard output)."""
+    text = json.dumps(obj, indent=2, default=jsonable)
+    if dest == "-":
+        print(text)
+    else:
+        with open(dest, "w", encoding="utf-8") as fh:
+            fh.write(text + "\n")

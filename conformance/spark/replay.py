@@ -21,7 +21,7 @@ from typing import Any, Final
 
 from kgspec.conformance.checker import TraceChecker
 from kgspec.conformance.events import Event
-from kgspec.conformance.findings import Finding, GroupSummary, Report
+from kgspec.conformance.findings import Finding, GroupSummary, Report, jsonable
 from kgspec.model.mutants import Mutants
 
 from .parse import loads
@@ -50,12 +50,6 @@ class ReplayContext:
     files: dict[str, FileSettings]
     clients: bool = False
     mutants: tuple[str, ...] = ()
-
-
-def jsonable(obj: object) -> object:
-    if isinstance(obj, (set, frozenset)):
-        return sorted(obj, key=str)
-    return str(obj)
 
 
 def _dump(value: Any) -> str:

@@ -8,7 +8,7 @@ import sys
 from typing import Any, TextIO
 
 from kgspec.conformance.checker import check_items
-from kgspec.conformance.findings import Finding, Report
+from kgspec.conformance.findings import Finding, Report, jsonable, write_json
 from kgspec.conformance.readers import FORMATS, TraceFormatError, open_trace
 from kgspec.model.mutants import CATALOGUE, Mutants
 from kgspec.model.profiles import PROFILES
@@ -39,19 +39,25 @@ def register(sub: Any) -> None:
     p.set_defaults(run=run)
 
 
-def _configs(pairs: list[str]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
+def parse_pairs(pairs: list[str], option: str) -> dict[str, str]:
+    """``NAME=VALUE`` options; ValueError names the option and the bad pair."""
+    out: dict[str, str] = {}
     for pair in pairs:
         name, sep, value = pair.partition("=")
         if not sep or not name:
-            raise ValueError(f"--config needs NAME=VALUE, got {pair!r}")
-        out[name] = int(value) if value.lstrip("-").isdigit() else value
+            raise ValueError(f"{option} needs NAME=VALUE, got {pair!r}")
+        out[name] = value
     return out
+
+
+def parse_configs(pairs: list[str]) -> dict[str, Any]:
+    """``--config`` values: integers where they look like one, as Kafka's configs are."""
+    return {k: int(v) if v.lstrip("-").isdigit() else v for k, v in parse_pairs(pairs, "--config").items()}
 
 
 def run(args: argparse.Namespace) -> int:
     try:
-        configs = _configs(args.config)
+        configs = parse_configs(args.config)
     except ValueError as exc:
         print(f"kgspec check: {exc}", file=sys.stderr)
         return 2
@@ -65,21 +71,10 @@ def run(args: argparse.Namespace) -> int:
             print(f"kgspec check: {exc}", file=sys.stderr)
             return 2
     if args.json:
-        text = json.dumps(report.to_json(), indent=2, default=_jsonable)
-        if args.json == "-":
-            print(text)
-        else:
-            with open(args.json, "w", encoding="utf-8") as fh:
-                fh.write(text + "\n")
+        write_json(report.to_json(), args.json)
     if args.json != "-":
         print_human(report, sys.stdout, quiet=args.quiet)
     return 0 if report.ok else 1
-
-
-def _jsonable(obj: object) -> object:
-    if isinstance(obj, (set, frozenset)):
-        return sorted(obj, key=str)
-    return str(obj)
 
 
 def print_human(report: Report, out: TextIO, quiet: bool = False) -> None:
@@ -93,8 +88,8 @@ def print_human(report: Report, out: TextIO, quiet: bool = False) -> None:
             out.write(f"{path}:{f.line}: {where}: {f.kind}{' (' + f.field + ')' if f.field else ''}\n")
             out.write(f"  {f.message}\n")
             if f.kind in ("response-mismatch", "client") or f.expected is not None or f.observed is not None:
-                out.write(f"  expected: {json.dumps(f.expected, default=_jsonable)}\n")
-                out.write(f"  observed: {json.dumps(f.observed, default=_jsonable)}\n")
+                out.write(f"  expected: {json.dumps(f.expected, default=jsonable)}\n")
+                out.write(f"  observed: {json.dumps(f.observed, default=jsonable)}\n")
             for label in ("before", "after"):
                 view = f.context.get(label)
                 if view:

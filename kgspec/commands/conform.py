@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
-import json
 import os
 import sys
 import time
@@ -89,29 +88,18 @@ def build_session(master: str | None, remote: str | None, confs: dict[str, str])
     return builder.getOrCreate()
 
 
-def _pairs(pairs: list[str], what: str) -> dict[str, str]:
-    out: dict[str, str] = {}
-    for pair in pairs:
-        name, sep, value = pair.partition("=")
-        if not sep or not name:
-            raise ValueError(f"{what} needs NAME=VALUE, got {pair!r}")
-        out[name] = value
-    return out
-
-
 def run(args: argparse.Namespace) -> int:
     if not spark_available():
         print(MISSING_SPARK, file=sys.stderr)
         return 2
-    from kgspec.commands.check import print_human
+    from kgspec.commands.check import parse_configs, parse_pairs, print_human
+    from kgspec.conformance.findings import write_json
     from kgspec.conformance.spark import ConformOptions, run_conform
-    from kgspec.conformance.spark.replay import jsonable
     from kgspec.conformance.spark.sampling import threshold
 
     try:
-        configs: dict[str, Any] = {k: int(v) if v.lstrip("-").isdigit() else v
-                                   for k, v in _pairs(args.config, "--config").items()}
-        confs = _pairs(args.spark_conf, "--spark-conf")
+        configs = parse_configs(args.config)
+        confs = parse_pairs(args.spark_conf, "--spark-conf")
         fractions = {t: f for t, f in (("consumer", args.fraction_consumer), ("streams", args.fraction_streams))
                      if f is not None}
         for f in (args.fraction, *fractions.values()):
@@ -139,12 +127,7 @@ def run(args: argparse.Namespace) -> int:
     elapsed = time.perf_counter() - started
     report = result.report
     if args.json:
-        text = json.dumps(result.to_json(), indent=2, default=jsonable)
-        if args.json == "-":
-            print(text)
-        else:
-            with open(args.json, "w", encoding="utf-8") as fh:
-                fh.write(text + "\n")
+        write_json(result.to_json(), args.json)
     if args.json != "-":
         print_human(report, sys.stdout, quiet=args.quiet)
         s = result.sampling
