@@ -7,6 +7,7 @@ an empty list are different values. ``errorMessage`` never counts.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 TopicSet = frozenset[tuple[str, int]]
@@ -51,8 +52,14 @@ def heartbeat_differences(expected: dict[str, Any], observed: dict[str, Any]) ->
     return diffs
 
 
-def describe_differences(expected: dict[str, Any], observed: dict[str, Any]) -> list[tuple[str, Any, Any]]:
-    diffs: list[tuple[str, Any, Any]] = []
+Diff = tuple[str, Any, Any]
+
+
+def _group_differences(expected: dict[str, Any], observed: dict[str, Any], group_fields: tuple[str, ...],
+                       member_differences: Callable[[str, dict[str, Any], dict[str, Any]], list[Diff]]
+                       ) -> list[Diff]:
+    """A Describe response, group by group and member by member (members as a set, by id)."""
+    diffs: list[Diff] = []
     exp_groups = {g["groupId"]: g for g in expected.get("groups", [])}
     for obs in observed.get("groups") or []:
         gid = obs.get("groupId")
@@ -65,7 +72,7 @@ def describe_differences(expected: dict[str, Any], observed: dict[str, Any]) -> 
             continue
         if exp.get("errorCode", 0) != 0:
             continue
-        for name in ("groupState", "groupEpoch", "assignmentEpoch", "assignorName"):
+        for name in group_fields:
             if name in obs and exp.get(name) != obs.get(name):
                 diffs.append((f"groups[{gid}].{name}", exp.get(name), obs.get(name)))
         exp_members = {m["memberId"]: m for m in exp.get("members", [])}
@@ -74,20 +81,32 @@ def describe_differences(expected: dict[str, Any], observed: dict[str, Any]) -> 
             diffs.append((f"groups[{gid}].members", sorted(exp_members), sorted(obs_members, key=str)))
             continue
         for mid, om in obs_members.items():
-            em = exp_members[mid]
-            for name in ("memberEpoch", "instanceId", "rackId", "subscribedTopicRegex", "memberType"):
-                if name in om and em.get(name) != om.get(name):
-                    diffs.append((f"groups[{gid}].members[{mid}].{name}", em.get(name), om.get(name)))
-            if "subscribedTopicNames" in om and sorted(em.get("subscribedTopicNames") or []) != sorted(
-                    om.get("subscribedTopicNames") or []):
-                diffs.append((f"groups[{gid}].members[{mid}].subscribedTopicNames",
-                              em.get("subscribedTopicNames"), om.get("subscribedTopicNames")))
-            for name in ("assignment", "targetAssignment"):
-                if name in om:
-                    e, o = assignment_set(em.get(name)), assignment_set(om.get(name))
-                    if e != o:
-                        diffs.append((f"groups[{gid}].members[{mid}].{name}", e, o))
+            diffs.extend(member_differences(f"groups[{gid}].members[{mid}]", exp_members[mid], om))
     return diffs
+
+
+def _plain_differences(prefix: str, em: dict[str, Any], om: dict[str, Any], names: tuple[str, ...]) -> list[Diff]:
+    return [(f"{prefix}.{n}", em.get(n), om.get(n)) for n in names if n in om and em.get(n) != om.get(n)]
+
+
+def _consumer_member_differences(prefix: str, em: dict[str, Any], om: dict[str, Any]) -> list[Diff]:
+    diffs = _plain_differences(prefix, em, om,
+                               ("memberEpoch", "instanceId", "rackId", "subscribedTopicRegex", "memberType"))
+    if "subscribedTopicNames" in om and sorted(em.get("subscribedTopicNames") or []) != sorted(
+            om.get("subscribedTopicNames") or []):
+        diffs.append((f"{prefix}.subscribedTopicNames", em.get("subscribedTopicNames"), om.get("subscribedTopicNames")))
+    for name in ("assignment", "targetAssignment"):
+        if name in om:
+            e, o = assignment_set(em.get(name)), assignment_set(om.get(name))
+            if e != o:
+                diffs.append((f"{prefix}.{name}", e, o))
+    return diffs
+
+
+def describe_differences(expected: dict[str, Any], observed: dict[str, Any]) -> list[Diff]:
+    """ConsumerGroupDescribe."""
+    return _group_differences(expected, observed, ("groupState", "groupEpoch", "assignmentEpoch", "assignorName"),
+                              _consumer_member_differences)
 
 
 _TAGGED_DEFAULTS = {"metadataHash": 0, "assignmentTimestamp": 0}
@@ -166,41 +185,22 @@ def streams_heartbeat_differences(expected: dict[str, Any], observed: dict[str, 
     return diffs
 
 
-def streams_describe_differences(expected: dict[str, Any], observed: dict[str, Any]) -> list[tuple[str, Any, Any]]:
-    diffs: list[tuple[str, Any, Any]] = []
-    exp_groups = {g["groupId"]: g for g in expected.get("groups", [])}
-    for obs in observed.get("groups") or []:
-        gid = obs.get("groupId")
-        exp = exp_groups.get(gid)
-        if exp is None:
-            diffs.append((f"groups[{gid}]", None, "present"))
-            continue
-        if exp.get("errorCode", 0) != obs.get("errorCode", 0):
-            diffs.append((f"groups[{gid}].errorCode", exp.get("errorCode", 0), obs.get("errorCode", 0)))
-            continue
-        if exp.get("errorCode", 0) != 0:
-            continue
-        for name in ("groupState", "groupEpoch", "assignmentEpoch"):
-            if name in obs and exp.get(name) != obs.get(name):
-                diffs.append((f"groups[{gid}].{name}", exp.get(name), obs.get(name)))
-        exp_members = {m["memberId"]: m for m in exp.get("members", [])}
-        obs_members = {m.get("memberId"): m for m in obs.get("members") or []}
-        if set(exp_members) != set(obs_members):
-            diffs.append((f"groups[{gid}].members", sorted(exp_members), sorted(obs_members, key=str)))
-            continue
-        for mid, om in obs_members.items():
-            em = exp_members[mid]
-            for name in ("memberEpoch", "instanceId", "rackId", "processId", "topologyEpoch"):
-                if name in om and em.get(name) != om.get(name):
-                    diffs.append((f"groups[{gid}].members[{mid}].{name}", em.get(name), om.get(name)))
-            for name in ("assignment", "targetAssignment"):
-                if name in om:
-                    for role in STREAMS_TASK_FIELDS:
-                        e = task_set((em.get(name) or {}).get(role) or [])
-                        o = task_set((om.get(name) or {}).get(role) or [])
-                        if e != o:
-                            diffs.append((f"groups[{gid}].members[{mid}].{name}.{role}", e, o))
+def _streams_member_differences(prefix: str, em: dict[str, Any], om: dict[str, Any]) -> list[Diff]:
+    diffs = _plain_differences(prefix, em, om, ("memberEpoch", "instanceId", "rackId", "processId", "topologyEpoch"))
+    for name in ("assignment", "targetAssignment"):
+        if name in om:
+            for role in STREAMS_TASK_FIELDS:
+                e = task_set((em.get(name) or {}).get(role) or [])
+                o = task_set((om.get(name) or {}).get(role) or [])
+                if e != o:
+                    diffs.append((f"{prefix}.{name}.{role}", e, o))
     return diffs
+
+
+def streams_describe_differences(expected: dict[str, Any], observed: dict[str, Any]) -> list[Diff]:
+    """StreamsGroupDescribe."""
+    return _group_differences(expected, observed, ("groupState", "groupEpoch", "assignmentEpoch"),
+                              _streams_member_differences)
 
 
 def streams_request_problem(req: dict[str, Any]) -> tuple[str, str] | None:

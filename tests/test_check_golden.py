@@ -289,3 +289,17 @@ def test_clients_option_flags_a_client_owning_what_it_was_not_given(tmp_path: Pa
     assert status == 1
     assert clients[0]["line"] == line
     assert clients[0]["field"] == "topicPartitions"
+
+
+def test_mutated_describe_is_rejected_per_group_and_member(tmp_path: Path) -> None:
+    events = load("reconciliation.jsonl")
+    line = call_line(events, 1400)
+    group = events[line - 1]["response"]["groups"][0]
+    group["groupEpoch"] += 1
+    member = next(m for m in group["members"] if m["memberId"] == "m1")
+    member["assignment"]["topicPartitions"] = []
+    status, report = check(write(tmp_path, events))
+    assert status == 1
+    fields = [(f["line"], f["field"]) for f in report["findings"]]
+    assert fields == [(line, "groupEpoch"), (line, "assignment")]
+    assert report["findings"][0]["expected"] == group["groupEpoch"] - 1
