@@ -19,14 +19,19 @@ from typing import Any
 
 from kgspec.conformance.compare import (
     assignment_set,
+    check_streams_heartbeat,
     describe_differences,
     format_set,
     heartbeat_differences,
     normalize_record_value,
+    streams_describe_differences,
+    streams_request_problem,
 )
 from kgspec.conformance.events import Event, Malformed, ReadItem, Skipped
 from kgspec.conformance.findings import Finding, GroupSummary, InputSummary, Report
+from kgspec.conformance.invariant_hooks import record_invariant_problems
 from kgspec.conformance.retarget import adopt_observed_target
+from kgspec.invariants.streams import record_problems
 from kgspec.model.config import unknown_config_names
 from kgspec.model.consumer.group import OwnershipConflict
 from kgspec.model.consumer.member import STATE_NAMES
@@ -229,7 +234,6 @@ class TraceChecker:
                                      "requestHeader.requestApiVersion"))
             return
         if api == STREAMS_GROUP_HEARTBEAT:
-            from kgspec.conformance.compare import streams_request_problem
             problem = streams_request_problem(event.request)
         else:
             problem = _request_problem(event.request)
@@ -245,7 +249,6 @@ class TraceChecker:
         self._heartbeat(g, event, version)
 
     def _streams_heartbeat(self, g: _Group, event: Event, version: int) -> None:
-        from kgspec.conformance.compare import check_streams_heartbeat
 
         for kind, field_name, message, exp, got in check_streams_heartbeat(
                 g.coord, g.summary.group_id, g.pinned, event.request, event.response, version,
@@ -254,7 +257,6 @@ class TraceChecker:
             self._finding(g, Finding(self.path, event.line, g.summary.group_id, kind, message, field_name, exp, got))
 
     def _streams_describe(self, event: Event) -> None:
-        from kgspec.conformance.compare import streams_describe_differences
 
         gids = event.request.get("groupIds")
         if not isinstance(gids, list) or not all(isinstance(x, str) for x in gids):
@@ -312,14 +314,9 @@ class TraceChecker:
             self._check_client(g, event, response)
         if diffs:
             after = _member_view(coord, gid, mid)
+            names = {tid: n for n, (tid, _) in self.topics.items()}
             for name, exp, got in diffs:
-                names = {tid: n for n, (tid, _) in self.topics.items()}
-                if name == "assignment":
-                    exp_j, got_j = format_set(exp, names), format_set(got, names)
-                elif name == "errorCode":
-                    exp_j, got_j = exp, got
-                else:
-                    exp_j, got_j = exp, got
+                exp_j, got_j = (format_set(exp, names), format_set(got, names)) if name == "assignment" else (exp, got)
                 message = _explain(name, exp, got, result.explain, before, after, member_id or mid)
                 self._finding(g, Finding(self.path, event.line, gid, "response-mismatch", message, name,
                                          exp_j, got_j, {"before": before, "after": after,
@@ -407,7 +404,6 @@ class TraceChecker:
                                      "record", expected.to_json(), observed.to_json()))
 
     def _replay_record(self, g: _Group, event: Event, record: Record) -> None:
-        from kgspec.conformance.invariant_hooks import record_invariant_problems
 
         gid = g.summary.group_id
         try:
@@ -422,7 +418,6 @@ class TraceChecker:
         for name, message in record_invariant_problems(g.coord, gid, record):
             self._finding(g, Finding(self.path, event.line, gid, "invariant", message, name))
         if record.type in STREAMS_RECORD_TYPES:
-            from kgspec.invariants.streams import record_problems
             for name, message in record_problems(g.coord.streams_groups.get(gid), record):
                 self._finding(g, Finding(self.path, event.line, gid, "invariant", message, name))
 
@@ -475,10 +470,9 @@ def _request_problem(req: dict[str, Any]) -> tuple[str, str] | None:
     member_id = req.get("memberId")
     if member_id is not None and not isinstance(member_id, str):
         return "request.memberId", "`request.memberId` must be a string or null"
-    for name in ("subscribedTopicNames",):
-        value = req.get(name)
-        if value is not None and (not isinstance(value, list) or not all(isinstance(v, str) for v in value)):
-            return f"request.{name}", f"`request.{name}` must be a list of strings or null"
+    names = req.get("subscribedTopicNames")
+    if names is not None and (not isinstance(names, list) or not all(isinstance(v, str) for v in names)):
+        return "request.subscribedTopicNames", "`request.subscribedTopicNames` must be a list of strings or null"
     tps = req.get("topicPartitions")
     if tps is not None:
         if not isinstance(tps, list):

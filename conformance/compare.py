@@ -10,6 +10,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kgspec.invariants.streams import response_problems
+from kgspec.model.streams.alternatives import swap_towards
+from kgspec.model.streams.heartbeat import owned_tasks, parse_topology
+
 TopicSet = frozenset[tuple[str, int]]
 
 
@@ -219,7 +223,6 @@ def streams_request_problem(req: dict[str, Any]) -> tuple[str, str] | None:
                 isinstance(e, dict) and isinstance(e.get("subtopologyId"), str) and isinstance(e.get("partitions"), list)
                 and all(isinstance(p, int) for p in e["partitions"]) for e in tasks):
             return f"request.{name}", f"`request.{name}` must be null or a list of {{subtopologyId, partitions}}"
-    from kgspec.model.streams.heartbeat import parse_topology
 
     try:
         parse_topology(req)
@@ -236,9 +239,6 @@ def check_streams_heartbeat(coord: Any, gid: str, pinned: dict[str, int], req: d
     A different legal sticky assignment is adopted when the observed tasks keep the assignor's
     guarantees (``model/streams/alternatives.py``); the model then continues from it.
     """
-    from kgspec.invariants.streams import response_problems
-    from kgspec.model.streams.alternatives import swap_towards
-    from kgspec.model.streams.heartbeat import owned_tasks
 
     kwargs: dict[str, Any] = {"now": now, "client_id": client_id, "client_host": client_host}
     member_id = req.get("memberId") or ""

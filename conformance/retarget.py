@@ -17,6 +17,7 @@ from typing import Any
 from kgspec.conformance.compare import assignment_set, heartbeat_differences
 from kgspec.model.assignors.api import GroupAssignment, GroupSpec
 from kgspec.model.assignors.guarantees import uniform_guarantee_problems
+from kgspec.model.consumer import records as rec
 from kgspec.model.coordinator import CONSUMER_GROUP_HEARTBEAT, Coordinator, Result
 
 
@@ -91,7 +92,6 @@ def adopt_observed_target(coord: Coordinator, pinned: dict[str, int], group_id: 
             group.target = saved
             return None
         # Target records for the adopted choice, so a replay rebuilds the same state.
-        from kgspec.model.consumer import records as rec
 
         changed = [rec.target_member_record(group_id, m, t) for m, t in candidate.items()
                    if saved.get(m) != t]

@@ -17,9 +17,9 @@ def _simulate(tmp_path: Path, *extra: str, status: int = 0) -> Path:
     return out
 
 
-def _report(path: Path) -> dict[str, object]:
+def _report(path: Path, status: int) -> dict[str, object]:
     report = path.with_suffix(".report.json")
-    main(["check", "-q", str(path), "--json", str(report)])
+    assert main(["check", "-q", str(path), "--json", str(report)]) == status
     result: dict[str, object] = json.loads(report.read_text())
     return result
 
@@ -27,14 +27,14 @@ def _report(path: Path) -> dict[str, object]:
 def test_failover_traces_conform(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     trace = _simulate(tmp_path, "--failover-every", "30000")
     assert '"coordinatorFailover":true' in trace.read_text().replace(" ", "")
-    report = _report(trace)
+    report = _report(trace, 0)
     assert report["findings"] == []
 
 
 def test_mutant_simulation_is_flagged(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     # simulate exits 1: the mutant broke an invariant during the run (the trace is still written)
     trace = _simulate(tmp_path, "--mutant", "no-withholding", status=1)
-    report = _report(trace)
+    report = _report(trace, 1)
     findings = report["findings"]
     assert isinstance(findings, list)
     assert findings
