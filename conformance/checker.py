@@ -299,7 +299,7 @@ class TraceChecker:
                 result, diffs = adopted, []
         coord.next_member_id = None
         before = _member_view(coord, gid, member_id) if diffs else None
-        coord.apply(result.records)
+        coord.commit(result)
         for record in result.records:
             g.expected_records.append((event.line, record))
         response = result.response

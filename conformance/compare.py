@@ -268,7 +268,7 @@ def check_streams_heartbeat(coord: Any, gid: str, pinned: dict[str, int], req: d
             if not streams_heartbeat_differences(retry.response, obs):
                 retry.explain.append("adopted the trace's sticky assignment (it meets the assignor's guarantees)")
                 result, diffs = retry, []
-    coord.apply(result.records)
+    coord.commit(result)
     for record in result.records:
         expected_records.append((line, record))
     findings: list[tuple[str, str, str, Any, Any]] = []

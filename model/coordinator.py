@@ -39,7 +39,7 @@ from kgspec.model.records import Record
 from kgspec.model.streams import ops as streams_ops
 from kgspec.model.streams import records as streams_rec
 from kgspec.model.streams.group import StreamsGroup
-from kgspec.model.timers import Timer, Timers
+from kgspec.model.timers import DeferredTimers, Timer, Timers
 from kgspec.model.topics import TopicsImage
 
 CONSUMER_GROUP_HEARTBEAT = 68
@@ -60,6 +60,8 @@ class Result:
     records: list[Record] = field(default_factory=list)
     explain: list[str] = field(default_factory=list)  # why, in words, for findings
     error: CoordinatorError | None = None
+    # Timer changes of a dry run (apply=False), applied by Coordinator.commit with the records.
+    timer_ops: list[tuple[str, Timer | str]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -110,9 +112,29 @@ class Coordinator:
                client_id: str = "", client_host: str = "/127.0.0.1", apply: bool = True) -> Result:
         """One RPC at time ``now`` (timers due by then must have been fired with advance()).
 
-        With ``apply=False`` the records are returned but not applied, so a caller (the
-        trace checker) can try another legal choice before committing one with :meth:`apply`.
+        With ``apply=False`` nothing changes: the records and the timer changes are returned,
+        so a caller (the trace checker) can try another legal choice before committing one
+        with :meth:`commit`.
         """
+        if not apply:
+            real = self.timers
+            deferred = DeferredTimers(real)
+            self.timers = deferred
+            try:
+                result = self._handle(api_key, api_version, request, now, client_id, client_host, False)
+            finally:
+                self.timers = real
+            result.timer_ops = deferred.ops
+            return result
+        return self._handle(api_key, api_version, request, now, client_id, client_host, True)
+
+    def commit(self, result: Result) -> None:
+        """Apply a dry run's records and timer changes (see :meth:`handle`)."""
+        self.apply(result.records)
+        DeferredTimers.commit_to(self.timers, result.timer_ops)
+
+    def _handle(self, api_key: int, api_version: int, request: dict[str, Any], now: int,
+                client_id: str, client_host: str, apply: bool) -> Result:
         self.now = now
         if api_key == CONSUMER_GROUP_HEARTBEAT:
             step = ConsumerHeartbeat(self, request, client_id, client_host, now)

@@ -96,3 +96,50 @@ class Timers:
             key: {"deadlineMs": t.deadline_ms, "kind": t.kind, "epoch": t.epoch}
             for key, (_, t) in sorted(self._live.items())
         }
+
+
+class DeferredTimers(Timers):
+    """Timer changes of a step that may not be committed (``Coordinator.handle(apply=False)``).
+
+    Reads see the real timers overlaid with this step's own changes; the changes are kept
+    in :attr:`ops` and applied to the real timers only by :meth:`commit_to`, together with
+    the step's records, so a dry run leaves no timer behind.
+    """
+
+    __slots__ = ("_overlay", "_real", "ops")
+
+    def __init__(self, real: Timers) -> None:
+        super().__init__()
+        self._real = real
+        self._overlay: dict[str, Timer | None] = {}  # None: cancelled in this step
+        self.ops: list[tuple[str, Timer | str]] = []
+
+    def schedule(self, timer: Timer) -> None:
+        self._overlay[timer.key] = timer
+        self.ops.append(("schedule", timer))
+
+    def schedule_if_absent(self, timer: Timer) -> None:
+        if timer.key not in self:
+            self.schedule(timer)
+
+    def cancel(self, key: str) -> None:
+        self._overlay[key] = None
+        self.ops.append(("cancel", key))
+
+    def get(self, key: str) -> Timer | None:
+        if key in self._overlay:
+            return self._overlay[key]
+        return self._real.get(key)
+
+    def __contains__(self, key: str) -> bool:
+        return self.get(key) is not None
+
+    @staticmethod
+    def commit_to(timers: Timers, ops: list[tuple[str, Timer | str]]) -> None:
+        for op, arg in ops:
+            if op == "schedule":
+                assert isinstance(arg, Timer)
+                timers.schedule(arg)
+            else:
+                assert isinstance(arg, str)
+                timers.cancel(arg)

@@ -139,3 +139,24 @@ def test_on_loaded_arms_static_members_at_minus_two() -> None:
     h.seed(5, [member("m", -2, {"foo": [0]}, prev=5, instance="i", topics=["foo"])], {"m": {"foo": [0]}})
     h.coord.on_loaded(7)
     assert h.timers() == ["session-timeout-grp-m"]
+
+
+def test_dry_run_leaves_timers_and_state_untouched_until_commit() -> None:
+    """handle(apply=False) must change nothing (the checker tries alternatives with it)."""
+    from kgspec.model.coordinator import Coordinator
+    from kgspec.model.hashing import deterministic_topic_id
+
+    coord = Coordinator("kafka-4.3", {"group.consumer.assignment.interval.ms": 0})
+    coord.update_topic("foo", deterministic_topic_id("foo"), 2)
+    request = {"groupId": "g", "memberId": "m1", "memberEpoch": 0, "rebalanceTimeoutMs": 1000,
+               "subscribedTopicNames": ["foo"], "topicPartitions": []}
+    before = coord.snapshot()
+    dry = coord.handle(68, 1, request, now=100, apply=False)
+    assert coord.snapshot() == before
+    assert coord.timers.get("session-timeout-g-m1") is None
+    assert [r.type for r in dry.records] == [5, 3, 7, 6, 8]
+    coord.commit(dry)
+    timer = coord.timers.get("session-timeout-g-m1")
+    assert timer is not None
+    assert timer.deadline_ms == 100 + 45000
+    assert coord.groups["g"].members["m1"].member_epoch == 2
