@@ -321,18 +321,22 @@ class _Configurer:
                                         f"Number of partitions is not set for topic: {topic}")
         return c
 
+    def _input_counts(self, s: Subtopology, missing: str) -> list[int]:
+        """Partition counts of the subtopology's source and repartition-source topics; a topic
+        without one is Kafka's IllegalStateException with ``missing`` + the topic name."""
+        counts = []
+        for topic in (*s.source_topics, *(t.name for t in s.repartition_source_topics)):
+            c = self.count(topic)
+            if c is None:
+                raise UnexpectedServerError("IllegalStateException", f"{missing} {topic}")
+            counts.append(c)
+        return counts
+
     def changelog_counts(self) -> dict[str, int]:
         """``ChangelogTopics.setup``: each changelog gets its subtopology's max input count."""
         out: dict[str, int] = {}
         for s in self.subs:
-            inputs = [*s.source_topics, *(t.name for t in s.repartition_source_topics)]
-            counts = []
-            for topic in inputs:
-                c = self.count(topic)
-                if c is None:
-                    raise UnexpectedServerError("IllegalStateException",
-                                                f"No partition count for source topic {topic}")
-                counts.append(c)
+            counts = self._input_counts(s, "No partition count for source topic")
             if not counts:
                 raise StreamsInvalidTopology(f"No source topics found for subtopology {s.subtopology_id}")
             for t in s.state_changelog_topics:
@@ -341,14 +345,7 @@ class _Configurer:
 
     def configure_subtopology(self, s: Subtopology) -> ConfiguredSubtopology:
         """``fromPersistedSubtopology``, Java argument order (numTasks first, checked last)."""
-        inputs = [*s.source_topics, *(t.name for t in s.repartition_source_topics)]
-        counts = []
-        for topic in inputs:
-            c = self.count(topic)
-            if c is None:
-                raise UnexpectedServerError("IllegalStateException",
-                                            f"Number of partitions must be set for topic {topic}")
-            counts.append(c)
+        counts = self._input_counts(s, "Number of partitions must be set for topic")
         if not counts:
             raise UnexpectedServerError("IllegalStateException",
                                         "Subtopology does not contain any source topics")
