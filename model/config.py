@@ -37,6 +37,7 @@ DEFAULTS: dict[str, Any] = {
     "group.streams.assignment.interval.ms": 1000,
     "group.streams.initial.rebalance.delay.ms": 3000,
     "group.streams.task.offset.interval.ms": 60000,
+    "group.streams.rack.aware.assignment.tags": "",
 }
 
 # Per-group overrides (GroupConfig) fall back to the broker config of the same suffix.
@@ -49,6 +50,10 @@ GROUP_LEVEL = {
     "streams.num.standby.replicas": "group.streams.num.standby.replicas",
     "streams.assignment.interval.ms": "group.streams.assignment.interval.ms",
     "streams.initial.rebalance.delay.ms": "group.streams.initial.rebalance.delay.ms",
+    "streams.num.warmup.replicas": "group.streams.num.warmup.replicas",
+    "streams.acceptable.recovery.lag": "group.streams.acceptable.recovery.lag",
+    "streams.task.offset.interval.ms": "group.streams.task.offset.interval.ms",
+    "streams.rack.aware.assignment.tags": "group.streams.rack.aware.assignment.tags",
 }
 
 

@@ -149,7 +149,8 @@ class Coordinator:
         if api_key == CONSUMER_GROUP_DESCRIBE:
             return Result(describe_consumer_groups(self, request, api_version))
         if api_key in (STREAMS_GROUP_HEARTBEAT, STREAMS_GROUP_DESCRIBE):
-            result: Result = streams_ops.handle(self, api_key, request, now, client_id, client_host, apply)
+            result: Result = streams_ops.handle(self, api_key, request, now, client_id, client_host, apply,
+                                                api_version)
             return result
         raise ValueError(f"API key {api_key} is not modelled")
 

@@ -28,8 +28,6 @@ class Profile:
     per_partition_assignment_epochs: bool
     # 4.2+: streams initial rebalance delay.
     streams_initial_rebalance_delay: bool
-    # trunk (4.4): streams static membership, warm-up refiner, task offsets, in-place role changes.
-    streams_trunk_features: bool
     # 4.3: the group-size check exempts an instance id that already has a static member
     # (GroupMetadataManager.throwIfConsumerGroupIsFull).
     static_member_size_exemption: bool
@@ -38,7 +36,47 @@ class Profile:
     empty_group_resets_assignment_epoch: bool
     # The seed documents as written (KIP-1071 topology epochs, Connect draft).
     kip_text: bool = False
+    # --- streams groups on trunk (HEAD of the Kafka mirror; docs/streams.md "Profiles") ---
+    # KAFKA-20169 (#22245): static members (instanceId accepted; replacement, -2 temporary leave,
+    # UNRELEASED_INSTANCE_ID, FENCED_INSTANCE_ID; epoch bumps only for topology epoch, rack, tags,
+    # process id). GMM.getOrMaybeCreateStaticStreamsGroupMember / streamsGroupLeave.
+    streams_static_membership: bool = False
+    # KAFKA-20116 (#21803, #22644): taskOffsets / taskEndOffsets accepted, kept in memory per member
+    # (StreamsGroup.updateTaskOffsets), fed to the assignor; KAFKA-20695 (#22808) describes them.
+    streams_task_offsets: bool = False
+    # KAFKA-20665 (#22658, #22748, #22985): non-empty warmupTasks accepted; a STABLE group with no
+    # other reason to rebalance takes a refinement step (AssignmentUpdate.REFINED: epoch bump, record
+    # 20 only). Trunk's AssignmentRefiner.refine returns the target unchanged (no warm-ups yet).
+    streams_assignment_refiner: bool = False
+    # KAFKA-20665 (#22923, #22981): CurrentAssignmentBuilder changes task roles in place
+    # (active->standby, standby<->warm-up at once; standby/warm-up->active when the active is granted).
+    streams_in_place_role_changes: bool = False
+    # KAFKA-18652 (#21799): the response carries acceptableRecoveryLag (v1 int64; v0's legacy
+    # int32 stays 0) and taskOffsetIntervalMs from the configs (4.3 sends 0 and 0).
+    streams_recovery_lag_in_response: bool = False
+    # KAFKA-20744 (#22213): rack.aware.assignment.tags joins the assignment configs (record 17);
+    # v1 heartbeats get MISSING_CLIENT_TAGS (6) when a required tag is missing.
+    streams_rack_aware_tags: bool = False
+    # GMM.hasUserEndpointChanged (trunk): a changed user endpoint bumps the endpoint epoch.
+    streams_endpoint_change_bumps_endpoint_epoch: bool = False
+    # --- streams groups, seed text (KIP-1071) ---
+    # "Request Handling" 2.3: topology epoch ER vs group's EG on join: ER<EG STREAMS_TOPOLOGY_FENCED (132),
+    # ER>EG+1 or (ER=EG, different topology) STREAMS_INVALID_TOPOLOGY_EPOCH (131), ER=EG+1 updates.
+    streams_kip_topology_epochs: bool = False
+    # "Rebalance Process"/"Assignment": warm-ups for stateful tasks that move; a warm-up whose lag is
+    # within acceptable.recovery.lag bumps the group epoch and is promoted (see streams/refiner.py).
+    streams_kip_warmup_promotion: bool = False
 
+
+_STREAMS_TRUNK: dict[str, bool] = {
+    "streams_static_membership": True,
+    "streams_task_offsets": True,
+    "streams_assignment_refiner": True,
+    "streams_in_place_role_changes": True,
+    "streams_recovery_lag_in_response": True,
+    "streams_rack_aware_tags": True,
+    "streams_endpoint_change_bumps_endpoint_epoch": True,
+}
 
 PROFILES: dict[str, Profile] = {
     "kafka-4.1": Profile(
@@ -49,7 +87,6 @@ PROFILES: dict[str, Profile] = {
         assignment_batching=False,
         per_partition_assignment_epochs=False,
         streams_initial_rebalance_delay=False,
-        streams_trunk_features=False,
         static_member_size_exemption=False,
         empty_group_resets_assignment_epoch=False,
     ),
@@ -61,7 +98,6 @@ PROFILES: dict[str, Profile] = {
         assignment_batching=False,
         per_partition_assignment_epochs=False,
         streams_initial_rebalance_delay=True,
-        streams_trunk_features=False,
         static_member_size_exemption=False,
         empty_group_resets_assignment_epoch=False,
     ),
@@ -73,7 +109,6 @@ PROFILES: dict[str, Profile] = {
         assignment_batching=True,
         per_partition_assignment_epochs=True,
         streams_initial_rebalance_delay=True,
-        streams_trunk_features=False,
         static_member_size_exemption=True,
         empty_group_resets_assignment_epoch=False,
     ),
@@ -85,7 +120,7 @@ PROFILES: dict[str, Profile] = {
         assignment_batching=True,
         per_partition_assignment_epochs=True,
         streams_initial_rebalance_delay=True,
-        streams_trunk_features=True,
+        **_STREAMS_TRUNK,
         static_member_size_exemption=True,
         empty_group_resets_assignment_epoch=True,
     ),
@@ -97,10 +132,12 @@ PROFILES: dict[str, Profile] = {
         assignment_batching=True,
         per_partition_assignment_epochs=True,
         streams_initial_rebalance_delay=True,
-        streams_trunk_features=True,
+        **_STREAMS_TRUNK,
         static_member_size_exemption=True,
         empty_group_resets_assignment_epoch=True,
         kip_text=True,
+        streams_kip_topology_epochs=True,
+        streams_kip_warmup_promotion=True,
     ),
 }
 

@@ -153,3 +153,71 @@ def owns_any_of(owned: Mapping[str, Mapping[str, AbstractSet[int]]] | None) -> C
         return False
 
     return check
+
+
+@dataclass(frozen=True, slots=True)
+class RoleChange:
+    """A resource the member keeps while its role changes from ``source`` to ``dest``.
+
+    Streams (trunk, KAFKA-20665) recycles a task instead of closing and re-creating it:
+
+    * ``wait_for_grant=False``: the new role is granted in this step if the usual rules grant
+      it at all (it is in ``grant``), even while the member still revokes other things;
+    * ``wait_for_grant=True``: the member keeps the old role until the new one is granted
+      (promotion to an exclusive role, whose previous owner must release it first);
+    * ``source_needs_no_ack``: the old role leaves without a revocation acknowledgement
+      (streams' standby and warm-up tasks run the same code on the client).
+    """
+
+    source: str
+    dest: str
+    source_needs_no_ack: bool
+    wait_for_grant: bool
+
+
+def _drop(holding: dict[str, dict[int, int]], container: str, index: int) -> None:
+    slot = holding.get(container)
+    if slot is not None and slot.pop(index, None) is not None and not slot:
+        del holding[container]
+
+
+def apply_role_changes(split: Split, current: Holdings, target: Targets, changes: tuple[RoleChange, ...],
+                       owns_any: Callable[[Holdings], bool], epoch: int) -> None:
+    """Rewrite ``split`` in place for resources the member holds in another role (in order).
+
+    Immediate changes run first, then the waiting ones, which need to know whether the member
+    still revokes anything (``owns_any`` on what is left to revoke).
+    """
+    for change in changes:
+        if change.wait_for_grant:
+            continue
+        grant = split.grant.get(change.dest, {})
+        for container, held in current.get(change.source, {}).items():
+            for i in held:
+                pending = grant.get(container)
+                if pending is None or i not in pending:
+                    continue
+                pending.discard(i)
+                if not pending:
+                    del grant[container]
+                split.keep.setdefault(change.dest, {}).setdefault(container, {})[i] = epoch
+                if change.source_needs_no_ack:
+                    _drop(split.revoke.setdefault(change.source, {}), container, i)
+    waiting = [c for c in changes if c.wait_for_grant]
+    for change in waiting:
+        wanted = target.get(change.dest, {})
+        for container, held in current.get(change.source, {}).items():
+            for i in held:
+                if i in wanted.get(container, _NOTHING) and change.source_needs_no_ack:
+                    _drop(split.revoke.setdefault(change.source, {}), container, i)
+    revoking = not is_empty(split.revoke) and owns_any(split.revoke)
+    for change in waiting:
+        wanted = target.get(change.dest, {})
+        granted = split.grant.get(change.dest, {})
+        for container, held in current.get(change.source, {}).items():
+            for i, e in held.items():
+                if i not in wanted.get(container, _NOTHING):
+                    continue
+                if not revoking and i in granted.get(container, _NOTHING):
+                    continue  # promoted in this step: the old role goes
+                split.keep.setdefault(change.source, {}).setdefault(container, {})[i] = e

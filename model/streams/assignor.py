@@ -42,6 +42,8 @@ class TaskMemberSpec:
     # The member's current *target* assignment.
     active_tasks: Mapping[str, frozenset[int]] = field(default_factory=dict)
     standby_tasks: Mapping[str, frozenset[int]] = field(default_factory=dict)
+    # trunk: the member's reported task changelog offset sums (MemberAssignmentState.taskOffsets).
+    task_offsets: Mapping[str, Mapping[int, int]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -156,6 +158,8 @@ class _StickyTaskAssignor:
         procs: dict[str, _Process] = {}
         self.prev_active: dict[Task, _Member] = {}
         self.prev_standby: dict[Task, list[_Member]] = {}
+        # trunk's collectStandbyCandidates: (member, is previous standby, reported offset sum)
+        candidates: dict[Task, list[tuple[_Member, bool, int]]] = {}
         for spec in self.members:
             member = _Member(spec.process_id, spec.member_id)
             procs.setdefault(spec.process_id, _Process(spec.process_id)).add_member(spec.member_id)
@@ -164,7 +168,17 @@ class _StickyTaskAssignor:
                     self.prev_active[(sid, p)] = member
             for sid, parts in spec.standby_tasks.items():
                 for p in parts:
-                    self.prev_standby.setdefault((sid, p), []).append(member)
+                    offset = spec.task_offsets.get(sid, {}).get(p, 0)
+                    candidates.setdefault((sid, p), []).append((member, True, offset))
+            for sid, by_partition in spec.task_offsets.items():
+                for p, offset in by_partition.items():
+                    if p not in spec.standby_tasks.get(sid, frozenset()):
+                        candidates.setdefault((sid, p), []).append((member, False, offset))
+        # rankStandbyCandidates: previous standbys first, then the highest offset sum (a stable sort,
+        # so without reported offsets the order is the members' order, as on 4.3).
+        for task, ranked in candidates.items():
+            ranked.sort(key=lambda c: (not c[1], -c[2]))
+            self.prev_standby[task] = [c[0] for c in ranked]
         # processIdToState = new HashMap<>(memberCount): its values feed the heaps in hash order.
         self.processes = {pid: procs[pid] for pid in java_hashmap_order(procs, len(self.members))}
 

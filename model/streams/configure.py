@@ -34,6 +34,7 @@ class Status(IntEnum):
     MISSING_INTERNAL_TOPICS = 3
     SHUTDOWN_APPLICATION = 4
     ASSIGNMENT_DELAYED = 5
+    MISSING_CLIENT_TAGS = 6  # trunk, v1 only (KAFKA-20744)
 
 
 class StreamsInvalidTopology(CoordinatorError):

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from kgspec.model.errors import Errors
 from kgspec.model.streams.group import StreamsGroup
 from kgspec.model.streams.member import ACTIVE, STANDBY, WARMUP, StreamsMember, TaskSets
+from kgspec.model.streams.offsets import describe_json
 from kgspec.model.streams.topology import TopicInfo
 
 if TYPE_CHECKING:
@@ -59,7 +60,9 @@ def describe_member(group: StreamsGroup, m: StreamsMember) -> dict[str, Any]:
         "processId": m.process_id,
         "userEndpoint": None if m.user_endpoint is None else {"host": m.user_endpoint[0], "port": m.user_endpoint[1]},
         "clientTags": [{"key": k, "value": v} for k, v in m.client_tags.items()],
-        "taskOffsets": [], "taskEndOffsets": [],
+        # trunk (KAFKA-20695): the offsets the member reported last; 4.3 cannot have any.
+        "taskOffsets": describe_json(group.offsets_of(m.member_id).task_offsets),
+        "taskEndOffsets": describe_json(group.offsets_of(m.member_id).task_end_offsets),
         "assignment": _assignment(m.assigned_sets()),
         "targetAssignment": _assignment(group.target.get(m.member_id, {})),
         "isClassic": False,
@@ -83,4 +86,8 @@ def describe_streams_groups(coord: Coordinator, request: dict[str, Any]) -> dict
             "members": [describe_member(group, m) for m in group.members.values()],
             "authorizedOperations": AUTHORIZED_OPERATIONS_OMITTED,
         })
+        if coord.profile.streams_task_offsets:
+            # v1 (trunk): asDescribedGroup(..., assignorName); the only built-in assignor is "sticky".
+            out[-1]["assignorName"] = "sticky"
+            out[-1]["topologyDescriptionStatus"] = 0  # NOT_REQUESTED: no description plugin modelled
     return {"throttleTimeMs": 0, "groups": out}

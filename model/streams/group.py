@@ -16,6 +16,7 @@ from typing import Any
 from kgspec.model.reconcile import Holdings
 from kgspec.model.streams.configure import ConfiguredTopology
 from kgspec.model.streams.member import ACTIVE, ROLES, STANDBY, WARMUP, StreamsMember, TaskSets
+from kgspec.model.streams.offsets import MemberTaskOffsets
 from kgspec.model.streams.topology import Topology
 
 EMPTY = "Empty"
@@ -39,11 +40,13 @@ class StreamsGroup:
         "last_assignment_configs",
         "members",
         "metadata_hash",
+        "refined",
         "refresh_deadline",
         "shutdown_request_member_id",
         "standby_processes",
         "static_members",
         "target",
+        "task_offsets",
         "topology",
         "validated_topology_epoch",
         "warmup_processes",
@@ -70,6 +73,10 @@ class StreamsGroup:
         self.refresh_deadline: tuple[int, int] = (0, 0)
         self.shutdown_request_member_id: str | None = None
         self.endpoint_information_epoch = 0
+        # trunk soft state: reported task offsets per member (MemberTaskOffsets, never persisted) and
+        # the intermediate (refined) assignment frozen for one assignment epoch (StreamsGroup.refinedAssignment).
+        self.task_offsets: dict[str, MemberTaskOffsets] = {}
+        self.refined: tuple[int, dict[str, TaskSets]] | None = None
 
     # --- derived state --------------------------------------------------------------------
 
@@ -106,6 +113,28 @@ class StreamsGroup:
     def target_of(self, member_id: str) -> TaskSets:
         return self.target.get(member_id, {role: {} for role in ROLES})
 
+    def static_member(self, instance_id: str | None) -> StreamsMember | None:
+        member_id = self.static_members.get(instance_id) if instance_id is not None else None
+        return self.members.get(member_id) if member_id is not None else None
+
+    def offsets_of(self, member_id: str) -> MemberTaskOffsets:
+        return self.task_offsets.get(member_id, MemberTaskOffsets.EMPTY)
+
+    def refined_for(self, assignment_epoch: int) -> dict[str, TaskSets] | None:
+        """``refinedAssignment(epoch)``: the intermediate assignment frozen for that epoch, if any."""
+        if self.refined is not None and self.refined[0] == assignment_epoch:
+            return self.refined[1]
+        return None
+
+    def relabel_refined(self, old_member_id: str, new_member_id: str) -> None:
+        """``relabelRefinedAssignment``: a replacing static member takes over the old member's slice."""
+        if self.refined is None or old_member_id not in self.refined[1]:
+            return
+        epoch, assignment = self.refined
+        relabeled = dict(assignment)
+        relabeled[new_member_id] = relabeled.pop(old_member_id)
+        self.refined = (epoch, relabeled)
+
     # --- members -----------------------------------------------------------------------------
 
     def put_member(self, member: StreamsMember) -> None:
@@ -114,6 +143,9 @@ class StreamsGroup:
         if old is not None:
             self._remove_tasks(old.assigned, old.process_id)
             self._remove_tasks(old.pending_revocation, old.process_id)
+            if old.instance_id is not None and old.instance_id != member.instance_id:
+                # updateStaticMember (KAFKA-20747): a changed instance id drops the stale mapping.
+                self.static_members.pop(old.instance_id, None)
         self._add_tasks(member.assigned, member.process_id)
         self._add_tasks(member.pending_revocation, member.process_id)
         if member.instance_id is not None:
@@ -129,6 +161,7 @@ class StreamsGroup:
         self._remove_tasks(old.pending_revocation, old.process_id)
         if old.instance_id is not None:
             self.static_members.pop(old.instance_id, None)
+        self.task_offsets.pop(member_id, None)
         if not self.members:
             self.shutdown_request_member_id = None  # clearShutdownRequestMemberId
         return old

@@ -22,8 +22,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kgspec.model.errors import CoordinatorError, Errors
+from kgspec.model.profiles import Profile
 from kgspec.model.records import Record
-from kgspec.model.streams import ops
+from kgspec.model.streams import ops, refiner, static
 from kgspec.model.streams import records as srec
 from kgspec.model.streams.assignor import (
     SubtopologyTasks,
@@ -41,7 +42,7 @@ from kgspec.model.streams.configure import (
     configure_topology,
     throw_if_invalid_topology,
 )
-from kgspec.model.streams.group import StreamsGroup
+from kgspec.model.streams.group import STABLE_STATE, StreamsGroup
 from kgspec.model.streams.javaorder import java_hashmap_order
 from kgspec.model.streams.member import (
     ACTIVE,
@@ -80,19 +81,23 @@ def parse_topology(request: Mapping[str, Any]) -> Topology | None:
         raise ValueError(f"request.topology: {exc}") from None
 
 
-def validate(request: Mapping[str, Any], topology: Topology | None, trunk: bool = False) -> None:
-    """KafkaApis topic-name checks, then the GroupCoordinatorService checks, in Kafka's order."""
-    del trunk  # the mirror's trunk validates exactly like 4.3 (GroupCoordinatorService.java)
+def validate(request: Mapping[str, Any], topology: Topology | None, profile: Profile | None = None) -> None:
+    """KafkaApis topic-name checks, then the GroupCoordinatorService checks, in Kafka's order.
+
+    Trunk's ``throwIfStreamsGroupHeartbeatRequestIsUsingUnsupportedFeatures`` keeps only the
+    source-topic regex check; each feature it accepts is behind its own profile flag.
+    """
     if topology is not None:
         check_topology_topic_names(topology)
     # throwIfStreamsGroupHeartbeatRequestIsUsingUnsupportedFeatures
-    if request.get("instanceId") is not None:
+    if request.get("instanceId") is not None and not (profile and profile.streams_static_membership):
         raise _invalid("Static membership is not yet supported.")
-    if request.get("taskOffsets") is not None:
-        raise _invalid("TaskOffsets are not supported yet.")
-    if request.get("taskEndOffsets") is not None:
-        raise _invalid("TaskEndOffsets are not supported yet.")
-    if request.get("warmupTasks"):
+    if not (profile and profile.streams_task_offsets):
+        if request.get("taskOffsets") is not None:
+            raise _invalid("TaskOffsets are not supported yet.")
+        if request.get("taskEndOffsets") is not None:
+            raise _invalid("TaskEndOffsets are not supported yet.")
+    if request.get("warmupTasks") and not (profile and profile.streams_assignment_refiner):
         raise _invalid("WarmupTasks are not supported yet.")
     if topology is not None:
         for s in topology.subtopologies:
@@ -163,6 +168,7 @@ class StreamsHeartbeat:
     client_id: str
     client_host: str
     now: int
+    api_version: int = 0
     records: list[Record] = field(default_factory=list)
     explain: list[str] = field(default_factory=list)
     internal_topics_to_create: dict[str, CreatableTopic] = field(default_factory=dict)
@@ -178,18 +184,32 @@ class StreamsHeartbeat:
     def _leave(self, epoch: int) -> dict[str, Any]:
         coord, gid = self.coord, self.req["groupId"]
         member_id: str = self.req.get("memberId") or ""
+        instance_id: str | None = self.req.get("instanceId")
         group = ops.group_or_throw(coord, gid, leave=True)
         if self.req.get("shutdownApplication"):
             group.shutdown_request_member_id = group.shutdown_request_member_id or member_id
-        member = group.members.get(member_id)
-        if member is None:
-            raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Member {member_id} is not a member of group {gid}.")
+        response: dict[str, Any] = {"errorCode": 0, "errorMessage": None, "memberId": member_id, "memberEpoch": epoch,
+                    "heartbeatIntervalMs": 0, "acceptableRecoveryLag": ops.default_recovery_lag(coord),
+                    "taskOffsetIntervalMs": 0, "status": [], "activeTasks": None, "standbyTasks": None,
+                    "warmupTasks": None, "endpointInformationEpoch": 0, "partitionsByUserEndpoint": None}
+        if instance_id is None:
+            member = group.members.get(member_id)
+            if member is None:
+                raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Member {member_id} is not a member of group {gid}.")
+        else:
+            found = group.static_member(instance_id)
+            if found is None:
+                raise static.unknown(instance_id)
+            static.throw_if_fenced(found, member_id, instance_id)
+            member = found
+            if epoch == LEAVE_GROUP_STATIC_MEMBER_EPOCH:
+                self.records.append(static.temporary_leave_record(group, member, coord.profile))
+                self.explain.append(f"static member {member_id} left temporarily (epoch -2); group epoch kept")
+                response["memberId"] = member.member_id
+                return response
         self.records.extend(ops.fence_records(coord, group, member))
         self.explain.append(f"member {member_id} left the streams group; group epoch bumped")
-        return {"errorCode": 0, "errorMessage": None, "memberId": member_id, "memberEpoch": epoch,
-                "heartbeatIntervalMs": 0, "acceptableRecoveryLag": 0, "taskOffsetIntervalMs": 0,
-                "status": [], "activeTasks": None, "standbyTasks": None, "warmupTasks": None,
-                "endpointInformationEpoch": 0, "partitionsByUserEndpoint": None}
+        return response
 
     # --- the regular heartbeat ----------------------------------------------------------------
 
@@ -203,26 +223,36 @@ class StreamsHeartbeat:
         statuses: list[dict[str, Any]] = []
         owned_raw = [req.get(_ROLE_FIELDS[r]) for r in ROLES]
 
+        instance_id: str | None = req.get("instanceId")
         if joining:
             group = ops.group_for_join(coord, gid)
-            max_size = coord.config.int("group.streams.max.size")
-            if len(group.members) >= max_size:
-                raise CoordinatorError(Errors.GROUP_MAX_SIZE_REACHED,
-                                       f"The streams group has reached its maximum capacity of {max_size} members.")
+            self._throw_if_full(group, instance_id, member_id)
         else:
             group = ops.group_or_throw(coord, gid)
 
-        member = group.members.get(member_id)
-        if member is None:
-            if not joining:
-                raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID,
-                                       f"Member {member_id} is not a member of group {gid}.")
-            member = StreamsMember(member_id)
-            self.explain.append(f"member {member_id} joins")
-        self._validate_epoch(member, epoch, owned_raw)
+        replaced: StreamsMember | None = None
+        if instance_id is None:
+            member = group.members.get(member_id)
+            is_new = member is None
+            if member is None:
+                if not joining:
+                    raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID,
+                                           f"Member {member_id} is not a member of group {gid}.")
+                member = StreamsMember(member_id)
+                self.explain.append(f"member {member_id} joins")
+            self._validate_epoch(member, epoch, owned_raw)
+        else:
+            old = group.static_member(instance_id)
+            if old is not None and old.member_id != member_id:
+                replaced = old
+                group.relabel_refined(old.member_id, member_id)
+            member, is_new = static.get_or_create_member(self, group, member_id, epoch, instance_id, joining,
+                                                          owned_raw)
 
         # 1. Create or update the member.
         updated = member.copy()
+        if instance_id is not None:
+            updated.instance_id = instance_id
         if req.get("rackId") is not None:
             updated.rack_id = req["rackId"]
         if req.get("rebalanceTimeoutMs", -1) != -1:
@@ -238,10 +268,13 @@ class StreamsHeartbeat:
         if req.get("userEndpoint") is not None:
             ep = req["userEndpoint"]
             updated.user_endpoint = (ep["host"], int(ep["port"]))
+        elif joining and profile.streams_endpoint_change_bumps_endpoint_epoch:
+            updated.user_endpoint = None  # trunk: a join sets the endpoint as sent, null included
         bump = False
-        if not updated.metadata_equals(member) or group.members.get(member_id) is None:
+        if not updated.metadata_equals(member) or is_new:
             records.append(srec.member_metadata_record(gid, updated))
-            bump = True
+            # KAFKA-20169: a static member's record bumps the epoch only for epoch-relevant changes.
+            bump = instance_id is None or static.epoch_relevant_change(member, updated)
             self.explain.append(f"member {member_id}'s metadata changed (record 19)")
 
         # 2. Initialize or check the topology.
@@ -279,10 +312,26 @@ class StreamsHeartbeat:
             bump = True
             self.explain.append(f"validated topology epoch is now {validated}")
 
+        # trunk (KAFKA-20116): store the reported offsets after the task validation above.
+        if profile.streams_task_offsets and (req.get("taskOffsets") is not None
+                                             or req.get("taskEndOffsets") is not None):
+            group.task_offsets[member_id] = group.offsets_of(member_id).update(req.get("taskOffsets"),
+                                                                              req.get("taskEndOffsets"))
+
         configs = ops.assignment_configs(coord)
         if not bump and configs != group.last_assignment_configs:
             bump = True
             self.explain.append("assignment configs changed")
+
+        refined_all: dict[str, TaskSets] | None = None
+        refine_only = False
+        if profile.streams_assignment_refiner and not bump and group.state == STABLE_STATE:
+            # AssignmentUpdate.REFINED: no new target, but the intermediate assignment moved on.
+            refined_all = refiner.refine(group.members, group.target, group.task_offsets, configured,
+                                         *self._warmup_configs())
+            if not refiner.same_tasks(refined_all.get(member_id, {}), updated):
+                bump = refine_only = True
+                self.explain.append("refinement step: the intermediate assignment moved on")
 
         group_epoch = group.group_epoch
         if bump:
@@ -296,15 +345,29 @@ class StreamsHeartbeat:
             if delay > 0:
                 ops.schedule_initial_rebalance(coord, gid, self.now + delay)
 
-        # 4. Target assignment.
-        target_epoch, target = ops.maybe_update_target(coord, group, group_epoch, updated, configured, records,
-                                                       statuses, configs, self.now)
+        # 4. Target assignment (4b on trunk: the intermediate assignment of that epoch).
+        target_epoch, target_all = ops.maybe_update_target(coord, group, group_epoch, updated, configured, records,
+                                                           statuses, configs, self.now, refine_only=refine_only)
+        if profile.streams_assignment_refiner:
+            num_warmups = self._warmup_configs()[0]
+            if refined_all is None:
+                refined_all = group.refined_for(target_epoch)
+                if refined_all is None:
+                    refined_all = refiner.refine(group.members, target_all, group.task_offsets, configured,
+                                                 *self._warmup_configs())
+                    if num_warmups > 0:
+                        group.refined = (target_epoch, refined_all)
+            elif num_warmups > 0:
+                group.refined = (target_epoch, refined_all)
+            target_all = refined_all
+        target: TaskSets = target_all.get(member_id, {})
 
         # 5. Reconcile.
         reconciled = updated
         if not updated.is_reconciled_to(target_epoch):
             owned = owned_tasks(req)
-            reconciled = build_current_assignment(group, updated, target_epoch, target, owned, coord.mutants)
+            reconciled = build_current_assignment(group, updated, target_epoch, target, owned, coord.mutants,
+                                                  in_place=profile.streams_in_place_role_changes)
             if not reconciled.assignment_equals(updated):
                 records.append(srec.current_assignment_record(gid, reconciled, profile))
                 if reconciled.state == UNREVOKED_TASKS:
@@ -324,14 +387,23 @@ class StreamsHeartbeat:
             "activeTasks": None, "standbyTasks": None, "warmupTasks": None,
             "endpointInformationEpoch": 0, "partitionsByUserEndpoint": None,
         }
-        if joining or reconciled.assigned != member.assigned:
+        if profile.streams_recovery_lag_in_response:
+            # KAFKA-18652: v1's int64 field; a v0 response has only the legacy int32 field, left at 0.
+            response["taskOffsetIntervalMs"] = coord.config.int("group.streams.task.offset.interval.ms")
+            response["acceptableRecoveryLag"] = (coord.config.int("group.streams.acceptable.recovery.lag")
+                                                 if self.api_version >= 1 else 0)
+        changed = joining or reconciled.assigned != member.assigned
+        if changed:
             sets = reconciled.assigned_sets()
             for role in ROLES:
                 response[_ROLE_FIELDS[role]] = tasks_json(sets[role])
-            if reconciled.user_endpoint is not None:
+        if profile.streams_endpoint_change_bumps_endpoint_epoch:
+            if member.user_endpoint != reconciled.user_endpoint or (changed and reconciled.user_endpoint is not None):
                 group.endpoint_information_epoch += 1
+        elif changed and reconciled.user_endpoint is not None:
+            group.endpoint_information_epoch += 1
         if group.endpoint_information_epoch != req.get("endpointInformationEpoch", 0):
-            response["partitionsByUserEndpoint"] = ops.endpoint_to_partitions(coord, group, reconciled)
+            response["partitionsByUserEndpoint"] = ops.endpoint_to_partitions(coord, group, reconciled, replaced)
         if coord.streams_groups.get(gid) is group:
             response["endpointInformationEpoch"] = group.endpoint_information_epoch
 
@@ -343,7 +415,34 @@ class StreamsHeartbeat:
                 Status.SHUTDOWN_APPLICATION,
                 f"Streams group member {group.shutdown_request_member_id} encountered a fatal error and "
                 "requested a shutdown for the entire application."))
+        tags = configs.get("rack.aware.assignment.tags", "").strip()
+        if profile.streams_rack_aware_tags and self.api_version >= 1 and tags:
+            missing = [t for t in tags.split(",") if t.strip() not in reconciled.client_tags]
+            if missing:
+                statuses.append(_status(
+                    Status.MISSING_CLIENT_TAGS,
+                    f"Missing required client tags for rack-aware standby assignment: [{', '.join(missing)}]. "
+                    "Configure them via 'client.tag.<tagKey>' in your Streams config."))
         return response
+
+    def _throw_if_full(self, group: StreamsGroup, instance_id: str | None, member_id: str) -> None:
+        """``throwIfStreamsGroupIsFull``; trunk exempts an existing static member and a known member id."""
+        max_size = self.coord.config.int("group.streams.max.size")
+        if self.coord.profile.streams_static_membership:
+            if group.static_member(instance_id) is not None:
+                return
+            full = len(group.members) >= max_size and (not member_id or member_id not in group.members)
+        else:
+            full = len(group.members) >= max_size
+        if full:
+            raise CoordinatorError(Errors.GROUP_MAX_SIZE_REACHED,
+                                   f"The streams group has reached its maximum capacity of {max_size} members.")
+
+    def _warmup_configs(self) -> tuple[int, int, bool]:
+        """(num.warmup.replicas, acceptable.recovery.lag, whether warm-ups are really inserted (kip))."""
+        config = self.coord.config
+        return (config.int("group.streams.num.warmup.replicas"), config.int("group.streams.acceptable.recovery.lag"),
+                self.coord.profile.streams_kip_warmup_promotion)
 
     def _validate_epoch(self, member: StreamsMember, received: int, owned_raw: list[Any]) -> None:
         """``throwIfStreamsGroupMemberEpochIsInvalid`` (epoch 0 returns first)."""
@@ -420,16 +519,15 @@ def compute_target(coord: Coordinator, group: StreamsGroup, group_epoch: int,
                    updated: StreamsMember | None, configured: ConfiguredTopology,
                    configs: Mapping[str, str], now: int) -> tuple[list[Record], dict[str, TaskSets]]:
     """``streams.TargetAssignmentBuilder.build()``: records for changed members, then record 20."""
-    members = dict(group.members)
-    if updated is not None:
-        members[updated.member_id] = updated
+    members, old_target = ops.members_and_target_view(group, updated)
     order = java_hashmap_order(members)
     replicas = int(configs.get("num.standby.replicas", "0"))
     result: dict[str, TaskSets]
     if configured.is_ready:
         subs = configured.subtopologies or {}
-        specs = [TaskMemberSpec(mid, members[mid].process_id, group.target_of(mid).get(ACTIVE, {}),
-                                group.target_of(mid).get(STANDBY, {})) for mid in order]
+        specs = [TaskMemberSpec(mid, members[mid].process_id, old_target.get(mid, {}).get(ACTIVE, {}),
+                                old_target.get(mid, {}).get(STANDBY, {}),
+                                group.offsets_of(mid).task_offsets) for mid in order]
         subtasks = [SubtopologyTasks(sid, s.num_tasks, s.is_stateful) for sid, s in subs.items()]
         try:
             assignment = assign_tasks(specs, subtasks, replicas,
@@ -449,7 +547,7 @@ def compute_target(coord: Coordinator, group: StreamsGroup, group_epoch: int,
     gid = group.group_id
     for mid in order:
         new = {r: {s: frozenset(p) for s, p in result[mid].get(r, {}).items() if p} for r in ROLES}
-        old = group.target.get(mid)
+        old = old_target.get(mid)
         if old is None or {r: {s: p for s, p in old.get(r, {}).items() if p} for r in ROLES} != new:
             records.append(srec.target_member_record(gid, mid, new))
         result[mid] = new

@@ -18,7 +18,14 @@ from kgspec.model.records import Record
 from kgspec.model.streams import records as srec
 from kgspec.model.streams.configure import ConfiguredTopology, Status
 from kgspec.model.streams.group import StreamsGroup
-from kgspec.model.streams.member import ACTIVE, STANDBY, UNREVOKED_TASKS, StreamsMember, TaskSets
+from kgspec.model.streams.member import (
+    ACTIVE,
+    STANDBY,
+    UNREVOKED_TASKS,
+    WARMUP,
+    StreamsMember,
+    TaskSets,
+)
 from kgspec.model.timers import Timer
 
 if TYPE_CHECKING:
@@ -51,9 +58,49 @@ def group_or_throw(coord: Coordinator, group_id: str, *, leave: bool = False) ->
     return group
 
 
+RACK_AWARE_TAGS = "group.streams.rack.aware.assignment.tags"
+
+
 def assignment_configs(coord: Coordinator) -> dict[str, str]:
-    """``streamsGroupAssignmentConfigs``: a TreeMap with ``num.standby.replicas``."""
-    return {"num.standby.replicas": str(coord.config.int("group.streams.num.standby.replicas"))}
+    """``streamsGroupAssignmentConfigs``: a TreeMap with ``num.standby.replicas`` (and, on trunk,
+    ``rack.aware.assignment.tags`` when set, KAFKA-20744)."""
+    configs = {"num.standby.replicas": str(coord.config.int("group.streams.num.standby.replicas"))}
+    if coord.profile.streams_rack_aware_tags:
+        tags = rack_aware_tags(coord)
+        if tags:
+            configs["rack.aware.assignment.tags"] = ",".join(tags)
+    return configs
+
+
+def rack_aware_tags(coord: Coordinator) -> list[str]:
+    raw = coord.config[RACK_AWARE_TAGS]
+    text = ",".join(str(v) for v in raw) if isinstance(raw, list) else str(raw)
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
+def members_and_target_view(group: StreamsGroup, updated: StreamsMember | None
+                            ) -> tuple[dict[str, StreamsMember], dict[str, TaskSets]]:
+    """``UpdatedMembersAndTargetAssignmentView`` with the updated member added: a replacing static
+    member takes the old member's place and target (the replacement records are not replayed yet)."""
+    members = dict(group.members)
+    target = dict(group.target)
+    if updated is None:
+        return members, target
+    mid = updated.member_id
+    previous = members.get(mid)
+    members[mid] = updated
+    statics = dict(group.static_members)
+    if previous is not None and previous.instance_id is not None and previous.instance_id != updated.instance_id:
+        statics.pop(previous.instance_id, None)
+    if updated.instance_id is not None:
+        old_id = statics.get(updated.instance_id)
+        statics[updated.instance_id] = mid
+        if old_id is not None and old_id != mid:
+            if old_id in target:
+                target[mid] = target[old_id]
+            members.pop(old_id, None)
+            target.pop(old_id, None)
+    return members, target
 
 
 def topic_partition_counts(coord: Coordinator) -> dict[str, int]:
@@ -66,13 +113,16 @@ def topic_partition_counts(coord: Coordinator) -> dict[str, int]:
 
 
 def fence_records(coord: Coordinator, group: StreamsGroup, member: StreamsMember) -> list[Record]:
-    """``streamsGroupFenceMember``: tombstones 22, 21, 19, then 17 with group epoch + 1."""
+    """``streamsGroupFenceMember``: tombstones 22, 21, 19, then 17 with group epoch + 1 (and on
+    trunk, KAFKA-20442 #22047, record 20 (new epoch, timestamp 0) when the last member goes)."""
     gid = group.group_id
     records = [srec.current_assignment_tombstone(gid, member.member_id),
                srec.target_member_tombstone(gid, member.member_id),
                srec.member_metadata_tombstone(gid, member.member_id),
                srec.group_metadata_record(gid, group.group_epoch + 1, group.metadata_hash,
                                           group.validated_topology_epoch, group.last_assignment_configs)]
+    if coord.profile.empty_group_resets_assignment_epoch and len(group.members) == 1:
+        records.append(srec.target_metadata_record(gid, group.group_epoch + 1, 0))
     cancel_member_timers(coord, gid, member.member_id)
     return records
 
@@ -89,34 +139,46 @@ def can_compute(coord: Coordinator, group: StreamsGroup, now: int) -> bool:
 def maybe_update_target(coord: Coordinator, group: StreamsGroup, group_epoch: int,
                         updated: StreamsMember | None, configured: ConfiguredTopology,
                         records: list[Record], statuses: list[dict[str, Any]] | None,
-                        configs: Mapping[str, str], now: int) -> tuple[int, TaskSets]:
-    """``maybeUpdateStreamsTargetAssignment``: (target epoch, the member's target)."""
+                        configs: Mapping[str, str], now: int, *,
+                        refine_only: bool = False) -> tuple[int, dict[str, TaskSets]]:
+    """``maybeUpdateStreamsTargetAssignment``: (target epoch, every member's target).
+
+    ``refine_only`` (trunk, KAFKA-20665 #22748): a refinement step only writes record 20 with the
+    bumped epoch and the unchanged assignment timestamp; the assignor does not run.
+    """
     from kgspec.model.streams.heartbeat import compute_target
 
-    empty: TaskSets = {}
     if initial_rebalance_key(group.group_id) in coord.timers:
         if statuses is not None:
             statuses.append({"statusCode": int(Status.ASSIGNMENT_DELAYED),
                              "statusDetail": "Assignment delayed due to the configured initial rebalance delay."})
-        return group.assignment_epoch, empty
-    last = group.target_of(updated.member_id) if updated is not None else empty
+        return group.assignment_epoch, {}
+    _, view = members_and_target_view(group, updated)
     if group.assignment_epoch >= group_epoch:
-        return group.assignment_epoch, last
+        return group.assignment_epoch, view
+    if refine_only and group.assignment_epoch >= group.group_epoch:
+        records.append(srec.target_metadata_record(group.group_id, group_epoch, group.assignment_timestamp))
+        return group_epoch, view
     if not can_compute(coord, group, now):
         if statuses is not None:
             statuses.append({"statusCode": int(Status.ASSIGNMENT_DELAYED),
                              "statusDetail": "Assignment delayed due to the configured assignment interval."})
-        return group.assignment_epoch, last
+        return group.assignment_epoch, view
     new_records, result = compute_target(coord, group, group_epoch, updated, configured, configs, now)
     records.extend(new_records)
-    return group_epoch, result.get(updated.member_id, empty) if updated is not None else empty
+    return group_epoch, result
 
 
-def endpoint_to_partitions(coord: Coordinator, group: StreamsGroup, updated: StreamsMember) -> list[dict[str, Any]]:
-    """``buildEndpointToPartitions``: other members first (HashMap order), the updated member last."""
+def endpoint_to_partitions(coord: Coordinator, group: StreamsGroup, updated: StreamsMember,
+                           replaced: StreamsMember | None = None) -> list[dict[str, Any]]:
+    """``buildEndpointToPartitions``: other members first (HashMap order), the updated member last.
+
+    Trunk skips a static member being replaced and lists warm-up tasks with the standbys
+    (KAFKA-20868, ``TasksTupleWithEpochs.standbyAndWarmupTasks``)."""
     from kgspec.model.streams.javaorder import java_hashmap_order
 
-    members = [group.members[m] for m in java_hashmap_order(group.members) if m != updated.member_id]
+    skip = {updated.member_id} | ({replaced.member_id} if replaced is not None else set())
+    members = [group.members[m] for m in java_hashmap_order(group.members) if m not in skip]
     out = []
     for m in [*members, updated]:
         if m.user_endpoint is None:
@@ -125,7 +187,11 @@ def endpoint_to_partitions(coord: Coordinator, group: StreamsGroup, updated: Str
         entry: dict[str, Any] = {"userEndpoint": {"host": m.user_endpoint[0], "port": m.user_endpoint[1]}}
         for role, name in ((ACTIVE, "activePartitions"), (STANDBY, "standbyPartitions")):
             tps: list[dict[str, Any]] = []
-            for sid, parts in sorted(m.assigned.get(role, {}).items()):
+            held = dict(m.assigned.get(role, {}))
+            if role == STANDBY and coord.profile.streams_assignment_refiner:
+                for sid, parts in m.assigned.get(WARMUP, {}).items():
+                    held[sid] = {**held.get(sid, {}), **parts}
+            for sid, parts in sorted(held.items()):
                 sub = subs.get(sid)
                 if sub is None:
                     continue
@@ -223,7 +289,7 @@ def metadata_changed(coord: Coordinator, names: Iterable[str]) -> None:
 
 
 def handle(coord: Coordinator, api_key: int, request: dict[str, Any], now: int, client_id: str,
-           client_host: str, apply: bool) -> Any:
+           client_host: str, apply: bool, api_version: int = 0) -> Any:
     """API 88/89 for :meth:`Coordinator.handle`; returns a coordinator ``Result``."""
     from kgspec.model.coordinator import Result
     from kgspec.model.streams.describe import describe_streams_groups
@@ -232,12 +298,12 @@ def handle(coord: Coordinator, api_key: int, request: dict[str, Any], now: int, 
     if api_key == STREAMS_GROUP_DESCRIBE:
         return Result(describe_streams_groups(coord, request))
     topology = parse_topology(request)
-    step = StreamsHeartbeat(coord, request, topology, client_id, client_host, now)
+    step = StreamsHeartbeat(coord, request, topology, client_id, client_host, now, api_version)
     try:
-        validate(request, topology)
+        validate(request, topology, coord.profile)
         response = step.run()
     except CoordinatorError as exc:
-        return Result(error_response(exc), [], [*step.explain, exc.message or ""], exc)
+        return Result(error_response(exc, default_recovery_lag(coord)), [], [*step.explain, exc.message or ""], exc)
     if apply:
         coord.apply(step.records)
     result = Result(response, step.records, step.explain)
@@ -245,8 +311,13 @@ def handle(coord: Coordinator, api_key: int, request: dict[str, Any], now: int, 
     return result
 
 
-def error_response(error: CoordinatorError) -> dict[str, Any]:
+def default_recovery_lag(coord: Coordinator) -> int:
+    """The response's acceptableRecoveryLag when not set: v1's int64 default -1 on trunk, else 0."""
+    return -1 if coord.profile.streams_recovery_lag_in_response else 0
+
+
+def error_response(error: CoordinatorError, recovery_lag: int = 0) -> dict[str, Any]:
     return {"errorCode": int(error.error), "errorMessage": error.message, "memberId": "", "memberEpoch": 0,
-            "heartbeatIntervalMs": 0, "acceptableRecoveryLag": 0, "taskOffsetIntervalMs": 0, "status": None,
+            "heartbeatIntervalMs": 0, "acceptableRecoveryLag": recovery_lag, "taskOffsetIntervalMs": 0, "status": None,
             "activeTasks": None, "standbyTasks": None, "warmupTasks": None, "endpointInformationEpoch": 0,
             "partitionsByUserEndpoint": None}

@@ -9,8 +9,14 @@ about *processes*, not members:
 * a standby or warm-up task is unreleased while the member's own process holds it in any role.
 
 Leaving UNREVOKED_TASKS moves the member to ``memberEpoch + 1`` before reconciling on (4.3 and
-trunk: the streams builder never got KAFKA-19974). Identical on 4.3 and trunk
-(``git diff 4.3 HEAD -- .../streams/CurrentAssignmentBuilder.java`` is empty).
+trunk: the streams builder never got KAFKA-19974).
+
+Trunk (``profile.streams_in_place_role_changes``, KAFKA-20665 #22923/#22981) changes a task's role
+on the same member without revoke-then-assign: the member's *own* standby/warm-up no longer
+blocks its promotion to active (nor its own active a demotion to standby), an active task
+demoted to standby is granted as standby at once (the active stays pending revocation),
+standby and warm-up convert into each other at once without an ack, and a standby/warm-up
+promoted to active is kept until the active task is granted (:data:`TRUNK_ROLE_CHANGES`).
 """
 
 from __future__ import annotations
@@ -19,15 +25,24 @@ from collections.abc import Mapping
 
 from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.model.mutants import NONE, Mutants
-from kgspec.model.reconcile import Phase, decide, owns_any_of, split_towards_target
+from kgspec.model.reconcile import (
+    Phase,
+    RoleChange,
+    apply_role_changes,
+    decide,
+    owns_any_of,
+    split_towards_target,
+)
 from kgspec.model.streams.group import StreamsGroup
 from kgspec.model.streams.member import (
     ACTIVE,
     ROLES,
     STABLE,
+    STANDBY,
     UNKNOWN,
     UNRELEASED_TASKS,
     UNREVOKED_TASKS,
+    WARMUP,
     StreamsMember,
     TaskSets,
     normalize,
@@ -38,40 +53,65 @@ _PHASE_TO_STATE = {Phase.STABLE: STABLE, Phase.UNREVOKED: UNREVOKED_TASKS,
 
 OwnedTasks = Mapping[str, Mapping[str, frozenset[int]]]  # role -> subtopology -> partitions
 
+# CurrentAssignmentBuilder.computeNextAssignment on trunk, in its order.
+TRUNK_ROLE_CHANGES: tuple[RoleChange, ...] = (
+    RoleChange(ACTIVE, STANDBY, source_needs_no_ack=False, wait_for_grant=False),  # demoteActiveTasksToStandby
+    RoleChange(STANDBY, WARMUP, source_needs_no_ack=True, wait_for_grant=False),  # convertReplicaRole
+    RoleChange(WARMUP, STANDBY, source_needs_no_ack=True, wait_for_grant=False),  # convertReplicaRole
+    RoleChange(STANDBY, ACTIVE, source_needs_no_ack=True, wait_for_grant=True),  # applyPromotionsToActive
+    RoleChange(WARMUP, ACTIVE, source_needs_no_ack=True, wait_for_grant=True),
+)
+
 
 def build_current_assignment(group: StreamsGroup, member: StreamsMember, target_epoch: int,
                              target: TaskSets, owned: OwnedTasks | None,
-                             mutants: Mutants = NONE) -> StreamsMember:
-    """``CurrentAssignmentBuilder.build()``."""
+                             mutants: Mutants = NONE, *, in_place: bool = False) -> StreamsMember:
+    """``CurrentAssignmentBuilder.build()``; ``in_place`` selects trunk's role changes."""
     owns = owns_any_of(owned)
     state, epoch = member.state, member.member_epoch
     if state == STABLE:
         if epoch != target_epoch:
-            return _next(group, member, epoch, target_epoch, target, owned, mutants)
+            return _next(group, member, epoch, target_epoch, target, owned, mutants, in_place)
         return member
     if state == UNREVOKED_TASKS:
         if owned is None or owns(member.pending_revocation):
             return member
-        return _next(group, member, epoch + 1, target_epoch, target, owned, mutants)
+        return _next(group, member, epoch + 1, target_epoch, target, owned, mutants, in_place)
     if state == UNRELEASED_TASKS:
-        return _next(group, member, epoch, target_epoch, target, owned, mutants)
+        return _next(group, member, epoch, target_epoch, target, owned, mutants, in_place)
     if owned is None or any(p for tasks in owned.values() for p in tasks.values()):
         raise CoordinatorError(Errors.FENCED_MEMBER_EPOCH,
                                "The streams group member is in a unknown state. "
                                "The member must abandon all its tasks and rejoin.")
-    return _next(group, member, target_epoch, target_epoch, target, owned, mutants)
+    return _next(group, member, target_epoch, target_epoch, target, owned, mutants, in_place)
 
 
 def _next(group: StreamsGroup, member: StreamsMember, member_epoch: int, target_epoch: int,
-          target: TaskSets, owned: OwnedTasks | None, mutants: Mutants) -> StreamsMember:
+          target: TaskSets, owned: OwnedTasks | None, mutants: Mutants, in_place: bool) -> StreamsMember:
     pid = member.process_id
     ignore_pending = mutants.active("grant-before-ack")
+    current = normalize(member.assigned)
+
+    def own(role: str, sid: str, p: int) -> bool:
+        return p in current.get(role, {}).get(sid, {})
 
     def is_unreleased(role: str, sid: str, p: int) -> bool:
         if ignore_pending:
             # Mutant: only what other members hold *as assigned* counts; tasks still pending
             # revocation elsewhere look free.
             return _held_as_assigned(group, member, role, sid, p)
+        if in_place:
+            # isUnreleased{Active,Standby,Warmup}Task (trunk): the member's own holding of the task
+            # in another role is a candidate for an in-place change, not a blocker.
+            active_here = group.current_active_process(sid, p) == pid
+            standby_elsewhere = pid in group.current_standby_processes(sid, p) and not own(STANDBY, sid, p)
+            warmup_elsewhere = pid in group.current_warmup_processes(sid, p) and not own(WARMUP, sid, p)
+            if role == ACTIVE:
+                return group.current_active_process(sid, p) is not None or standby_elsewhere or warmup_elsewhere
+            if role == STANDBY:
+                return ((active_here and not own(ACTIVE, sid, p)) or pid in group.current_standby_processes(sid, p)
+                        or warmup_elsewhere)
+            return active_here or standby_elsewhere or pid in group.current_warmup_processes(sid, p)
         if role == ACTIVE:
             return (group.current_active_process(sid, p) is not None
                     or pid in group.current_standby_processes(sid, p)
@@ -80,8 +120,9 @@ def _next(group: StreamsGroup, member: StreamsMember, member_epoch: int, target_
                 or pid in group.current_standby_processes(sid, p)
                 or pid in group.current_warmup_processes(sid, p))
 
-    split = split_towards_target(ROLES, normalize(member.assigned), target,
-                                 in_scope=lambda _r, _s: True, is_unreleased=is_unreleased)
+    split = split_towards_target(ROLES, current, target, in_scope=lambda _r, _s: True, is_unreleased=is_unreleased)
+    if in_place:
+        apply_role_changes(split, current, target, TRUNK_ROLE_CHANGES, owns_any_of(owned), target_epoch)
     outcome = decide(split, member_epoch, target_epoch, owns_any_of(owned),
                      epoch_while_revoking=target_epoch if mutants.active("bump-while-revoking") else None)
     updated = member.copy()
