@@ -1,0 +1,126 @@
+"""The classic side of the coordinator: dispatch of APIs 11-14, timers, replay, loading.
+
+:class:`kgspec.model.coordinator.Coordinator` keeps classic groups in ``coord.classic_groups``
+(one namespace with consumer and streams groups) and the parked-call outbox in
+``coord.classic_outbox`` (:mod:`kgspec.model.classic.parked`), and delegates here, so its
+own edits stay small.
+
+Unlike consumer and streams groups, Kafka mutates classic groups in memory and appends their
+GroupMetadata records with ``replayRecords = false``; the model does the same (see
+:mod:`kgspec.model.classic.records`). Classic calls therefore have no dry run.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from kgspec.model.classic import records as crec
+from kgspec.model.classic.group import ClassicGroup
+from kgspec.model.classic.join import JoinRequest, join
+from kgspec.model.classic.leave import heartbeat, leave
+from kgspec.model.classic.rebalance import (
+    complete_join,
+    expire_heartbeat,
+    expire_pending_sync,
+    prepare_rebalance,
+    try_complete_initial_rebalance,
+)
+from kgspec.model.classic.responses import HEARTBEAT, JOIN_GROUP, LEAVE_GROUP, SYNC_GROUP
+from kgspec.model.classic.step import (
+    HEARTBEAT_TIMER,
+    INITIAL_JOIN_TIMER,
+    JOIN_TIMER,
+    SYNC_TIMER,
+    Step,
+)
+from kgspec.model.classic.sync import sync
+from kgspec.model.errors import Errors
+from kgspec.model.records import GROUP_METADATA, Record
+from kgspec.model.timers import Timer
+
+if TYPE_CHECKING:
+    from kgspec.model.coordinator import Result
+
+CLASSIC_APIS = {JOIN_GROUP: (0, 9), HEARTBEAT: (0, 4), LEAVE_GROUP: (0, 5), SYNC_GROUP: (0, 5)}
+CLASSIC_API_NAMES = {"JOIN_GROUP": JOIN_GROUP, "HEARTBEAT": HEARTBEAT, "LEAVE_GROUP": LEAVE_GROUP,
+                     "SYNC_GROUP": SYNC_GROUP}
+
+
+def handle(coord: Any, api_key: int, version: int, request: dict[str, Any], now: int, client_id: str,
+           client_host: str, result_type: type[Result]) -> Result:
+    """One classic call. A JoinGroup or SyncGroup that must wait returns ``response=None`` and
+    ``pending=<call id>``; its response later comes out of ``Coordinator.take_completed()``."""
+    low, high = CLASSIC_APIS[api_key]
+    if not low <= version <= high:
+        raise ValueError(f"API {api_key} v{version} is not supported (v{low}-v{high})")
+    step = Step(coord, now)
+    outbox = coord.classic_outbox
+    if api_key in (JOIN_GROUP, SYNC_GROUP):
+        call = outbox.park(api_key, version, request.get("groupId") or "", now)
+        if api_key == JOIN_GROUP:
+            join(step, call, JoinRequest(request, version, client_id, client_host))
+        else:
+            sync(step, call, request, version)
+        response = outbox.take(call)
+        _persist(coord, step.records)
+        return result_type(response, step.records, step.explain, pending=None if response is not None else call.call_id)
+    response = heartbeat(step, request, version) if api_key == HEARTBEAT else leave(step, request, version)
+    _persist(coord, step.records)
+    return result_type(response, step.records, step.explain)
+
+
+def _persist(coord: Any, records: list[Record]) -> None:
+    """Remember what the log holds for each group: a failover reloads exactly that."""
+    for record in records:
+        if record.type == GROUP_METADATA:
+            if record.value is None:
+                coord.classic_log.pop(record.key["group"], None)
+            else:
+                coord.classic_log[record.key["group"]] = record
+
+
+def fire(coord: Any, timer: Timer) -> tuple[list[Record], str]:
+    group: ClassicGroup | None = coord.classic_groups.get(timer.group_id)
+    if group is None:
+        return [], f"{timer.key}: group is gone"
+    step = Step(coord, timer.deadline_ms)
+    if timer.kind == HEARTBEAT_TIMER:
+        expire_heartbeat(step, group, timer.member_id or "")
+    elif timer.kind == JOIN_TIMER:
+        complete_join(step, group)
+    elif timer.kind == INITIAL_JOIN_TIMER:
+        try_complete_initial_rebalance(step, group)
+    elif timer.kind == SYNC_TIMER:
+        expire_pending_sync(step, group, timer.epoch if timer.epoch is not None else -1)
+    else:
+        raise ValueError(f"unknown timer kind {timer.kind}")
+    _persist(coord, step.records)
+    return step.records, "; ".join(step.explain) or f"{timer.key} fired: nothing to do"
+
+
+def replay(coord: Any, record: Record) -> None:
+    crec.replay(coord.classic_groups, record, ClassicGroup)
+    _persist(coord, [record])
+
+
+def unload(coord: Any, now: int) -> None:
+    """``onUnloaded`` then a reload: parked calls get NOT_COORDINATOR and each group becomes
+    what its last GroupMetadata record says (in-memory progress since then is lost)."""
+    step = Step(coord, now)
+    for group in coord.classic_groups.values():
+        for member in group.members.values():
+            step.complete_join(group, member, int(Errors.NOT_COORDINATOR))
+            step.complete_sync(member, int(Errors.NOT_COORDINATOR))
+    coord.classic_groups.clear()
+    for record in list(coord.classic_log.values()):
+        crec.replay(coord.classic_groups, record, ClassicGroup)
+
+
+def on_loaded(coord: Any, now: int) -> None:
+    """``onLoaded``: heartbeats re-armed from load time; an over-capacity group rebalances."""
+    step = Step(coord, now)
+    for group in coord.classic_groups.values():
+        for member in group.members.values():
+            step.schedule_heartbeat(group, member.member_id, member.session_timeout_ms)
+        if len(group.members) > step.config_int("group.max.size"):
+            prepare_rebalance(step, group, "freshly-loaded group is over capacity")

@@ -1,0 +1,96 @@
+"""One classic operation in progress: the coordinator, the time, what it wrote and why.
+
+Also the three things every handler does to a parked call or a timer: complete a member's
+JoinGroup or SyncGroup (``ClassicGroup.completeJoinFuture`` / ``completeSyncFuture``) and
+(re)schedule the classic timers, keyed like Kafka's (``heartbeat-{g}-{m}``, ``join-{g}``,
+``sync-{g}``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from kgspec.model.classic.group import ClassicGroup
+from kgspec.model.classic.member import ClassicMember
+from kgspec.model.classic.parked import Outbox, ParkedCall
+from kgspec.model.classic.responses import join_response, sync_response
+from kgspec.model.records import Record
+from kgspec.model.timers import Timer
+
+if TYPE_CHECKING:
+    from kgspec.model.coordinator import Coordinator
+
+HEARTBEAT_TIMER, JOIN_TIMER, INITIAL_JOIN_TIMER, SYNC_TIMER = (
+    "classic-heartbeat", "classic-join", "classic-initial-join", "classic-sync")
+CLASSIC_TIMER_KINDS = frozenset({HEARTBEAT_TIMER, JOIN_TIMER, INITIAL_JOIN_TIMER, SYNC_TIMER})
+# GroupCoordinatorConfig.CLASSIC_GROUP_NEW_MEMBER_JOIN_TIMEOUT_MS (not a broker config).
+NEW_MEMBER_JOIN_TIMEOUT_MS = 5 * 60 * 1000
+
+
+@dataclass(slots=True)
+class Step:
+    coord: Coordinator
+    now: int
+    records: list[Record] = field(default_factory=list)
+    explain: list[str] = field(default_factory=list)
+
+    @property
+    def groups(self) -> dict[str, ClassicGroup]:
+        groups: dict[str, ClassicGroup] = self.coord.classic_groups
+        return groups
+
+    @property
+    def outbox(self) -> Outbox:
+        outbox: Outbox = self.coord.classic_outbox
+        return outbox
+
+    def config_int(self, name: str) -> int:
+        return self.coord.config.int(name)
+
+    def why(self, text: str) -> None:
+        self.explain.append(text)
+
+    # --- parked calls --------------------------------------------------------------------
+
+    def answer(self, call: ParkedCall, response: dict[str, Any]) -> None:
+        self.outbox.complete(call, response, self.now)
+
+    def complete_join(self, group: ClassicGroup, member: ClassicMember, error: int = 0, **fields: Any) -> bool:
+        call = member.join_call
+        if call is None:
+            return False
+        self.answer(call, join_response(call.api_version, error, **fields))
+        member.join_call = None
+        group.num_awaiting_join -= 1
+        return True
+
+    def complete_sync(self, member: ClassicMember, error: int = 0, **fields: Any) -> bool:
+        call = member.sync_call
+        if call is None:
+            return False
+        self.answer(call, sync_response(call.api_version, error, **fields))
+        member.sync_call = None
+        return True
+
+    # --- timers --------------------------------------------------------------------------
+
+    def schedule_heartbeat(self, group: ClassicGroup, member_id: str, timeout_ms: int) -> None:
+        self.coord.timers.schedule(Timer(f"heartbeat-{group.group_id}-{member_id}", self.now + timeout_ms,
+                                         HEARTBEAT_TIMER, group.group_id, member_id))
+
+    def cancel_heartbeat(self, group: ClassicGroup, member_id: str) -> None:
+        self.coord.timers.cancel(f"heartbeat-{group.group_id}-{member_id}")
+
+    def schedule_join(self, group: ClassicGroup, delay_ms: int, kind: str = JOIN_TIMER) -> None:
+        self.coord.timers.schedule(Timer(f"join-{group.group_id}", self.now + delay_ms, kind, group.group_id))
+
+    def cancel_join(self, group: ClassicGroup) -> None:
+        self.coord.timers.cancel(f"join-{group.group_id}")
+
+    def schedule_sync(self, group: ClassicGroup, delay_ms: int) -> None:
+        self.coord.timers.schedule(Timer(f"sync-{group.group_id}", self.now + delay_ms, SYNC_TIMER,
+                                         group.group_id, epoch=group.generation_id))
+
+    def cancel_sync(self, group: ClassicGroup) -> None:
+        self.coord.timers.cancel(f"sync-{group.group_id}")
