@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgspec.conformance.call_invariants import observed_call_problems, observed_epoch_problems
 from kgspec.conformance.compare import (
     assignment_set,
     check_streams_heartbeat,
@@ -29,7 +30,12 @@ from kgspec.conformance.compare import (
 )
 from kgspec.conformance.events import Event, Malformed, ReadItem, Skipped
 from kgspec.conformance.findings import Finding, GroupSummary, InputSummary, Report
-from kgspec.conformance.invariant_hooks import record_invariant_problems
+from kgspec.conformance.invariant_hooks import (
+    ObservedTarget,
+    member_epochs,
+    member_record_problems,
+    record_invariant_problems,
+)
 from kgspec.conformance.retarget import adopt_observed_target
 from kgspec.invariants.streams import record_problems
 from kgspec.model.config import unknown_config_names
@@ -40,7 +46,11 @@ from kgspec.model.coordinator import CONSUMER_GROUP_DESCRIBE, CONSUMER_GROUP_HEA
 from kgspec.model.errors import error_name
 from kgspec.model.mutants import NONE, Mutants
 from kgspec.model.profiles import DEFAULT_PROFILE, PROFILES
-from kgspec.model.records import Record
+from kgspec.model.records import (
+    CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT,
+    CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA,
+    Record,
+)
 from kgspec.model.streams.ops import STREAMS_GROUP_DESCRIBE, STREAMS_GROUP_HEARTBEAT
 from kgspec.model.streams.records import STREAMS_RECORD_TYPES
 
@@ -51,6 +61,7 @@ API_NAMES = {"CONSUMER_GROUP_HEARTBEAT": CONSUMER_GROUP_HEARTBEAT, "CONSUMER_GRO
 KNOWN_API_NAMES = {11: "JoinGroup", 12: "Heartbeat", 13: "LeaveGroup", 14: "SyncGroup", 68: "ConsumerGroupHeartbeat",
                    69: "ConsumerGroupDescribe", 88: "StreamsGroupHeartbeat", 89: "StreamsGroupDescribe"}
 MAX_FINDINGS_PER_GROUP = 200
+TARGET_RECORD_TYPES = frozenset({6, 7})  # target-assignment metadata and member
 
 
 def client_host(connection: str | None) -> str:
@@ -77,6 +88,9 @@ class _Group:
     pinned: dict[str, int] = field(default_factory=dict)
     # --clients: what each client was last given (member id -> assignment set)
     given: dict[str, frozenset[tuple[str, int]]] = field(default_factory=dict)
+    # calls and records: the target the trace's own records build (checked as replay checks it)
+    observed_target: ObservedTarget = field(default_factory=ObservedTarget)
+    saw_target_metadata: bool = False  # record replay: the coordinator's assignment epoch is known
 
 
 class TraceChecker:
@@ -299,7 +313,13 @@ class TraceChecker:
                 result, diffs = adopted, []
         coord.next_member_id = None
         before = _member_view(coord, gid, member_id) if diffs else None
+        # Only while the group conformed is the model's state the trace's: then name the invariant.
+        classify = bool(diffs) and not g.summary.diverged
+        broken = observed_call_problems(coord.groups.get(gid), member_id, req, obs) if classify else []
+        epochs_before = member_epochs(coord, gid, member_id) if classify else None
         coord.commit(result)
+        if classify:
+            broken += observed_epoch_problems(epochs_before, coord.groups.get(gid), member_id, obs)
         for record in result.records:
             g.expected_records.append((event.line, record))
         response = result.response
@@ -321,6 +341,8 @@ class TraceChecker:
                 self._finding(g, Finding(self.path, event.line, gid, "response-mismatch", message, name,
                                          exp_j, got_j, {"before": before, "after": after,
                                                         "why": list(result.explain)}))
+            for invariant, message in broken:
+                self._finding(g, Finding(self.path, event.line, gid, "invariant", message, invariant))
 
     def _describe(self, event: Event) -> None:
         gids = event.request.get("groupIds")
@@ -384,6 +406,9 @@ class TraceChecker:
             self._finding(g, Finding(self.path, event.line, gid, "response-mismatch",
                                      f"the trace shows {observed.describe()} but the model writes nothing here",
                                      "record", None, observed.to_json()))
+            if observed.type in TARGET_RECORD_TYPES:
+                for name, message in g.observed_target.observe(observed):
+                    self._finding(g, Finding(self.path, event.line, gid, "invariant", message, name))
             return
         # Kafka writes target-assignment members in HashMap order; match within the run.
         index = 0
@@ -402,10 +427,17 @@ class TraceChecker:
             self._finding(g, Finding(self.path, event.line, gid, "response-mismatch",
                                      f"expected {expected.describe()}, the trace shows {observed.describe()}",
                                      "record", expected.to_json(), observed.to_json()))
+        if observed.type in TARGET_RECORD_TYPES:
+            for name, message in g.observed_target.observe(observed):
+                self._finding(g, Finding(self.path, event.line, gid, "invariant", message, name))
 
     def _replay_record(self, g: _Group, event: Event, record: Record) -> None:
 
         gid = g.summary.group_id
+        member_id = record.key.get("memberId")
+        epochs_before = member_epochs(g.coord, gid, member_id) \
+            if record.type == CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT and record.value is not None \
+            and g.saw_target_metadata and isinstance(member_id, str) else None
         try:
             g.coord.replay(record)
         except OwnershipConflict as exc:
@@ -415,7 +447,13 @@ class TraceChecker:
             self._finding(g, Finding(self.path, event.line, gid, "invariant",
                                      f"Kafka's replay would reject {record.describe()}: {exc}", "replay"))
             return
-        for name, message in record_invariant_problems(g.coord, gid, record):
+        problems = record_invariant_problems(g.coord, gid, record)
+        if epochs_before is not None:
+            assert isinstance(member_id, str)
+            problems += member_record_problems(epochs_before, g.coord, gid, member_id)
+        if record.type == CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA and record.value is not None:
+            g.saw_target_metadata = True
+        for name, message in problems:
             self._finding(g, Finding(self.path, event.line, gid, "invariant", message, name))
         if record.type in STREAMS_RECORD_TYPES:
             for name, message in record_problems(g.coord.streams_groups.get(gid), record):

@@ -1,0 +1,140 @@
+"""Kafka's broker request log (``kafka-request.log``) of a run's calls.
+
+Each call becomes the line ``RequestChannel.updateRequestMetrics`` writes when the
+response is sent::
+
+    [2025-06-01 12:00:00,203] DEBUG Completed request:{json} (kafka.request.logger)
+
+with the JSON of ``RequestConvertToJson.requestDescMetrics`` (4.3): ``isForwarded``,
+``requestHeader`` (``RequestHeaderDataJsonConverter`` plus ``requestApiKeyName``),
+``request``, ``response``, ``connection``, ``totalTimeMs`` and the other timings (doubles),
+``securityProtocol``, ``principal``, ``listener``, ``clientInformation``. The bracketed time
+is the completion, ``arrival + totalTimeMs``, and lines are written in completion order,
+so the reader must re-order them by arrival.
+
+A request log shows no topic events: a topic creation becomes the CreateTopics call
+(v7) that made it, a growth a CreatePartitions call (v3) and a deletion a DeleteTopics
+call (v6), each with ``totalTimeMs`` 0 so that the topic's time is the call's. Ticks
+and records have no request-log form and are left out. ``total_time_ms(i)`` gives each
+call's time in the coordinator (whole milliseconds, so the log's millisecond clock
+loses nothing); within one arrival millisecond times are made non-decreasing so that
+the reader's (arrival, line) order is the run's order.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from collections.abc import Callable, Sequence
+from typing import Any, TextIO
+
+_COMPACT = (",", ":")
+API_KEY_NAMES = {3: "METADATA", 19: "CREATE_TOPICS", 20: "DELETE_TOPICS", 37: "CREATE_PARTITIONS",
+                 68: "CONSUMER_GROUP_HEARTBEAT", 69: "CONSUMER_GROUP_DESCRIBE", 88: "STREAMS_GROUP_HEARTBEAT",
+                 89: "STREAMS_GROUP_DESCRIBE"}
+_ADMIN_TIMEOUT_MS = 30000
+_ZERO_UUID = "AAAAAAAAAAAAAAAAAAAAAA"
+
+
+def default_total_time(index: int) -> float:
+    """A spread of whole-millisecond call times: completion order then differs from arrival order."""
+    return float((index * 7) % 5)
+
+
+def write_request_log(events: Sequence[dict[str, Any]], out: TextIO, *,
+                      start: dt.datetime = dt.datetime(2025, 6, 1, tzinfo=dt.UTC),
+                      total_time_ms: Callable[[int], float] = default_total_time,
+                      connection: str = "127.0.0.1:9092-127.0.0.1:{port}-0") -> list[int | None]:
+    """Write the calls and topic changes of ``events``; returns the native event index per line.
+
+    ``tsMs`` are read as milliseconds after ``start`` (in UTC, as the reader assumes).
+    """
+    entries: list[tuple[float, float, int, dict[str, Any]]] = []  # (arrival, total, index, body)
+    known: dict[str, tuple[str, int]] = {}
+    for index, event in enumerate(events):
+        body = _call_body(event, index, known, total_time_ms, connection)
+        if body is not None:
+            entries.append((float(event["tsMs"]), float(body["totalTimeMs"]), index, body))
+    _monotone_within_arrival(entries)
+    entries.sort(key=lambda e: (e[0] + e[1], e[2]))
+    lines: list[int | None] = []
+    base_ms = int(start.timestamp() * 1000)
+    for arrival, total, index, body in entries:
+        body["totalTimeMs"] = total
+        completion = base_ms + int(arrival + total)
+        stamp = dt.datetime.fromtimestamp(completion / 1000, dt.UTC)
+        text = f"{stamp:%Y-%m-%d %H:%M:%S},{completion % 1000:03d}"
+        out.write(f"[{text}] DEBUG Completed request:{json.dumps(body, separators=_COMPACT)} "
+                  "(kafka.request.logger)\n")
+        lines.append(index)
+    return lines
+
+
+def _monotone_within_arrival(entries: list[tuple[float, float, int, dict[str, Any]]]) -> None:
+    """Within one arrival time, later calls never complete before earlier ones (backwards min)."""
+    floor: dict[float, float] = {}
+    for i in range(len(entries) - 1, -1, -1):
+        arrival, total, index, body = entries[i]
+        total = min(total, floor.get(arrival, total))
+        floor[arrival] = total
+        entries[i] = (arrival, total, index, body)
+
+
+def _call_body(event: dict[str, Any], index: int, known: dict[str, tuple[str, int]],
+               total_time_ms: Callable[[int], float], connection: str) -> dict[str, Any] | None:
+    if "requestHeader" in event:
+        header = dict(event["requestHeader"])
+        api = header["requestApiKey"]
+        log_header = {"requestApiKey": api, "requestApiVersion": header.get("requestApiVersion", 0),
+                      "correlationId": header.get("correlationId", index),
+                      "clientId": header.get("clientId", ""),
+                      "requestApiKeyName": header.get("requestApiKeyName", API_KEY_NAMES.get(api, f"API_{api}"))}
+        response = event["response"]
+        if "throttleTimeMs" not in response:
+            response = {"throttleTimeMs": 0, **response}
+        return _body(log_header, event["request"], response, float(total_time_ms(index)),
+                     event.get("connection") or connection.format(port=40000 + index % 20000))
+    topic = event.get("topic")
+    if topic is None:
+        return None
+    return _admin_body(topic, index, known, connection.format(port=39999))
+
+
+def _admin_body(topic: dict[str, Any], index: int, known: dict[str, tuple[str, int]],
+                connection: str) -> dict[str, Any]:
+    name = topic["name"]
+    if topic.get("deleted"):
+        topic_id = known.pop(name, (topic.get("topicId") or _ZERO_UUID, 0))[0]
+        return _admin(20, 6, index, {"topics": [{"name": name, "topicId": _ZERO_UUID}], "timeoutMs": _ADMIN_TIMEOUT_MS},
+                      {"throttleTimeMs": 0, "responses": [{"name": name, "topicId": topic_id, "errorCode": 0,
+                                                           "errorMessage": None}]}, connection)
+    topic_id, partitions = topic["topicId"], topic["partitions"]
+    before = known.get(name)
+    known[name] = (topic_id, partitions)
+    if before is not None and before[0] == topic_id:
+        return _admin(37, 3, index, {"topics": [{"name": name, "count": partitions, "assignments": None}],
+                                     "timeoutMs": _ADMIN_TIMEOUT_MS, "validateOnly": False},
+                      {"throttleTimeMs": 0, "results": [{"name": name, "errorCode": 0, "errorMessage": None}]},
+                      connection)
+    return _admin(19, 7, index, {"topics": [{"name": name, "numPartitions": partitions, "replicationFactor": 1,
+                                             "assignments": [], "configs": []}],
+                                 "timeoutMs": _ADMIN_TIMEOUT_MS, "validateOnly": False},
+                  {"throttleTimeMs": 0, "topics": [{"name": name, "topicId": topic_id, "errorCode": 0,
+                                                    "errorMessage": None, "numPartitions": partitions,
+                                                    "replicationFactor": 1, "configs": []}]}, connection)
+
+
+def _admin(api: int, version: int, index: int, request: dict[str, Any], response: dict[str, Any],
+           connection: str) -> dict[str, Any]:
+    header = {"requestApiKey": api, "requestApiVersion": version, "correlationId": index, "clientId": "admin-1",
+              "requestApiKeyName": API_KEY_NAMES[api]}
+    return _body(header, request, response, 0.0, connection)
+
+
+def _body(header: dict[str, Any], request: dict[str, Any], response: dict[str, Any], total: float,
+          connection: str) -> dict[str, Any]:
+    return {"isForwarded": False, "requestHeader": header, "request": request, "response": response,
+            "connection": connection, "totalTimeMs": total, "requestQueueTimeMs": 0.0, "localTimeMs": total,
+            "remoteTimeMs": 0.0, "throttleTimeMs": 0, "responseQueueTimeMs": 0.0, "sendTimeMs": 0.0,
+            "securityProtocol": "PLAINTEXT", "principal": "User:ANONYMOUS", "listener": "PLAINTEXT",
+            "clientInformation": {"softwareName": "apache-kafka-java", "softwareVersion": "4.3.0"}}
