@@ -285,7 +285,7 @@ class StreamsHeartbeat:
                                     f"group's topology epoch {group.topology.epoch}."))
 
         # 3. Configure the topology (internal topics) when needed.
-        reconfigure = group.topology is None
+        reconfigure = group.topology is None or topology is not group.topology  # kip: an updated topology
         metadata_hash = group.metadata_hash
         configured: ConfiguredTopology
         if reconfigure or group.configured_topology is None or group.has_metadata_expired(self.now):
@@ -474,6 +474,8 @@ class StreamsHeartbeat:
                 self.records.append(srec.topology_record(group.group_id, topology))
                 self.explain.append(f"member {member_id} initialized the topology (epoch {topology.epoch})")
                 return topology
+            if self.coord.profile.streams_kip_topology_epochs:
+                return self._kip_topology_epoch(group, topology, member_id)
             if group.topology.epoch > topology.epoch:
                 self.explain.append(f"member {member_id} joined with stale topology epoch {topology.epoch}")
                 return group.topology
@@ -483,6 +485,31 @@ class StreamsHeartbeat:
         if group.topology is not None:
             return group.topology
         raise UnexpectedServerError("IllegalStateException", "The topology is null and the group topology is also null.")
+
+
+    def _kip_topology_epoch(self, group: StreamsGroup, topology: Topology, member_id: str) -> Topology:
+        """Seed KIP-1071 "Request Handling" 2.3 (kip profile; Kafka never returns 131/132).
+
+        ER = the request's topology epoch, EG = the group's. The messages are kgspec's (the seed
+        gives none); the codes are Kafka's ``Errors`` STREAMS_INVALID_TOPOLOGY_EPOCH (131) and
+        STREAMS_TOPOLOGY_FENCED (132).
+        """
+        assert group.topology is not None
+        er, eg = topology.epoch, group.topology.epoch
+        if er < eg:
+            raise CoordinatorError(Errors.STREAMS_TOPOLOGY_FENCED,
+                                   f"Topology epoch {er} is behind the group's topology epoch {eg}.")
+        if er == eg:
+            if not same_topology(group.topology, topology):
+                raise CoordinatorError(Errors.STREAMS_INVALID_TOPOLOGY_EPOCH,
+                                       f"Topology epoch {er} is the group's, but the topology differs.")
+            return group.topology
+        if er > eg + 1:
+            raise CoordinatorError(Errors.STREAMS_INVALID_TOPOLOGY_EPOCH,
+                                   f"Topology epoch {er} skips ahead of the group's topology epoch {eg}.")
+        self.records.append(srec.topology_record(group.group_id, topology))
+        self.explain.append(f"member {member_id} updated the topology to epoch {er}")
+        return topology
 
 
 def same_topology(a: Topology, b: Topology) -> bool:
