@@ -19,7 +19,6 @@ from typing import Any
 
 from kgspec.conformance.call_invariants import observed_call_problems, observed_epoch_problems
 from kgspec.conformance.compare import (
-    assignment_set,
     check_streams_heartbeat,
     describe_differences,
     format_set,
@@ -37,6 +36,7 @@ from kgspec.conformance.invariant_hooks import (
     record_invariant_problems,
 )
 from kgspec.conformance.retarget import adopt_observed_target
+from kgspec.invariants.client import ClientLedger
 from kgspec.invariants.streams import record_problems
 from kgspec.model.config import unknown_config_names
 from kgspec.model.consumer.group import OwnershipConflict
@@ -86,8 +86,8 @@ class _Group:
     findings: int = 0
     # member id -> assignment epoch at which its response was observed (its target is fixed)
     pinned: dict[str, int] = field(default_factory=dict)
-    # --clients: what each client was last given (member id -> assignment set)
-    given: dict[str, frozenset[tuple[str, int]]] = field(default_factory=dict)
+    # --clients: what each client was given and has reported (invariants/client.py)
+    clients: ClientLedger = field(default_factory=ClientLedger)
     # calls and records: the target the trace's own records build (checked as replay checks it)
     observed_target: ObservedTarget = field(default_factory=ObservedTarget)
     saw_target_metadata: bool = False  # record replay: the coordinator's assignment epoch is known
@@ -460,23 +460,10 @@ class TraceChecker:
                 self._finding(g, Finding(self.path, event.line, gid, "invariant", message, name))
 
     def _check_client(self, g: _Group, event: Event, response: dict[str, Any]) -> None:
-        """Client-side rule: a client never reports owning what it was not given."""
-        mid = event.request.get("memberId") or response.get("memberId")
-        owned = event.request.get("topicPartitions")
-        if mid and owned is not None and event.request.get("memberEpoch", 0) > 0:
-            reported = assignment_set({"topicPartitions": owned}) or frozenset()
-            given = g.given.get(mid, frozenset())
-            extra = reported - given
-            if extra:
-                self._finding(g, Finding(self.path, event.line, g.summary.group_id, "client",
-                                         f"client {mid} reports owning {format_set(frozenset(extra))} "
-                                         "that it was never given", "topicPartitions",
-                                         format_set(given), format_set(reported)))
-        assignment = event.response.get("assignment")
-        if event.response.get("errorCode", 0) == 0 and assignment is not None and mid:
-            g.given[mid] = assignment_set(assignment) or frozenset()
-        if event.response.get("errorCode", 0) != 0 and mid:
-            g.given.pop(mid, None)
+        """Client-side rules (invariants/client.py), judged on what the trace shows."""
+        for p in g.clients.observe(event.request, event.response):
+            self._finding(g, Finding(self.path, event.line, g.summary.group_id, "client", p.message,
+                                     "topicPartitions", format_set(p.given), format_set(p.reported)))
 
     def _finding(self, g: _Group | None, finding: Finding) -> None:
         if g is not None:
