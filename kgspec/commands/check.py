@@ -7,6 +7,7 @@ import json
 import sys
 from typing import Any, TextIO
 
+from kgspec.conformance.allowlist import AllowedReport, AllowingChecker, AllowList, AllowListError
 from kgspec.conformance.checker import check_items
 from kgspec.conformance.findings import Finding, Report, jsonable, write_json
 from kgspec.conformance.readers import FORMATS, TraceFormatError, open_trace
@@ -32,6 +33,9 @@ def register(sub: Any) -> None:
     p.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
                    help="override a coordinator config (repeatable)")
     p.add_argument("--clients", action="store_true", help="also judge clients against the client-side rules")
+    p.add_argument("--allow", metavar="FILE",
+                   help="allow-list of a peer's known, classified departures (JSON, see docs/checking.md): "
+                        "matching findings are reported as allowed and do not fail the check")
     p.add_argument("--mutant", action="append", default=[], choices=sorted(CATALOGUE),
                    help="check against a model with this seeded bug switched on (repeatable)")
     p.add_argument("--tz", help="time zone of request-log timestamps (default UTC)")
@@ -61,20 +65,47 @@ def run(args: argparse.Namespace) -> int:
     except ValueError as exc:
         print(f"kgspec check: {exc}", file=sys.stderr)
         return 2
+    allowed: AllowedReport | None = None
+    if args.allow:
+        try:
+            allowed = AllowedReport(AllowList.load(args.allow))
+        except AllowListError as exc:
+            print(f"kgspec check: {exc}", file=sys.stderr)
+            return 2
     report = Report()
+    options: dict[str, Any] = {"profile": args.profile, "configs": configs, "clients": args.clients,
+                               "mutants": Mutants(tuple(args.mutant))}
     for path in args.traces:
         try:
             items = open_trace(path, args.format, tz=args.tz)
-            check_items(path, items, report, profile=args.profile, configs=configs,
-                        clients=args.clients, mutants=Mutants(tuple(args.mutant)))
+            if allowed is None:
+                check_items(path, items, report, **options)
+            else:
+                checker = AllowingChecker(path, report, allowed, **options)
+                checker.feed_all(items)
+                checker.finish()
         except TraceFormatError as exc:
             print(f"kgspec check: {exc}", file=sys.stderr)
             return 2
     if args.json:
-        write_json(report.to_json(), args.json)
+        out = report.to_json()
+        if allowed is not None:
+            out["allowList"] = allowed.to_json()  # an extension of the report (contract §2)
+        write_json(out, args.json)
     if args.json != "-":
         print_human(report, sys.stdout, quiet=args.quiet)
+        if allowed is not None:
+            print_allowed(allowed, sys.stdout)
     return 0 if report.ok else 1
+
+
+def print_allowed(allowed: AllowedReport, out: TextIO) -> None:
+    """One line per allow-list entry that matched: id, classification, count."""
+    counts = allowed.counts()
+    out.write(f"{len(allowed.allowed)} allowed departure(s) ({allowed.allowlist.path})\n")
+    for entry in allowed.allowlist.entries:
+        if counts.get(entry.id):
+            out.write(f"  {entry.id} [{entry.classification}]: {counts[entry.id]}\n")
 
 
 def print_human(report: Report, out: TextIO, quiet: bool = False) -> None:
