@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from kgspec.conformance.call_invariants import observed_call_problems, observed_epoch_problems
+from kgspec.conformance.classic import CLASSIC_API_NAMES, CLASSIC_APIS, ClassicChecks
 from kgspec.conformance.compare import (
     check_streams_heartbeat,
     describe_differences,
@@ -49,6 +50,7 @@ from kgspec.model.profiles import DEFAULT_PROFILE, PROFILES
 from kgspec.model.records import (
     CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT,
     CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA,
+    GROUP_METADATA,
     Record,
 )
 from kgspec.model.streams.ops import STREAMS_GROUP_DESCRIBE, STREAMS_GROUP_HEARTBEAT
@@ -57,7 +59,8 @@ from kgspec.model.streams.records import STREAMS_RECORD_TYPES
 SUPPORTED_APIS = {CONSUMER_GROUP_HEARTBEAT: (0, 1), CONSUMER_GROUP_DESCRIBE: (0, 1),
                   STREAMS_GROUP_HEARTBEAT: (0, 0), STREAMS_GROUP_DESCRIBE: (0, 0)}
 API_NAMES = {"CONSUMER_GROUP_HEARTBEAT": CONSUMER_GROUP_HEARTBEAT, "CONSUMER_GROUP_DESCRIBE": CONSUMER_GROUP_DESCRIBE,
-             "STREAMS_GROUP_HEARTBEAT": STREAMS_GROUP_HEARTBEAT, "STREAMS_GROUP_DESCRIBE": STREAMS_GROUP_DESCRIBE}
+             "STREAMS_GROUP_HEARTBEAT": STREAMS_GROUP_HEARTBEAT, "STREAMS_GROUP_DESCRIBE": STREAMS_GROUP_DESCRIBE,
+             **CLASSIC_API_NAMES}
 KNOWN_API_NAMES = {11: "JoinGroup", 12: "Heartbeat", 13: "LeaveGroup", 14: "SyncGroup", 68: "ConsumerGroupHeartbeat",
                    69: "ConsumerGroupDescribe", 88: "StreamsGroupHeartbeat", 89: "StreamsGroupDescribe"}
 MAX_FINDINGS_PER_GROUP = 200
@@ -113,6 +116,7 @@ class TraceChecker:
         self.topics: dict[str, tuple[str, int]] = {}
         self.last_tick: float | None = None
         self._first = True
+        self.classic = ClassicChecks(self)  # classic calls, parked responses (conformance/classic.py)
 
     # --- feeding -------------------------------------------------------------------------
 
@@ -146,6 +150,7 @@ class TraceChecker:
 
     def finish(self) -> None:
         for gid, g in self.groups.items():
+            self.classic.finish(g)
             if g.saw_records and g.expected_records:
                 line, record = g.expected_records[0]
                 self._finding(g, Finding(
@@ -213,7 +218,8 @@ class TraceChecker:
                                      f"tsMs {_num(ts)} after {_num(g.last_ts)}", "tsMs"))
             return False
         g.last_ts = ts
-        for firing in g.coord.advance(int(ts)):
+        firings = self.classic.advance(g, int(ts)) if g.summary.type == "classic" else g.coord.advance(int(ts))
+        for firing in firings:
             for record in firing.records:
                 g.expected_records.append((line, record))
         return True
@@ -231,8 +237,12 @@ class TraceChecker:
             self._finding(None, Finding(self.path, event.line, None, "malformed",
                                         "request has no string `groupId`", "request.groupId"))
             return
-        g = self._group(gid, "streams" if api == STREAMS_GROUP_HEARTBEAT else "consumer")
+        g = self._group(gid, "streams" if api == STREAMS_GROUP_HEARTBEAT else
+                        "classic" if api in CLASSIC_APIS else "consumer")
         g.summary.events += 1
+        if api in CLASSIC_APIS:
+            self.classic.handle(g, event, api)
+            return
         if api not in SUPPORTED_APIS:
             name = KNOWN_API_NAMES.get(api or -1, event.api_name or f"API {api}")
             g.summary.incomplete = True
@@ -382,14 +392,16 @@ class TraceChecker:
             self._finding(None, Finding(self.path, event.line, None, "malformed",
                                         "record key has no groupId", "record.key.data.groupId"))
             return
-        if record.type not in CONSUMER_RECORD_TYPES and record.type not in STREAMS_RECORD_TYPES:
+        if record.type not in CONSUMER_RECORD_TYPES and record.type not in STREAMS_RECORD_TYPES \
+                and record.type != GROUP_METADATA:
             g = self._group(gid, "consumer")
             g.summary.events += 1
             g.summary.incomplete = True
             self._finding(g, Finding(self.path, event.line, gid, "unsupported",
                                      f"{record.name} records are not modelled yet", "record.key.type"))
             return
-        g = self._group(gid, "streams" if record.type in STREAMS_RECORD_TYPES else "consumer")
+        g = self._group(gid, "streams" if record.type in STREAMS_RECORD_TYPES else
+                        "classic" if record.type == GROUP_METADATA else "consumer")
         g.summary.events += 1
         if not self._advance(g, _ts(event), event.line):
             return
@@ -447,7 +459,7 @@ class TraceChecker:
             self._finding(g, Finding(self.path, event.line, gid, "invariant",
                                      f"Kafka's replay would reject {record.describe()}: {exc}", "replay"))
             return
-        problems = record_invariant_problems(g.coord, gid, record)
+        problems = record_invariant_problems(g.coord, gid, record) + self.classic.record(g, record)
         if epochs_before is not None:
             assert isinstance(member_id, str)
             problems += member_record_problems(epochs_before, g.coord, gid, member_id)

@@ -1,0 +1,196 @@
+"""Write the golden classic traces under tests/golden/classic/ (run once; commit the output).
+
+Each scenario follows GroupMetadataManagerTest cases (Kafka 4.3); the responses come from the
+model. A parked JoinGroup/SyncGroup is written at its arrival with the response it got
+later and ``totalTimeMs`` (the contract's delayed responses). tests/classic/test_check_classic.py
+pins the values Kafka's tests assert in them.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from pathlib import Path
+from typing import Any
+
+from kgspec.model.coordinator import Coordinator
+
+OUT = Path(__file__).resolve().parent.parent / "tests" / "golden" / "classic"
+RANGE = [{"name": "range", "metadata": "AAE="}]
+API_NAMES = {11: "JOIN_GROUP", 12: "HEARTBEAT", 13: "LEAVE_GROUP", 14: "SYNC_GROUP"}
+
+
+class ClassicRecorder:
+    def __init__(self, configs: dict[str, Any] | None = None, *, records: bool = True) -> None:
+        counter = itertools.count(1)
+        # Kafka's ids are <client or instance id>-<UUID>; fixed suffixes keep the goldens stable.
+        self.coord = Coordinator("kafka-4.3", configs,
+                                 member_id_factory=lambda: f"00000000-0000-4000-8000-{next(counter):012d}")
+        self.events: list[dict[str, Any]] = [
+            {"header": {"format": "kgspec-trace/1", "profile": "kafka-4.3", "configs": dict(configs or {})}}]
+        self.records = records
+        self.parked: dict[int, dict[str, Any]] = {}
+        self._correlation = 0
+
+    def _settle(self) -> None:
+        for c in self.coord.take_completed():
+            event = self.parked.pop(c.call.call_id)
+            event["response"] = c.response
+            event["totalTimeMs"] = c.completed_ms - c.call.arrived_ms
+
+    def _time(self, ts: int) -> None:
+        for firing in self.coord.advance(ts):
+            self._records(firing.timer.deadline_ms, firing.records)
+        self._settle()
+
+    def _records(self, ts: int, records: list[Any]) -> None:
+        if self.records:
+            self.events.extend({"tsMs": ts, "record": r.to_json()} for r in records)
+
+    def tick(self, ts: int) -> None:
+        self._time(ts)
+        self.events.append({"tsMs": ts, "tick": {}})
+
+    def call(self, ts: int, api: int, version: int, request: dict[str, Any], client_id: str) -> dict[str, Any]:
+        self._time(ts)
+        result = self.coord.handle(api, version, request, now=ts, client_id=client_id)
+        self._correlation += 1
+        event: dict[str, Any] = {
+            "tsMs": ts, "requestHeader": {"requestApiKey": api, "requestApiVersion": version, "clientId": client_id,
+                                          "correlationId": self._correlation, "requestApiKeyName": API_NAMES[api]},
+            "request": request, "response": result.response}
+        self.events.append(event)
+        if result.response is None:
+            assert result.pending is not None
+            self.parked[result.pending] = event
+        self._records(ts, result.records)
+        self._settle()
+        return event
+
+    def join(self, ts: int, member_id: str = "", *, client_id: str = "client", version: int = 9,
+             instance_id: str | None = None, protocols: list[dict[str, str]] | None = None,
+             session: int = 10_000, rebalance: int = 60_000, reason: str | None = None) -> dict[str, Any]:
+        return self.call(ts, 11, version, {
+            "groupId": "g", "sessionTimeoutMs": session, "rebalanceTimeoutMs": rebalance, "memberId": member_id,
+            "groupInstanceId": instance_id, "protocolType": "consumer", "protocols": protocols or RANGE,
+            "reason": reason}, client_id)
+
+    def sync(self, ts: int, member_id: str, generation: int, *, client_id: str = "client", version: int = 5,
+             assignments: dict[str, str] | None = None, instance_id: str | None = None) -> dict[str, Any]:
+        return self.call(ts, 14, version, {
+            "groupId": "g", "generationId": generation, "memberId": member_id, "groupInstanceId": instance_id,
+            "protocolType": "consumer", "protocolName": "range",
+            "assignments": [{"memberId": m, "assignment": a} for m, a in (assignments or {}).items()]}, client_id)
+
+    def heartbeat(self, ts: int, member_id: str, generation: int, *, client_id: str = "client", version: int = 4,
+                  instance_id: str | None = None) -> dict[str, Any]:
+        return self.call(ts, 12, version, {"groupId": "g", "generationId": generation, "memberId": member_id,
+                                           "groupInstanceId": instance_id}, client_id)
+
+    def leave(self, ts: int, members: list[tuple[str, str | None]], *, client_id: str = "client",
+              version: int = 5) -> dict[str, Any]:
+        request: dict[str, Any] = {"groupId": "g", "members": [
+            {"memberId": m, "groupInstanceId": i, "reason": "shutting down"} for m, i in members]} \
+            if version >= 3 else {"groupId": "g", "memberId": members[0][0]}
+        return self.call(ts, 13, version, request, client_id)
+
+    def write(self, path: Path) -> None:
+        assert not self.parked, "a call is still parked at the end of the scenario"
+        path.write_text("".join(json.dumps(e, separators=(",", ":")) + "\n" for e in self.events))
+
+
+def join_sync() -> ClassicRecorder:
+    """testJoinGroupUnknownMemberNewGroup, the initial delay, testSyncGroupFollowerAfterLeader, a leave."""
+    r = ClassicRecorder()
+    a = r.join(0, client_id="c1")["response"]["memberId"]
+    b = r.join(100, client_id="c2")["response"]["memberId"]
+    ja = r.join(200, a, client_id="c1")
+    r.join(300, b, client_id="c2")
+    r.heartbeat(1000, a, 0, client_id="c1")  # PREPARING: REBALANCE_IN_PROGRESS
+    r.tick(6300)  # the delay was extended once (b joined during it): the join completes at 6200
+    leader = ja["response"]["leader"]
+    follower = b if leader == a else a
+    gen = ja["response"]["generationId"]
+    r.sync(6300, follower, gen, client_id="c2")
+    r.sync(6400, leader, gen, client_id="c1", assignments={leader: "AAAB", follower: "AAAC"})
+    r.heartbeat(9000, leader, gen, client_id="c1")
+    r.heartbeat(9000, follower, gen, client_id="c2")
+    r.heartbeat(9100, follower, gen - 1, client_id="c2")  # ILLEGAL_GENERATION
+    r.leave(12_000, [(follower, None)], client_id="c2")
+    r.join(12_100, leader, client_id="c1")  # the remaining member completes the join at once
+    r.sync(12_200, leader, gen + 1, client_id="c1", assignments={leader: "AAAD"})
+    r.leave(13_000, [(leader, None)], client_id="c1", version=2)  # the group becomes EMPTY
+    r.tick(14_000)
+    return r
+
+
+def static_membership() -> ClassicRecorder:
+    """testStaticMemberRejoinAsFollowerWithUnknownMemberId, ...WithLeaderIdAndUnknownMemberId,
+    testStaticMembersValidBatchLeaveGroup, FENCED_INSTANCE_ID."""
+    r = ClassicRecorder()
+    j1 = r.join(0, client_id="c1", instance_id="i1")
+    j2 = r.join(0, client_id="c2", instance_id="i2")
+    r.tick(6000)
+    m1, m2 = j1["response"]["memberId"], j2["response"]["memberId"]
+    r.sync(6000, m1, 1, client_id="c1", instance_id="i1", assignments={m1: "AAAB", m2: "AAAC"})
+    r.sync(6000, m2, 1, client_id="c2", instance_id="i2")
+    n2 = r.join(7000, client_id="c2", instance_id="i2")["response"]["memberId"]  # replaced, no rebalance
+    r.heartbeat(7100, m2, 1, client_id="c2", instance_id="i2")  # FENCED_INSTANCE_ID
+    r.sync(7200, n2, 1, client_id="c2", instance_id="i2")
+    r.join(7300, client_id="c1", instance_id="i1", version=8)  # the leader replaced (v8: old leader id)
+    r.leave(8000, [("", "i2"), ("", "unknown")], client_id="admin")
+    r.tick(9000)
+    return r
+
+
+def timeouts() -> ClassicRecorder:
+    """testClassicGroupMemberSessionTimeout, testRebalanceTimesOutWhenSyncRequestIsNotReceivedFromFollowers,
+    testHeartbeatExpirationShouldRemovePendingMember (calls only)."""
+    r = ClassicRecorder(records=False)
+    a = r.join(0, client_id="c1")["response"]["memberId"]
+    b = r.join(0, client_id="c2")["response"]["memberId"]
+    ja = r.join(0, a, client_id="c1")
+    r.join(0, b, client_id="c2")
+    r.tick(6000)
+    leader = ja["response"]["leader"]
+    follower = b if leader == a else a
+    r.sync(6000, leader, 1, client_id="c1" if leader == a else "c2", assignments={})
+    for t in range(9000, 66_000, 9000):  # the follower heartbeats but never syncs
+        r.heartbeat(t, leader, 1)
+        r.heartbeat(t, follower, 1)
+    r.tick(66_000)  # pending sync expired: the follower is removed, the leader must rejoin
+    r.heartbeat(66_100, leader, 1)
+    r.join(66_200, leader)
+    r.join(70_000, client_id="late")  # a pending member that never comes back
+    r.tick(80_001)  # its session (10 s) ran out
+    return r
+
+
+def old_versions() -> ClassicRecorder:
+    """Version quirks: v0 (no rebalance timeout), v3 (no MEMBER_ID_REQUIRED), v6 protocolName,
+    v4 SyncGroup without protocol fields, v0 Heartbeat and LeaveGroup."""
+    r = ClassicRecorder()
+    j = r.join(0, client_id="old", version=0, rebalance=-1)
+    r.tick(3000)
+    m = j["response"]["memberId"]
+    r.sync(3000, m, 1, version=0, assignments={m: "AAAB"})
+    r.heartbeat(4000, m, 1, version=0)
+    r.join(5000, "nobody", version=6)
+    r.leave(6000, [(m, None)], version=0)
+    r.leave(6100, [(m, None)], version=3)
+    return r
+
+
+SCENARIOS = {"join_sync": join_sync, "static_membership": static_membership, "timeouts": timeouts,
+             "old_versions": old_versions}
+
+
+def main() -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    for name, scenario in SCENARIOS.items():
+        scenario().write(OUT / f"{name}.jsonl")
+        print(f"wrote {OUT / name}.jsonl")
+
+
+if __name__ == "__main__":
+    main()
