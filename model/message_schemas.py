@@ -5,6 +5,10 @@ Source: ``clients/src/main/resources/common/message/<Name>.json`` on the Kafka b
 the JSON converter names (lowerCamel); printing rules are those in
 :mod:`kgspec.model.record_schemas`. Versions:
 
+* Classic: JoinGroup (11) v0-9, SyncGroup (14) v0-5, Heartbeat (12) v0-4, LeaveGroup (13) v0-5,
+  identical on 4.1, 4.3 and trunk (``protocolName`` in the JoinGroup response is nullable from
+  v7; LeaveGroup has ``memberId`` in v0-2 and a ``members`` batch from v3).
+
 * ConsumerGroupHeartbeat (68) request/response: v0-1 on all three releases.
   The request field ``subscribedTopicRegex`` (nullable, default null) is v1+; v1 also makes the
   client generate the member id and lets the response carry INVALID_REGULAR_EXPRESSION. The
@@ -118,6 +122,89 @@ def validate_message(data: Mapping[str, Any], release: str, name: str, version: 
 
 # Kafka 4.1: every schema.
 _MESSAGES_4_1: Final[dict[str, MessageSchema]] = {
+    'JoinGroupRequest': M(11, 'JoinGroupRequest', '0-9',
+        fields=(
+            F('groupId', 'string', '0+'),
+            F('sessionTimeoutMs', 'int32', '0+'),
+            F('rebalanceTimeoutMs', 'int32', '1+', default='-1', ignorable=True),
+            F('memberId', 'string', '0+'),
+            F('groupInstanceId', 'string', '5+', nullable='5+', default='null'),
+            F('protocolType', 'string', '0+'),
+            F('protocols', '[]JoinGroupRequestProtocol', '0+', fields=(
+                F('name', 'string', '0+'),
+                F('metadata', 'bytes', '0+'),
+            )),
+            F('reason', 'string', '8+', nullable='8+', default='null', ignorable=True),
+        )),
+    'JoinGroupResponse': M(11, 'JoinGroupResponse', '0-9',
+        fields=(
+            F('throttleTimeMs', 'int32', '2+', ignorable=True),
+            F('errorCode', 'int16', '0+'),
+            F('generationId', 'int32', '0+', default='-1'),
+            F('protocolType', 'string', '7+', nullable='7+', default='null', ignorable=True),
+            F('protocolName', 'string', '0+', nullable='7+'),
+            F('leader', 'string', '0+'),
+            F('skipAssignment', 'bool', '9+', default='false'),
+            F('memberId', 'string', '0+'),
+            F('members', '[]JoinGroupResponseMember', '0+', fields=(
+                F('memberId', 'string', '0+'),
+                F('groupInstanceId', 'string', '5+', nullable='5+', default='null', ignorable=True),
+                F('metadata', 'bytes', '0+'),
+            )),
+        )),
+    'SyncGroupRequest': M(14, 'SyncGroupRequest', '0-5',
+        fields=(
+            F('groupId', 'string', '0+'),
+            F('generationId', 'int32', '0+'),
+            F('memberId', 'string', '0+'),
+            F('groupInstanceId', 'string', '3+', nullable='3+', default='null'),
+            F('protocolType', 'string', '5+', nullable='5+', default='null', ignorable=True),
+            F('protocolName', 'string', '5+', nullable='5+', default='null', ignorable=True),
+            F('assignments', '[]SyncGroupRequestAssignment', '0+', fields=(
+                F('memberId', 'string', '0+'),
+                F('assignment', 'bytes', '0+'),
+            )),
+        )),
+    'SyncGroupResponse': M(14, 'SyncGroupResponse', '0-5',
+        fields=(
+            F('throttleTimeMs', 'int32', '1+', ignorable=True),
+            F('errorCode', 'int16', '0+'),
+            F('protocolType', 'string', '5+', nullable='5+', default='null', ignorable=True),
+            F('protocolName', 'string', '5+', nullable='5+', default='null', ignorable=True),
+            F('assignment', 'bytes', '0+'),
+        )),
+    'HeartbeatRequest': M(12, 'HeartbeatRequest', '0-4',
+        fields=(
+            F('groupId', 'string', '0+'),
+            F('generationId', 'int32', '0+'),
+            F('memberId', 'string', '0+'),
+            F('groupInstanceId', 'string', '3+', nullable='3+', default='null'),
+        )),
+    'HeartbeatResponse': M(12, 'HeartbeatResponse', '0-4',
+        fields=(
+            F('throttleTimeMs', 'int32', '1+', ignorable=True),
+            F('errorCode', 'int16', '0+'),
+        )),
+    'LeaveGroupRequest': M(13, 'LeaveGroupRequest', '0-5',
+        fields=(
+            F('groupId', 'string', '0+'),
+            F('memberId', 'string', '0-2'),
+            F('members', '[]MemberIdentity', '3+', fields=(
+                F('memberId', 'string', '3+'),
+                F('groupInstanceId', 'string', '3+', nullable='3+', default='null'),
+                F('reason', 'string', '5+', nullable='5+', default='null', ignorable=True),
+            )),
+        )),
+    'LeaveGroupResponse': M(13, 'LeaveGroupResponse', '0-5',
+        fields=(
+            F('throttleTimeMs', 'int32', '1+', ignorable=True),
+            F('errorCode', 'int16', '0+'),
+            F('members', '[]MemberResponse', '3+', fields=(
+                F('memberId', 'string', '3+'),
+                F('groupInstanceId', 'string', '3+', nullable='3+'),
+                F('errorCode', 'int16', '3+'),
+            )),
+        )),
     'ConsumerGroupHeartbeatRequest': M(68, 'ConsumerGroupHeartbeatRequest', '0-1',
         fields=(
             F('groupId', 'string', '0+'),

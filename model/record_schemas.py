@@ -1,4 +1,4 @@
-"""Coordinator record schemas (record types 3-8, 16, 17, 19-23) per Kafka release.
+"""Coordinator record schemas (record types 2-8, 16, 17, 19-23) per Kafka release.
 
 Source: ``group-coordinator/src/main/resources/common/message/*Key.json`` and ``*Value.json`` on
 the Kafka branches ``4.1``, ``4.3`` and trunk (``HEAD``), transcribed mechanically (field order
@@ -16,8 +16,10 @@ JSON converter printing rules (``generator/.../JsonConverterGenerator.java``, 4.
 
 Value versions written: every record here is written at value version 0 on 4.1, 4.3 and trunk
 (``GroupCoordinatorRecordHelpers`` / ``StreamsCoordinatorRecordHelpers``: all
-``new ApiMessageAndVersion(..., (short) 0)``). Record 4 (ConsumerGroupPartitionMetadata) is only
-ever *tombstoned* by 4.1+ (it is listed so old logs validate).
+``new ApiMessageAndVersion(..., (short) 0)``), except 2 ``GroupMetadataValue`` (classic groups,
+valid 0-4, unchanged 4.1-trunk), written at version 3 (``GROUP_METADATA_VALUE_VERSION``).
+Record 4 (ConsumerGroupPartitionMetadata) is only ever *tombstoned* by 4.1+ (it is listed so
+old logs validate).
 
 Release differences captured by the tables:
 
@@ -365,6 +367,27 @@ def validate_record(record: Mapping[str, Any], release: str) -> list[str]:
 
 # Kafka 4.1: every schema.
 _RECORDS_4_1: Final[dict[int, RecordSchema]] = {
+    2: R(2, 'GroupMetadata', '0-4', 3,
+        key=(
+            F('group', 'string', '0'),
+        ),
+        value=(
+            F('protocolType', 'string', '0+'),
+            F('generation', 'int32', '0+'),
+            F('protocol', 'string', '0+', nullable='0+'),
+            F('leader', 'string', '0+', nullable='0+'),
+            F('currentStateTimestamp', 'int64', '2+', default='-1', ignorable=True),
+            F('members', '[]MemberMetadata', '0+', fields=(
+                F('memberId', 'string', '0+'),
+                F('groupInstanceId', 'string', '3+', nullable='3+', default='null', ignorable=True),
+                F('clientId', 'string', '0+'),
+                F('clientHost', 'string', '0+'),
+                F('rebalanceTimeout', 'int32', '1+', default='-1', ignorable=True),
+                F('sessionTimeout', 'int32', '0+'),
+                F('subscription', 'bytes', '0+'),
+                F('assignment', 'bytes', '0+'),
+            )),
+        )),
     3: R(3, 'ConsumerGroupMetadata', '0', 0,
         key=(
             F('groupId', 'string', '0'),

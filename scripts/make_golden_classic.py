@@ -14,10 +14,22 @@ from pathlib import Path
 from typing import Any
 
 from kgspec.model.coordinator import Coordinator
+from kgspec.model.message_schemas import field_names
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "golden" / "classic"
 RANGE = [{"name": "range", "metadata": "AAE="}]
 API_NAMES = {11: "JOIN_GROUP", 12: "HEARTBEAT", 13: "LEAVE_GROUP", 14: "SYNC_GROUP"}
+API_SCHEMAS = {11: "JoinGroup", 12: "Heartbeat", 13: "LeaveGroup", 14: "SyncGroup"}
+
+
+def _fields_of_version(request: dict[str, Any], schema: str, version: int) -> dict[str, Any]:
+    """Only the fields the request version has, as a client of that version sends it."""
+    top = field_names("4.3", schema, version)
+    out = {k: v for k, v in request.items() if k in top}
+    if "members" in out and schema == "LeaveGroupRequest":
+        nested = field_names("4.3", schema, version, "members")
+        out["members"] = [{k: v for k, v in m.items() if k in nested} for m in out["members"]]
+    return out
 
 
 class ClassicRecorder:
@@ -52,6 +64,7 @@ class ClassicRecorder:
         self.events.append({"tsMs": ts, "tick": {}})
 
     def call(self, ts: int, api: int, version: int, request: dict[str, Any], client_id: str) -> dict[str, Any]:
+        request = _fields_of_version(request, API_SCHEMAS[api] + "Request", version)
         self._time(ts)
         result = self.coord.handle(api, version, request, now=ts, client_id=client_id)
         self._correlation += 1
