@@ -28,6 +28,11 @@ checker follows the peer afterwards (``adopt``):
 - ``"keep-member-epoch"``: the peer left the member where it was (the mock withholds an
   epoch bump while a target partition is unreleased); the model restores the member's
   assignment record from before the call, as if Kafka had not reconciled it yet.
+- ``"peer-session-expiry"``: the peer expires sessions late (the mock checks them once a
+  second). The model's session timeout is widened by the check period so that it never
+  expires a member first, and the member is removed where the trace marks the peer's
+  expiry (a ``tick`` with ``peerSessionTimeout: {groupId, memberId}``); each such expiry is
+  a finding (field ``sessionExpiryMs``: Kafka's deadline vs the peer's time) the entry allows.
 - ``"target:join-order-range"``: the peer's assignor is a range assignor over members in
   join order. The model computes that target instead of Kafka's; every computation where
   the two differ is itself a finding (field ``target``) that the entry allows, so the
@@ -56,7 +61,10 @@ from kgspec.model.consumer import records as rec
 from kgspec.model.coordinator import CONSUMER_GROUP_HEARTBEAT, Coordinator
 
 CLASSIFICATIONS = ("mock-simplification", "client-behaviour", "injected-fault")
-ADOPTIONS = (None, "fence-member", "keep-member-epoch", "target:join-order-range")
+ADOPTIONS = (None, "fence-member", "keep-member-epoch", "peer-session-expiry", "target:join-order-range")
+SESSION_TIMEOUT = "group.consumer.session.timeout.ms"
+# The mock checks sessions once a second: it expires a member up to this much after Kafka.
+PEER_SESSION_SLACK_MS = 1100
 OPERATORS = ("ne", "in", "gt", "lt", "present", "samePath")
 _MISSING = object()
 
@@ -86,8 +94,10 @@ class Entry:
             return False
         ctx: dict[str, Any] = {"kind": finding.kind, "field": finding.field, "expected": finding.expected,
                                "observed": finding.observed, "model": finding.context.get("after") or {}}
+        if event is not None:
+            ctx["event"] = event.body
         if event is not None and event.kind == "call":
-            ctx.update(request=event.request, response=event.response, event=event.body)
+            ctx.update(request=event.request, response=event.response)
         return all(_holds(_lookup(ctx, path), cond, ctx) for path, cond in self.where.items())
 
 
@@ -259,9 +269,14 @@ class AllowingChecker(TraceChecker):
         self.allowed = allowed
         self._current: Event | None = None
         self._pending: list[Finding] = []  # target departures seen while computing
+        self._last_heartbeat: dict[tuple[str, str], float] = {}
+        self._session_timeout: int | None = None  # Kafka's, before widening for the peer
 
     def _group(self, group_id: str, gtype: str) -> _Group:
         new = group_id not in self.groups
+        if self._session_timeout is None and self.allowed.allowlist.adopting("peer-session-expiry") is not None:
+            self._session_timeout = int(self.configs.get(SESSION_TIMEOUT, 45000))
+            self.configs[SESSION_TIMEOUT] = self._session_timeout + PEER_SESSION_SLACK_MS
         g = super()._group(group_id, gtype)
         entry = self.allowed.allowlist.adopting("target:join-order-range")
         if new and entry is not None and gtype == "consumer":
@@ -292,6 +307,12 @@ class AllowingChecker(TraceChecker):
         before = self._member_record()
         super().feed(item)
         new = self.report.findings[start:]
+        event = self._current
+        if event is not None and event.kind == "call" and event.api_key == CONSUMER_GROUP_HEARTBEAT:
+            self._last_heartbeat[(event.group_id or "", str(event.request.get("memberId")))] = float(event.ts_ms or 0)
+        expired = event.body.get("peerSessionTimeout") if event is not None and event.kind == "tick" else None
+        if isinstance(expired, dict) and self._session_timeout is not None:
+            new.extend(self._peer_expiry(event, str(expired.get("groupId")), str(expired.get("memberId"))))
         # Dry runs may compute the same target twice: keep one departure per line and group.
         seen: set[tuple[str | None, str]] = set()
         for f in self._pending:
@@ -316,6 +337,20 @@ class AllowingChecker(TraceChecker):
             before[0].coord.replay(before[1])
         for gid, member_id in sorted(fence):
             self._fence(gid, member_id)
+
+    def _peer_expiry(self, event: Event | None, group_id: str, member_id: str) -> list[Finding]:
+        """The peer expired this member's session: report when Kafka would have, then fence it."""
+        g = self.groups.get(group_id)
+        group = g.coord.groups.get(group_id) if g is not None else None
+        if event is None or group is None or member_id not in group.members or self._session_timeout is None:
+            return []
+        last = self._last_heartbeat.get((group_id, member_id))
+        deadline = None if last is None else last + self._session_timeout
+        self._fence(group_id, member_id)
+        return [Finding(self.path, event.line, group_id, "response-mismatch",
+                        f"the peer expired member {member_id}'s session at {event.ts_ms}; Kafka expires it "
+                        f"{self._session_timeout} ms after its last heartbeat, at {deadline}",
+                        "sessionExpiryMs", deadline, event.ts_ms)]
 
     def _member_record(self) -> tuple[_Group, Any] | None:
         """The calling member's assignment record before the call (for ``keep-member-epoch``)."""

@@ -61,7 +61,8 @@ def main(argv: list[str] | None = None) -> int:
             SCENARIOS[name](recording)
         finally:
             recording.close()
-        events = trace_events(recording.calls, settings, injections=recording.injections)
+        events = trace_events(recording.calls, settings, injections=recording.injections,
+                              expiries=recording.expiries)
         path = out / f"{name}.jsonl"
         _write(path, events)
         apis = Counter(c.request.api_name for c in recording.calls)

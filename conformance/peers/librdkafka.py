@@ -10,6 +10,7 @@ errors; :func:`trace_events` turns what the proxy saw into a contract trace.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -21,6 +22,7 @@ from .rdkafka_mock import MockCluster
 
 CONSUMER_GROUP_HEARTBEAT = 68
 METADATA = 3
+SESSION_TIMED_OUT = re.compile(r"Member (\S+) session timed out for group (\S+)")
 # Error codes injected into ConsumerGroupHeartbeat responses (Kafka's Errors.java).
 COORDINATOR_NOT_AVAILABLE = 15
 NOT_COORDINATOR = 16
@@ -88,11 +90,13 @@ class Recording:
     consumers: dict[str, ConsumerThread] = field(default_factory=dict)
     # (time, api key, error code) of every error pushed into the mock
     injections: list[tuple[float, int, int]] = field(default_factory=list)
+    # (time, group id, member id) of every session the mock expired (from its debug log)
+    expiries: list[tuple[float, str, str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         self._lock = threading.Lock()
-        self.cluster = MockCluster(self.settings.brokers)
         self.proxy = DecodingProxy(self._sink)
+        self.cluster = MockCluster(self.settings.brokers, on_log=self._mock_log)
         ports = []
         for broker_id, upstream in self.cluster.broker_addresses().items():
             port = self.proxy.listen(upstream)
@@ -102,6 +106,12 @@ class Recording:
         s = self.settings
         self.cluster.set_consumer_group_timeouts(session_ms=s.session_timeout_ms, heartbeat_ms=s.heartbeat_interval_ms)
         self.cluster.create_topic(s.topic, s.partitions)
+
+    def _mock_log(self, line: str) -> None:
+        m = SESSION_TIMED_OUT.search(line)
+        if m:
+            with self._lock:
+                self.expiries.append((self.proxy.now_ms(), m.group(2), m.group(1)))
 
     def _sink(self, call: Call) -> None:
         with self._lock:
@@ -180,8 +190,10 @@ def call_event(call: Call, injected: int | None = None) -> dict[str, Any]:
 
 def trace_events(calls: list[Call], settings: Settings, apis: frozenset[int] = frozenset({CONSUMER_GROUP_HEARTBEAT}),
                  profile: str = "kafka-4.3", injections: list[tuple[float, int, int]] | None = None,
-                 ) -> list[dict[str, Any]]:
-    """Header, the mock's topics (at time 0: the mock creates them first) and the calls of ``apis``."""
+                 expiries: list[tuple[float, str, str]] | None = None) -> list[dict[str, Any]]:
+    """Header, the mock's topics (at time 0: the mock creates them first), the calls of ``apis``
+    and, where the mock expired a session, a ``tick`` marking it (``peerSessionTimeout``, an
+    extension of the tick event: the mock checks sessions only once a second)."""
     header = {"header": {"format": "kgspec-trace/1", "profile": profile, "configs": {
         "group.consumer.heartbeat.interval.ms": settings.heartbeat_interval_ms,
         "group.consumer.session.timeout.ms": settings.session_timeout_ms,
@@ -194,7 +206,10 @@ def trace_events(calls: list[Call], settings: Settings, apis: frozenset[int] = f
     events: list[dict[str, Any]] = [header]
     events += [{"tsMs": 0, "topic": t} for t in topic_events(calls)]
     marked = injected_calls(ordered, injections or [])
-    events += [call_event(c, marked.get(id(c))) for c in ordered]
+    timed: list[tuple[float, int, dict[str, Any]]] = [(c.ts_ms, 1, call_event(c, marked.get(id(c)))) for c in ordered]
+    timed += [(ts, 0, {"tsMs": round(ts, 1), "tick": {"peerSessionTimeout": {"groupId": gid, "memberId": mid}}})
+              for ts, gid, mid in expiries or []]
+    events += [e for _, _, e in sorted(timed, key=lambda x: (x[0], x[1]))]
     return events
 
 

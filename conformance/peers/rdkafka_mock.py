@@ -13,9 +13,12 @@ from __future__ import annotations
 import ctypes
 import glob
 import os
+from collections.abc import Callable
 from typing import Any
 
 RD_KAFKA_PRODUCER = 0
+# void log_cb(const rd_kafka_t *rk, int level, const char *fac, const char *buf)
+LOG_CB = ctypes.CFUNCTYPE(None, ctypes.c_void_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_char_p)
 
 
 def bundled_library() -> str:
@@ -45,6 +48,7 @@ def _bind(lib: ctypes.CDLL) -> None:
         "rd_kafka_mock_set_group_consumer_heartbeat_interval_ms": ([p, i], None),
         "rd_kafka_mock_push_request_errors_array": ([p, ctypes.c_int16, ctypes.c_size_t, ctypes.POINTER(i)], None),
         "rd_kafka_err2str": ([i], c),
+        "rd_kafka_conf_set_log_cb": ([p, LOG_CB], None),
     }
     for name, (args, res) in sigs.items():
         fn = getattr(lib, name)
@@ -55,14 +59,24 @@ def _bind(lib: ctypes.CDLL) -> None:
 class MockCluster:
     """One librdkafka mock cluster with ``brokers`` brokers (ids 1..N)."""
 
-    def __init__(self, brokers: int = 1, library: str | None = None) -> None:
+    def __init__(self, brokers: int = 1, library: str | None = None,
+                 on_log: Callable[[str], None] | None = None) -> None:
         self.lib = ctypes.CDLL(library or bundled_library())
         _bind(self.lib)
         self.brokers = brokers
         errstr = ctypes.create_string_buffer(512)
         conf = self.lib.rd_kafka_conf_new()
-        # The handle only hosts the cluster: keep it quiet and off the network.
-        self.lib.rd_kafka_conf_set(conf, b"log_level", b"3", errstr, len(errstr))
+        # The handle only hosts the cluster. With ``on_log`` its mock debug lines (member
+        # fenced, session timed out, ...) go there, from the mock's own thread.
+        self._log_cb = None
+        if on_log is not None:
+            def forward(rk: Any, level: int, fac: bytes, buf: bytes) -> None:
+                on_log(buf.decode("utf-8", "replace"))
+            self._log_cb = LOG_CB(forward)
+            self.lib.rd_kafka_conf_set(conf, b"debug", b"mock", errstr, len(errstr))
+            self.lib.rd_kafka_conf_set_log_cb(conf, self._log_cb)
+        else:
+            self.lib.rd_kafka_conf_set(conf, b"log_level", b"3", errstr, len(errstr))
         self._rk = self.lib.rd_kafka_new(RD_KAFKA_PRODUCER, conf, errstr, len(errstr))
         if not self._rk:
             raise RuntimeError(f"rd_kafka_new failed: {errstr.value.decode()}")
