@@ -41,6 +41,7 @@ from kgspec.invariants.client import ClientLedger
 from kgspec.invariants.streams import record_problems
 from kgspec.model.config import unknown_config_names
 from kgspec.model.consumer.group import OwnershipConflict
+from kgspec.model.consumer.heartbeat import answers_steady
 from kgspec.model.consumer.member import STATE_NAMES
 from kgspec.model.consumer.records import CONSUMER_RECORD_TYPES, ReplayError
 from kgspec.model.coordinator import CONSUMER_GROUP_DESCRIBE, CONSUMER_GROUP_HEARTBEAT, Coordinator
@@ -94,6 +95,22 @@ class _Group:
     # calls and records: the target the trace's own records build (checked as replay checks it)
     observed_target: ObservedTarget = field(default_factory=ObservedTarget)
     saw_target_metadata: bool = False  # record replay: the coordinator's assignment epoch is known
+    # Bumped whenever the group's model may have changed (records applied, timers fired,
+    # topics, failover): steady answers cached at an older generation are stale.
+    generation: int = 0
+    steady: dict[str, _Steady] = field(default_factory=dict)  # member id -> cached steady heartbeat
+
+
+@dataclass(slots=True)
+class _Steady:
+    """A steady heartbeat the model answered on its fast path with no records (see _steady_hit)."""
+
+    request: dict[str, Any]
+    response: dict[str, Any]
+    version: int | None
+    client_id: str | None
+    connection: str | None
+    generation: int
 
 
 class TraceChecker:
@@ -101,7 +118,7 @@ class TraceChecker:
 
     def __init__(self, path: str, report: Report, *, profile: str | None = None,
                  configs: dict[str, Any] | None = None, clients: bool = False,
-                 mutants: Mutants = NONE) -> None:
+                 mutants: Mutants = NONE, steady_cache: bool = True) -> None:
         self.path = path
         self.report = report
         self.input = InputSummary(path)
@@ -111,6 +128,8 @@ class TraceChecker:
         self.configs: dict[str, Any] = dict(configs or {})
         self.clients = clients
         self.mutants = mutants
+        self.steady_cache = steady_cache
+        self.steady_hits = 0  # heartbeats answered from the cache (tests check it is exercised)
         self.groups: dict[str, _Group] = {}
         # Cluster-wide topic state: name -> (topic id, partitions); new groups start from it.
         self.topics: dict[str, tuple[str, int]] = {}
@@ -125,6 +144,12 @@ class TraceChecker:
             self.feed(item)
 
     def feed(self, item: ReadItem) -> None:
+        if type(item) is Event and item.kind == "call" and not self._first:  # the common case, first
+            if not item.same_line:
+                self.input.lines += 1
+            self.input.events += 1
+            self._call(item)
+            return
         if not getattr(item, "same_line", False):  # several events may share one input line
             self.input.lines += 1
         first, self._first = self._first, False
@@ -187,10 +212,12 @@ class TraceChecker:
         if body.get("deleted"):
             self.topics.pop(name, None)
             for g in self.groups.values():
+                g.generation += 1
                 g.coord.delete_topic(name)
         else:
             self.topics[name] = (body["topicId"], int(body["partitions"]))
             for g in self.groups.values():
+                g.generation += 1
                 g.coord.update_topic(name, body["topicId"], int(body["partitions"]))
 
     def _tick(self, event: Event) -> None:
@@ -198,6 +225,7 @@ class TraceChecker:
         failover = bool(event.body.get("coordinatorFailover"))  # an extension of the tick event
         for g in self.groups.values():
             if self._advance(g, ts, event.line) and failover:
+                g.generation += 1
                 g.coord.failover(int(ts))
 
     def _group(self, group_id: str, gtype: str) -> _Group:
@@ -220,12 +248,17 @@ class TraceChecker:
         g.last_ts = ts
         firings = self.classic.advance(g, int(ts)) if g.summary.type == "classic" else g.coord.advance(int(ts))
         for firing in firings:
+            g.generation += 1
             for record in firing.records:
                 g.expected_records.append((line, record))
         return True
 
     def _call(self, event: Event) -> None:
         api = event.api_key if event.api_key is not None else API_NAMES.get(event.api_name or "")
+        if api == CONSUMER_GROUP_HEARTBEAT and self.steady_cache:
+            cached = self.groups.get(event.request.get("groupId"))  # type: ignore[arg-type]
+            if cached is not None and cached.steady and self._steady_hit(cached, event):
+                return
         gid = event.group_id
         if api == CONSUMER_GROUP_DESCRIBE:
             self._describe(event)
@@ -272,7 +305,56 @@ class TraceChecker:
             return
         self._heartbeat(g, event, version)
 
+    def _steady_hit(self, g: _Group, event: Event) -> bool:
+        """Answer a repeated steady heartbeat from the cache; False: take the full path.
+
+        Sound because the model's answer to a heartbeat is a function of the request, the
+        API version, the client id and host, the group's state (changed only by records,
+        timers, topics and failover, each of which bumps ``generation``) and, on the fast
+        path, the clock only through the metadata-refresh deadline, re-read here. A hit does
+        what the fast path does: the same response, no records, the session timer re-armed.
+        """
+        req = event.request
+        entry = g.steady.get(req.get("memberId"))  # type: ignore[arg-type]
+        if entry is None or entry.generation != g.generation or req != entry.request \
+                or event.response != entry.response or event.api_version != entry.version \
+                or event.client_id != entry.client_id or event.connection != entry.connection:
+            return False
+        ts = event.ts_ms
+        if ts is None or (g.last_ts is not None and ts < g.last_ts):
+            return False  # the full path reports it
+        coord = g.coord
+        now = int(ts)
+        if coord.timers.maybe_due(now):
+            self._advance(g, ts, event.line)
+        else:
+            g.last_ts = ts
+        coord.now = now
+        group = coord.groups.get(g.summary.group_id)
+        if entry.generation != g.generation or group is None or coord.consumer_metadata_expired(group):
+            return False  # the full path runs at the same time: advancing again is a no-op
+        coord.schedule_consumer_session_timeout(group.group_id, req["memberId"], now)
+        g.summary.events += 1
+        g.saw_calls = True
+        self.steady_hits += 1
+        if self.clients:
+            self._check_client(g, event, event.response)
+        return True
+
+    def _remember_steady(self, g: _Group, event: Event, version: int, kwargs: dict[str, Any]) -> None:
+        """Cache a heartbeat the model answers on its fast path (checked without side effects)."""
+        req = event.request
+        member_id = req.get("memberId")
+        if not isinstance(member_id, str) or not member_id or req.get("memberEpoch", 0) <= 0 \
+                or g.summary.type != "consumer":
+            return
+        if not answers_steady(g.coord, req, kwargs["client_id"], kwargs["client_host"], kwargs["now"]):
+            return
+        g.steady[member_id] = _Steady(req, event.response, event.api_version, event.client_id, event.connection,
+                                      g.generation)
+
     def _streams_heartbeat(self, g: _Group, event: Event, version: int) -> None:
+        g.generation += 1
 
         for kind, field_name, message, exp, got in check_streams_heartbeat(
                 g.coord, g.summary.group_id, g.pinned, event.request, event.response, version,
@@ -328,6 +410,10 @@ class TraceChecker:
         broken = observed_call_problems(coord.groups.get(gid), member_id, req, obs) if classify else []
         epochs_before = member_epochs(coord, gid, member_id) if classify else None
         coord.commit(result)
+        if result.records:
+            g.generation += 1
+        elif not diffs and self.steady_cache and version == event.api_version:
+            self._remember_steady(g, event, version, kwargs)
         if classify:
             broken += observed_epoch_problems(epochs_before, coord.groups.get(gid), member_id, obs)
         for record in result.records:
@@ -450,6 +536,7 @@ class TraceChecker:
         epochs_before = member_epochs(g.coord, gid, member_id) \
             if record.type == CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT and record.value is not None \
             and g.saw_target_metadata and isinstance(member_id, str) else None
+        g.generation += 1
         try:
             g.coord.replay(record)
         except OwnershipConflict as exc:

@@ -66,6 +66,10 @@ class Timers:
     def next_deadline(self) -> int | None:
         return min((t.deadline_ms for _, t in self._live.values()), default=None)
 
+    def maybe_due(self, now_ms: int) -> bool:
+        """False only if no timer is due by ``now_ms`` (a cheap peek; True may be a stale entry)."""
+        return bool(self._heap) and self._heap[0][0] <= now_ms
+
     def pop_due(self, now_ms: int) -> Iterator[Timer]:
         """Yield and remove every live timer with ``deadline <= now``, earliest first.
 

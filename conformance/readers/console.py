@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from typing import BinaryIO, Final
 
 from ..events import Event, Malformed, ReadItem
+from .jsonfast import loads
 from .lines import DEFAULT_MAX_LINE_BYTES
 from .validate import is_int, record_problem
 
@@ -54,7 +55,7 @@ def read_console(stream: BinaryIO, *, max_record_bytes: int = DEFAULT_MAX_LINE_B
 
 def _record(fragment: bytes, line_no: int, ts_ms: float, same: bool) -> Event | Malformed:
     try:
-        obj = json.loads(fragment)
+        obj = loads(fragment)
     except UnicodeDecodeError:
         return Malformed(line_no, "line is not valid UTF-8", same_line=same)
     except ValueError as exc:

@@ -28,6 +28,7 @@ from collections.abc import Iterator
 from typing import Any, BinaryIO, Final
 
 from ..events import Event, Malformed, ReadItem, Skipped
+from .jsonfast import loads
 from .lines import DEFAULT_MAX_LINE_BYTES, iter_lines, too_long_message
 from .validate import record_problem
 
@@ -103,7 +104,7 @@ def _record_line(content: bytes, line_no: int, ts_ms: float) -> ReadItem:
         return Malformed(line_no, f"kafka-dump-log could not decode the record: {text}", "key")
     try:
         key, payload = _split_key_payload(content, key_at)
-        value = None if payload == _DELETE else json.loads(payload)
+        value = None if payload == _DELETE else loads(payload)
     except UnicodeDecodeError:
         return Malformed(line_no, "line is not valid UTF-8")
     except ValueError as exc:
@@ -119,7 +120,7 @@ def _split_key_payload(content: bytes, key_at: int) -> tuple[Any, bytes]:
     split = content.find(_PAYLOAD, key_at)
     if split > 0:
         try:  # fast path: the key JSON ends right before " payload: "
-            return json.loads(content[key_at:split]), content[split + len(_PAYLOAD):]
+            return loads(content[key_at:split]), content[split + len(_PAYLOAD):]
         except ValueError:
             pass  # " payload: " inside a key string: decode the key properly below
     text = content[key_at:].decode("utf-8")

@@ -18,6 +18,7 @@ from typing import Any, BinaryIO
 
 from ..events import Event, Malformed, ReadItem, Skipped
 from .header import HeaderError, TraceHeader, is_number
+from .jsonfast import loads
 from .lines import DEFAULT_MAX_LINE_BYTES, iter_lines, too_long_message
 from .topics import TOPIC_API_KEYS, TopicTracker, api_label, topic_items
 from .validate import call_event, kind_key, record_event, tick_event, timestamp, topic_event
@@ -55,7 +56,7 @@ def read_native(stream: BinaryIO, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTE
 def parse_line(content: bytes, line_no: int, first: bool) -> Event | Malformed:
     """One native event from the bytes of one line; ``first``: the trace's first line."""
     try:
-        obj = json.loads(content)
+        obj = loads(content)
     except UnicodeDecodeError:
         return Malformed(line_no, "line is not valid UTF-8")
     except ValueError as exc:

@@ -31,6 +31,7 @@ from typing import Any, BinaryIO, Final
 
 from ..events import Event, Malformed, ReadItem, Skipped
 from .header import is_number
+from .jsonfast import loads
 from .lines import DEFAULT_MAX_LINE_BYTES, iter_lines, too_long_message
 from .logtime import LogClock
 from .topics import TOPIC_API_KEYS, TopicTracker, topic_items
@@ -109,7 +110,7 @@ class _LineParser:
         if not text.startswith(b"{"):
             return [Malformed(line_no, "request-log line without JSON (logs before Kafka 2.8 are not supported)")]
         try:
-            obj = json.loads(text)
+            obj = loads(text)
         except UnicodeDecodeError:
             return [Malformed(line_no, "line is not valid UTF-8")]
         except ValueError as exc:

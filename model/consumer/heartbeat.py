@@ -29,6 +29,7 @@ from kgspec.model.consumer.member import (
 from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.model.reconcile import Holding, Phase, decide, owns_any_of, split_towards_target
 from kgspec.model.records import Record
+from kgspec.model.timers import DeferredTimers
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
@@ -96,6 +97,21 @@ def parse_owned(request: dict[str, Any]) -> OwnedPartitions | None:
 def assignment_json(holding: Holding) -> dict[str, Any]:
     """``ConsumerGroupHeartbeatResponse.createAssignment``."""
     return {"topicPartitions": [{"topicId": t, "partitions": sorted(p)} for t, p in holding.items() if p]}
+
+
+def answers_steady(coord: Coordinator, request: dict[str, Any], client_id: str, client_host: str,
+                   now: int) -> bool:
+    """Whether a valid heartbeat takes the fast path (:meth:`ConsumerHeartbeat._steady`) now.
+
+    Side-effect free: the timer the fast path re-arms goes to a throw-away overlay. The trace
+    checker uses it to decide which answers it may cache.
+    """
+    real, saved_now = coord.timers, coord.now
+    coord.timers, coord.now = DeferredTimers(real), now
+    try:
+        return ConsumerHeartbeat(coord, request, client_id, client_host, now)._steady() is not None
+    finally:
+        coord.timers, coord.now = real, saved_now
 
 
 class ConsumerHeartbeat:

@@ -1,0 +1,80 @@
+"""The checker's steady-heartbeat cache changes speed, never reports.
+
+Every trace is checked with and without the cache and the JSON reports must be equal:
+the golden traces, simulated runs with loss, duplicates and coordinator failovers (with
+and without seeded bugs), and a steady trace with departures planted among cached
+heartbeats, which the cached run must still flag at their lines.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kgspec.conformance.checker import TraceChecker
+from kgspec.conformance.findings import Report
+from kgspec.conformance.readers import open_trace
+from kgspec.conformance.steady import write_steady_trace
+from kgspec.model.mutants import Mutants
+from kgspec.model.sim.scenario import Scenario, run_scenario
+
+GOLDEN = sorted((Path(__file__).parent / "golden").rglob("*.jsonl"))
+
+
+def _check(path: Path, cache: bool, **options: Any) -> tuple[dict[str, Any], int]:
+    report = Report()
+    checker = TraceChecker(str(path), report, steady_cache=cache, **options)
+    checker.feed_all(open_trace(path))
+    checker.finish()
+    return report.to_json(), checker.steady_hits
+
+
+def _same_with_and_without(path: Path, **options: Any) -> tuple[dict[str, Any], int]:
+    cached, hits = _check(path, True, **options)
+    uncached, none = _check(path, False, **options)
+    assert none == 0
+    assert cached == uncached
+    return cached, hits
+
+
+@pytest.mark.parametrize("path", GOLDEN, ids=[f"{p.parent.name}/{p.name}" for p in GOLDEN])
+def test_golden_traces(path: Path) -> None:
+    _same_with_and_without(path)
+    _same_with_and_without(path, clients=True)
+
+
+@pytest.mark.parametrize(("seed", "mutant"), [(1, None), (2, None), (3, "assignor-double-assign"),
+                                              (4, "bump-while-revoking")])
+def test_simulated_runs_with_loss_and_failover(seed: int, mutant: str | None, tmp_path: Path) -> None:
+    sim = run_scenario(Scenario(groups=3, members=4, duration_ms=150_000, seed=seed, loss=0.05, duplicate=0.02,
+                                failover_every_ms=40_000), Mutants((mutant,) if mutant else ()))
+    path = tmp_path / "sim.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in sim.finish()))
+    report, hits = _same_with_and_without(path)
+    assert (report["findings"] == []) == (mutant is None)
+    assert hits > 0 or mutant is not None
+
+
+def test_departures_among_cached_heartbeats_are_flagged(tmp_path: Path) -> None:
+    path = tmp_path / "steady.jsonl"
+    write_steady_trace(path, 3000, groups=3, members=3, partitions=6)
+    lines = path.read_text().splitlines()
+    late = [i for i, line in enumerate(lines) if '"memberEpoch":' in line and '"tsMs":1' in line][-200:]
+    epoch_at, client_at, host_at = late[10], late[60], late[120]
+    event = json.loads(lines[epoch_at])
+    event["response"]["memberEpoch"] += 1  # the coordinator bumps an epoch for no reason
+    lines[epoch_at] = json.dumps(event)
+    event = json.loads(lines[client_at])
+    event["requestHeader"]["clientId"] = "another-client"  # a metadata change: the model writes a record
+    lines[client_at] = json.dumps(event)
+    event = json.loads(lines[host_at])
+    event["response"]["heartbeatIntervalMs"] = 3000
+    lines[host_at] = json.dumps(event)
+    path.write_text("\n".join(lines) + "\n")
+    report, hits = _same_with_and_without(path)
+    assert hits > 2500
+    assert [(f["line"], f["kind"], f.get("field")) for f in report["findings"]] == [
+        (epoch_at + 1, "response-mismatch", "memberEpoch"), (epoch_at + 1, "invariant", "epoch-monotonicity"),
+        (host_at + 1, "response-mismatch", "heartbeatIntervalMs")]
