@@ -27,7 +27,8 @@ from kgspec.invariants.symbolic.state import ROLE_NAMES
 
 ACTIONS = ("join", "join", "leave", "session_timeout", "rebalance_timeout", "bump", "recompute",
            "recompute", "heartbeat", "heartbeat", "heartbeat", "heartbeat_lost",
-           "heartbeat_fenced", "zombie_heartbeat", "static_leave", "replace")
+           "heartbeat_fenced", "zombie_heartbeat", "static_leave", "replace",
+           "client_receive", "client_reconcile", "client_release")
 
 
 def _random_target(rng: random.Random, s: ConcreteState) -> dict[str, Any]:
@@ -65,6 +66,17 @@ def _random_step(rng: random.Random, s: ConcreteState) -> dict[str, Any]:
         return {"action": "heartbeat", "member": m, "response": "lost"}
     if act == "heartbeat":
         return {"action": act, "member": m, "response": "delivered"}
+    if act == "client_receive":
+        epoch = s.epoch[m] if m in s.joined and rng.random() < 0.8 else s.client_epoch[m] + 1
+        return {"action": act, "member": m, "client_epoch": epoch}
+    if act in ("client_reconcile", "client_release"):
+        pool = s.assigned if act == "client_reconcile" else s.owned
+        owned = {ROLE_NAMES[r]: sorted(t for t in pool[r][m] if rng.random() < 0.7) for r in s.roles}
+        step: dict[str, Any] = {"action": act, "member": m,
+                                "owned": owned if s.protocol == "streams" else owned["active"]}
+        if act == "client_release" and rng.random() < 0.3:
+            step["client_epoch"] = 0
+        return step
     if act == "replace":
         return {"action": act, "member": m, "new_member": rng.choice(s.members)}
     return {"action": act, "member": m}

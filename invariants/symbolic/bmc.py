@@ -60,10 +60,11 @@ class BmcResult:
 
 
 class Unrolling:
-    def __init__(self, protocol: str, mutant: str | None, inst: Instance) -> None:
+    def __init__(self, protocol: str, mutant: str | None, inst: Instance,
+                 async_client: bool = False) -> None:
         streams = protocol == "streams"
         self.protocol, self.mutant, self.inst = protocol, mutant, inst
-        self.ctx = Ctx(streams=streams, mutant=mutant)
+        self.ctx = Ctx(streams=streams, mutant=mutant, async_client=async_client)
         self.sorts = finite_sorts(inst.members, inst.tasks, inst.processes if streams else ())
         self.pid = make_process_of(self.sorts)
         self.acts = actions(self.ctx)

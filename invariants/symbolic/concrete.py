@@ -304,6 +304,27 @@ def apply(state: ConcreteState, step: dict[str, Any], mutant: str | None = None)
                 s.epoch_owner[t] = n
         for fld in (s.assigned, s.target):
             fld["act"][n], fld["act"][m] = fld["act"][m], frozenset()
+    elif act == "client_receive":
+        if m in s.joined and m not in s.away:
+            _guard(step["client_epoch"] == s.epoch[m])
+        else:
+            _guard(m not in s.joined and step["client_epoch"] >= s.client_epoch[m])
+        s.client_epoch[m] = step["client_epoch"]
+    elif act == "client_reconcile":
+        owned = _roles_in(s, step["owned"])
+        if m in s.joined:
+            _guard(m not in s.away and s.client_epoch[m] == s.epoch[m]
+                   and all(owned.get(r, frozenset()) <= s.assigned[r][m] for r in s.roles))
+        for r in s.roles:
+            s.owned[r][m] = owned.get(r, frozenset())
+    elif act == "client_release":
+        owned = _roles_in(s, step["owned"])
+        ce = step.get("client_epoch", s.client_epoch[m])
+        _guard(ce in (0, s.client_epoch[m])
+               and all(owned.get(r, frozenset()) <= s.owned[r][m] for r in s.roles))
+        s.client_epoch[m] = ce
+        for r in s.roles:
+            s.owned[r][m] = owned.get(r, frozenset())
     elif act == "failover":
         _guard(mutant == "replay-drops-tombstone" and m not in s.joined
                and bool(s.last_assigned[m]))
@@ -348,52 +369,86 @@ def python_holds(name: str, s: ConcreteState) -> bool:
 # ------------------------------------------------------- evaluation of the Z3 relation
 
 
-class _Bound:
-    """A finite symbolic instance with states pinned to concrete values."""
+class _Universe:
+    """A finite symbolic instance (sorts, a pre- and a post-state) for one set of members,
+    tasks and processes. Formulas are built once per universe and cached: a refinement run
+    evaluates thousands of steps over few universes, and building (grounding) the formulas
+    costs far more than solving them on pinned states."""
 
-    def __init__(self, s: ConcreteState) -> None:
-        streams = s.protocol == "streams"
-        self.sorts = finite_sorts(s.members, s.tasks, s.processes if streams else ())
+    def __init__(self, key: tuple[Any, ...]) -> None:
+        protocol, members, tasks, processes, process_of = key
+        self.streams = protocol == "streams"
+        self.sorts = finite_sorts(members, tasks, processes if self.streams else ())
         self.pid = make_process_of(self.sorts)
-        self.streams = streams
-        self.facts: list[Any] = []
+        self.fixed: list[Any] = []
         if self.pid is not None:
-            self.facts += [self.pid(self.sorts.members[m]) == self.sorts.processes[p]
-                           for m, p in s.process_of.items()]
+            self.fixed += [self.pid(self.sorts.members[m]) == self.sorts.processes[p]
+                           for m, p in process_of]
+        self.pre = State(self.sorts, self.streams, "@pre", self.pid)
+        self.post = State(self.sorts, self.streams, "@post", self.pid)
+        self._rules: dict[tuple[str | None, str, str, str], Any] = {}
+        self._invariants: dict[str, Any] = {}
 
-    def state(self, s: ConcreteState, tag: str) -> State:
-        st = State(self.sorts, self.streams, tag, self.pid)
+    def rule(self, mutant: str | None, name: str, m: str, n: str) -> Any:
+        key = (mutant, name, m, n)
+        if key not in self._rules:
+            ctx = Ctx(streams=self.streams, mutant=mutant)
+            rules = actions(ctx)
+            M = self.sorts.members
+            self._rules[key] = (rules[name](ctx, self.pre, self.post, M[m], M[n])
+                                if name in rules else z3.BoolVal(False))
+        return self._rules[key]
+
+    def invariant(self, name: str) -> Any:
+        if name not in self._invariants:
+            self._invariants[name] = z3.And(INVARIANTS[name].state(self.pre))
+        return self._invariants[name]
+
+    def pin(self, st: State, s: ConcreteState) -> list[Any]:
+        """Equalities fixing every state function of ``st`` to the values of ``s``."""
         M, T, P = self.sorts.members, self.sorts.tasks, self.sorts.processes
-        f = self.facts
-        f += [st.ge == s.group_epoch, st.ae == s.assignment_epoch]
+        fn = st.funcs
+        f = [st.ge == s.group_epoch, st.ae == s.assignment_epoch]
         for m, mc in M.items():
-            f += [st.f("joined")(mc) == (m in s.joined), st.f("away")(mc) == (m in s.away),
-                  st.f("epoch")(mc) == s.epoch[m], st.f("prev_epoch")(mc) == s.prev_epoch[m],
-                  st.f("client_epoch")(mc) == s.client_epoch[m],
-                  st.f("mstate")(mc) == self.sorts.mstates[s.mstate[m]]]
+            f += [fn["joined"](mc) == (m in s.joined), fn["away"](mc) == (m in s.away),
+                  fn["epoch"](mc) == s.epoch[m], fn["prev_epoch"](mc) == s.prev_epoch[m],
+                  fn["client_epoch"](mc) == s.client_epoch[m],
+                  fn["mstate"](mc) == self.sorts.mstates[s.mstate[m]]]
             for t, tc in T.items():
-                f += [st.f("subscribed")(mc, tc) == (t in s.subscribed[m]),
-                      st.f("last_assigned")(mc, tc) == (t in s.last_assigned[m])]
+                f += [fn["subscribed"](mc, tc) == (t in s.subscribed[m]),
+                      fn["last_assigned"](mc, tc) == (t in s.last_assigned[m])]
                 for r in s.roles:
-                    f += [st.A(r, mc, tc) == (t in s.assigned[r][m]),
-                          st.R(r, mc, tc) == (t in s.pending[r][m]),
-                          st.T(r, mc, tc) == (t in s.target[r][m]),
-                          st.O(r, mc, tc) == (t in s.owned[r][m])]
+                    f += [fn[f"assigned_{r}"](mc, tc) == (t in s.assigned[r][m]),
+                          fn[f"pending_{r}"](mc, tc) == (t in s.pending[r][m]),
+                          fn[f"target_{r}"](mc, tc) == (t in s.target[r][m]),
+                          fn[f"owned_{r}"](mc, tc) == (t in s.owned[r][m])]
         for t, tc in T.items():
             owner = s.epoch_owner[t]
-            f.append(st.f("has_epoch")(tc) == (owner is not None))
+            f.append(fn["has_epoch"](tc) == (owner is not None))
             if owner is not None:
-                f.append(st.f("epoch_owner")(tc) == M[owner])
+                f.append(fn["epoch_owner"](tc) == M[owner])
             for p, pc in P.items():
-                f += [st.f("standby_procs")(pc, tc) == (p in s.standby_procs[t]),
-                      st.f("warmup_procs")(pc, tc) == (p in s.warmup_procs[t])]
-        return st
+                f += [fn["standby_procs"](pc, tc) == (p in s.standby_procs[t]),
+                      fn["warmup_procs"](pc, tc) == (p in s.warmup_procs[t])]
+        return f
 
-    def sat(self, *extra: Any) -> bool:
+    def sat(self, *formulas: Any) -> bool:
         solver = z3.Solver()
         solver.set(timeout=30_000)
-        solver.add(*self.facts, *extra)
+        solver.add(*self.fixed, *formulas)
         return bool(solver.check() == z3.sat)
+
+
+_UNIVERSES: dict[tuple[Any, ...], _Universe] = {}
+
+
+def _universe(s: ConcreteState) -> _Universe:
+    key = (s.protocol, s.members, s.tasks, s.processes, tuple(sorted(s.process_of.items())))
+    if key not in _UNIVERSES:
+        if len(_UNIVERSES) > 32:  # a long run meets many member sets; keep memory bounded
+            _UNIVERSES.clear()
+        _UNIVERSES[key] = _Universe(key)
+    return _UNIVERSES[key]
 
 
 def rule_name(step: dict[str, Any]) -> str:
@@ -405,21 +460,23 @@ def rule_name(step: dict[str, Any]) -> str:
 def step_satisfies_transition(pre: ConcreteState, step: dict[str, Any], post: ConcreteState,
                               mutant: str | None = None) -> bool:
     """Does (pre, step, post) satisfy the Z3 transition relation of ``step``'s action?"""
-    b = _Bound(pre)
-    s0, s1 = b.state(pre, "@pre"), b.state(post, "@post")
-    ctx = Ctx(streams=pre.protocol == "streams", mutant=mutant)
-    rules = actions(ctx)
-    name = rule_name(step)
-    if name not in rules:
-        return False
-    M = b.sorts.members
-    m = M[step["member"]] if "member" in step else next(iter(M.values()))
-    n = M[step["new_member"]] if "new_member" in step else m
-    return b.sat(rules[name](ctx, s0, s1, m, n))
+    u = _universe(pre)
+    m = step.get("member", pre.members[0])
+    n = step.get("new_member", m)
+    formula = u.rule(mutant, rule_name(step), m, n)
+    return u.sat(*u.pin(u.pre, pre), *u.pin(u.post, post), formula)
 
 
 def state_satisfies(invariant_name: str, concrete_state: ConcreteState) -> bool:
     """Does the concrete state satisfy the invariant's (state) formula?"""
-    b = _Bound(concrete_state)
-    s = b.state(concrete_state, "@s")
-    return b.sat(z3.And(INVARIANTS[invariant_name].state(s)))
+    u = _universe(concrete_state)
+    return u.sat(*u.pin(u.pre, concrete_state), u.invariant(invariant_name))
+
+
+def failing_invariants(concrete_state: ConcreteState, names: list[str]) -> list[str]:
+    """The invariants among ``names`` the state violates (one Z3 query when all hold)."""
+    u = _universe(concrete_state)
+    facts = u.pin(u.pre, concrete_state)
+    if u.sat(*facts, *(u.invariant(n) for n in names)):
+        return []
+    return [n for n in names if not u.sat(*facts, u.invariant(n))]

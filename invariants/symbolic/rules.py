@@ -31,6 +31,10 @@ from kgspec.invariants.symbolic.state import Expr, State, bound_vars, exists, fo
 class Ctx:
     streams: bool
     mutant: str | None = None
+    # Client-local actions (a response received later, reconciliation finishing, a client
+    # releasing on its own): the asynchronous client of the executable model. The proofs
+    # include them; BMC leaves them out unless asked (atomic delivery finds shorter traces).
+    async_client: bool = True
 
     def on(self, name: str) -> bool:
         return self.mutant == name
@@ -319,6 +323,58 @@ def replace(ctx: Ctx, pre: State, post: State, m: Expr, n: Expr) -> Expr:
     return z3.And(guard, frame(pre, post, upd))
 
 
+def _others_framed(pre: State, post: State, m: Expr, fields: tuple[str, ...]) -> Expr:
+    """The fields keep their values for every member other than ``m`` (``m``'s are constrained
+    by the caller)."""
+    conj: list[Expr] = []
+    for fld in fields:
+        xs = bound_vars(pre.sorts, pre.sigs[fld][:-1], "c")
+        conj.append(forall(pre.sorts, xs, z3.Implies(
+            xs[0] != m, post.funcs[fld](*xs) == pre.funcs[fld](*xs))))
+    return z3.And(conj)
+
+
+def _client_step(pre: State, post: State, m: Expr, fields: tuple[str, ...], at_m: Expr) -> Expr:
+    """A client-local step of ``m``: only ``fields`` of ``m`` change, as ``at_m`` says."""
+    free: dict[str, Callable[..., Expr]] = {f: (lambda *a: None) for f in fields}
+    return z3.And(frame(pre, post, free), _others_framed(pre, post, m, fields), at_m)
+
+
+def client_receive(ctx: Ctx, pre: State, post: State, m: Expr, n: Expr) -> Expr:
+    """The response to an accepted heartbeat reaches the client after the coordinator moved
+    on (asynchronous client): it adopts the member epoch; what it owns changes only when it
+    reconciles. A fenced member's (zombie's) client adopts the epoch it was answered with."""
+    ce0, ce1 = pre.f("client_epoch")(m), post.f("client_epoch")(m)
+    live = z3.And(pre.f("joined")(m), z3.Not(pre.f("away")(m)))
+    at_m = z3.If(live, ce1 == pre.f("epoch")(m),
+                 z3.And(z3.Not(pre.f("joined")(m)), ce1 >= ce0))
+    return _client_step(pre, post, m, ("client_epoch",), at_m)
+
+
+def client_reconcile(ctx: Ctx, pre: State, post: State, m: Expr, n: Expr) -> Expr:
+    """The client finishes reconciling towards the assignment it was sent: it owns a subset of
+    what the coordinator assigns it (revoked tasks released, new ones taken). A zombie's
+    client (member fenced meanwhile) may end up owning anything: it no longer counts."""
+    t = _tv(pre)
+    live = z3.And(pre.f("joined")(m), z3.Not(pre.f("away")(m)),
+                  pre.f("client_epoch")(m) == pre.f("epoch")(m))
+    within = forall(pre.sorts, [t], z3.And([z3.Implies(post.O(r, m, t), pre.A(r, m, t))
+                                            for r in pre.roles]))
+    at_m = z3.Or(z3.And(live, within), z3.Not(pre.f("joined")(m)))
+    return _client_step(pre, post, m, tuple(f"owned_{r}" for r in pre.roles), at_m)
+
+
+def client_release(ctx: Ctx, pre: State, post: State, m: Expr, n: Expr) -> Expr:
+    """The client gives tasks up on its own (revocation callbacks, leaving, a crash); it may
+    forget its epoch (0), as a closed or crashed client does."""
+    t = _tv(pre)
+    ce0, ce1 = pre.f("client_epoch")(m), post.f("client_epoch")(m)
+    shrink = forall(pre.sorts, [t], z3.And([z3.Implies(post.O(r, m, t), pre.O(r, m, t))
+                                            for r in pre.roles]))
+    at_m = z3.And(shrink, z3.Or(ce1 == ce0, ce1 == 0))
+    return _client_step(pre, post, m, ("client_epoch", *(f"owned_{r}" for r in pre.roles)), at_m)
+
+
 def failover(ctx: Ctx, pre: State, post: State, m: Expr, n: Expr) -> Expr:
     """Coordinator failover. Faithful replay rebuilds the same state (a stutter, omitted);
     with `replay-drops-tombstone` a fenced member comes back with its last assignment."""
@@ -343,6 +399,9 @@ def actions(ctx: Ctx) -> dict[str, Rule]:
         "heartbeat": heartbeat, "heartbeat_lost": heartbeat_lost,
         "heartbeat_fenced": heartbeat_fenced, "zombie_heartbeat": zombie_heartbeat,
     }
+    if ctx.async_client:
+        acts |= {"client_receive": client_receive, "client_reconcile": client_reconcile,
+                 "client_release": client_release}
     if not ctx.streams:
         acts["static_leave"] = static_leave
         acts["replace"] = replace
