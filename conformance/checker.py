@@ -41,7 +41,7 @@ from kgspec.invariants.client import ClientLedger
 from kgspec.invariants.streams import record_problems
 from kgspec.model.config import unknown_config_names
 from kgspec.model.consumer.group import OwnershipConflict
-from kgspec.model.consumer.heartbeat import answers_steady
+from kgspec.model.consumer.heartbeat import steady_timer_ops
 from kgspec.model.consumer.member import STATE_NAMES
 from kgspec.model.consumer.records import CONSUMER_RECORD_TYPES, ReplayError
 from kgspec.model.coordinator import CONSUMER_GROUP_DESCRIBE, CONSUMER_GROUP_HEARTBEAT, Coordinator
@@ -56,6 +56,7 @@ from kgspec.model.records import (
 )
 from kgspec.model.streams.ops import STREAMS_GROUP_DESCRIBE, STREAMS_GROUP_HEARTBEAT
 from kgspec.model.streams.records import STREAMS_RECORD_TYPES
+from kgspec.model.timers import Timer
 
 SUPPORTED_APIS = {CONSUMER_GROUP_HEARTBEAT: (0, 1), CONSUMER_GROUP_DESCRIBE: (0, 1),
                   STREAMS_GROUP_HEARTBEAT: (0, 0), STREAMS_GROUP_DESCRIBE: (0, 0)}
@@ -111,6 +112,8 @@ class _Steady:
     client_id: str | None
     connection: str | None
     generation: int
+    session_timer: Timer  # what the fast path re-armed, ``delay`` after the call
+    delay: int
 
 
 class TraceChecker:
@@ -321,19 +324,24 @@ class TraceChecker:
                 or event.client_id != entry.client_id or event.connection != entry.connection:
             return False
         ts = event.ts_ms
-        if ts is None or (g.last_ts is not None and ts < g.last_ts):
+        last = g.last_ts
+        if ts is None or (last is not None and ts < last):
             return False  # the full path reports it
         coord = g.coord
+        timers = coord.timers
         now = int(ts)
-        if coord.timers.maybe_due(now):
+        if timers.maybe_due(now):
             self._advance(g, ts, event.line)
+            if entry.generation != g.generation:
+                return False  # timers fired; the full path runs at the same time (advancing again is a no-op)
         else:
             g.last_ts = ts
         coord.now = now
         group = coord.groups.get(g.summary.group_id)
-        if entry.generation != g.generation or group is None or coord.consumer_metadata_expired(group):
-            return False  # the full path runs at the same time: advancing again is a no-op
-        coord.schedule_consumer_session_timeout(group.group_id, req["memberId"], now)
+        if group is None or coord.consumer_metadata_expired(group):
+            return False
+        t = entry.session_timer
+        timers.schedule(Timer(t.key, now + entry.delay, t.kind, t.group_id, t.member_id, t.epoch))
         g.summary.events += 1
         g.saw_calls = True
         self.steady_hits += 1
@@ -348,10 +356,13 @@ class TraceChecker:
         if not isinstance(member_id, str) or not member_id or req.get("memberEpoch", 0) <= 0 \
                 or g.summary.type != "consumer":
             return
-        if not answers_steady(g.coord, req, kwargs["client_id"], kwargs["client_host"], kwargs["now"]):
-            return
+        now = kwargs["now"]
+        ops = steady_timer_ops(g.coord, req, kwargs["client_id"], kwargs["client_host"], now)
+        if ops is None or len(ops) != 1 or ops[0][0] != "schedule" or not isinstance(ops[0][1], Timer):
+            return  # not the fast path, or it changed more than the one session timer
+        timer = ops[0][1]
         g.steady[member_id] = _Steady(req, event.response, event.api_version, event.client_id, event.connection,
-                                      g.generation)
+                                      g.generation, timer, timer.deadline_ms - now)
 
     def _streams_heartbeat(self, g: _Group, event: Event, version: int) -> None:
         g.generation += 1

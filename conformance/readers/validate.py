@@ -22,6 +22,9 @@ def is_int(value: object) -> bool:
 
 def kind_key(obj: dict[str, Any], line: int) -> str | Malformed:
     """The one kind key of an event, or why there is not exactly one."""
+    if "requestHeader" in obj and "record" not in obj and "topic" not in obj and "tick" not in obj \
+            and "header" not in obj:
+        return "requestHeader"  # the common case: a call
     found = [k for k in KIND_KEYS if k in obj]
     if len(found) == 1:
         return found[0]
@@ -43,6 +46,23 @@ def timestamp(obj: dict[str, Any], line: int) -> float | Malformed:
 
 
 def call_event(obj: dict[str, Any], line: int, ts: float) -> Event | Malformed:
+    hdr, request, response = obj["requestHeader"], obj.get("request"), obj.get("response")
+    if type(hdr) is dict and type(request) is dict and type(response) is dict:
+        # Fast path: every field well-typed (exact types: json gives no subclasses). Anything
+        # else goes through the checks below, which name the first problem.
+        api_key, api_name = hdr.get("requestApiKey"), hdr.get("requestApiKeyName")
+        version, client_id = hdr.get("requestApiVersion"), hdr.get("clientId")
+        total, connection = obj.get("totalTimeMs"), obj.get("connection")
+        if type(api_key) is int and (api_name is None or (type(api_name) is str and api_name)) \
+                and (version is None or type(version) is int) and (client_id is None or type(client_id) is str) \
+                and (total is None or (is_number(total) and total >= 0)) \
+                and (connection is None or type(connection) is str):
+            return Event(line, "call", ts, obj, api_key, api_name, version, client_id, request, response, total,
+                         connection)
+    return _checked_call_event(obj, line, ts)
+
+
+def _checked_call_event(obj: dict[str, Any], line: int, ts: float) -> Event | Malformed:
     hdr = obj["requestHeader"]
     if not isinstance(hdr, dict):
         return Malformed(line, "`requestHeader` must be an object", "requestHeader")

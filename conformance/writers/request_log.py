@@ -24,8 +24,10 @@ the reader's (arrival, line) order is the run's order.
 from __future__ import annotations
 
 import datetime as dt
+import heapq
 import json
-from collections.abc import Callable, Sequence
+import zlib
+from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
 _COMPACT = (",", ":")
@@ -41,43 +43,61 @@ def default_total_time(index: int) -> float:
     return float((index * 7) % 5)
 
 
-def write_request_log(events: Sequence[dict[str, Any]], out: TextIO, *,
+def write_request_log(events: Iterable[dict[str, Any]], out: TextIO, *,
                       start: dt.datetime = dt.datetime(2025, 6, 1, tzinfo=dt.UTC),
                       total_time_ms: Callable[[int], float] = default_total_time,
                       connection: str = "127.0.0.1:9092-127.0.0.1:{port}-0") -> list[int | None]:
     """Write the calls and topic changes of ``events``; returns the native event index per line.
 
-    ``tsMs`` are read as milliseconds after ``start`` (in UTC, as the reader assumes).
+    ``tsMs`` are read as milliseconds after ``start`` (in UTC, as the reader assumes) and must
+    not decrease (a run's events are in time order). Streams: only calls not yet completed
+    at the current arrival time are held.
     """
-    entries: list[tuple[float, float, int, dict[str, Any]]] = []  # (arrival, total, index, body)
-    known: dict[str, tuple[str, int]] = {}
-    for index, event in enumerate(events):
-        body = _call_body(event, index, known, total_time_ms, connection)
-        if body is not None:
-            entries.append((float(event["tsMs"]), float(body["totalTimeMs"]), index, body))
-    _monotone_within_arrival(entries)
-    entries.sort(key=lambda e: (e[0] + e[1], e[2]))
     lines: list[int | None] = []
     base_ms = int(start.timestamp() * 1000)
-    for arrival, total, index, body in entries:
-        body["totalTimeMs"] = total
-        completion = base_ms + int(arrival + total)
-        stamp = dt.datetime.fromtimestamp(completion / 1000, dt.UTC)
-        text = f"{stamp:%Y-%m-%d %H:%M:%S},{completion % 1000:03d}"
-        out.write(f"[{text}] DEBUG Completed request:{json.dumps(body, separators=_COMPACT)} "
-                  "(kafka.request.logger)\n")
-        lines.append(index)
+    pending: list[tuple[float, int, float, dict[str, Any]]] = []  # heap of (completion, index, total, body)
+    same_arrival: list[tuple[float, float, int, dict[str, Any]]] = []  # (arrival, total, index, body)
+    known: dict[str, tuple[str, int]] = {}
+
+    def settle() -> None:
+        _monotone_within_arrival(same_arrival)
+        for arrival, total, index, body in same_arrival:
+            heapq.heappush(pending, (arrival + total, index, total, body))
+        same_arrival.clear()
+
+    def release(until: float) -> None:
+        while pending and pending[0][0] <= until:
+            completion, index, total, body = heapq.heappop(pending)
+            body["totalTimeMs"] = total
+            at = base_ms + int(completion)
+            stamp = dt.datetime.fromtimestamp(at / 1000, dt.UTC)
+            out.write(f"[{stamp:%Y-%m-%d %H:%M:%S},{at % 1000:03d}] DEBUG Completed request:"
+                      f"{json.dumps(body, separators=_COMPACT)} (kafka.request.logger)\n")
+            lines.append(index)
+
+    for index, event in enumerate(events):
+        body = _call_body(event, index, known, total_time_ms, connection)
+        if body is None:
+            continue
+        arrival = float(event["tsMs"])
+        if same_arrival and arrival != same_arrival[0][0]:
+            if arrival < same_arrival[0][0]:
+                raise ValueError(f"event {index}: tsMs {arrival} goes back; events must be in time order")
+            settle()
+            release(arrival)  # later calls arrive at or after this, so complete no earlier
+        same_arrival.append((arrival, float(body["totalTimeMs"]), index, body))
+    settle()
+    release(float("inf"))
     return lines
 
 
 def _monotone_within_arrival(entries: list[tuple[float, float, int, dict[str, Any]]]) -> None:
-    """Within one arrival time, later calls never complete before earlier ones (backwards min)."""
-    floor: dict[float, float] = {}
+    """Calls of one arrival time never complete before earlier ones: a backwards running minimum."""
+    floor = float("inf")
     for i in range(len(entries) - 1, -1, -1):
         arrival, total, index, body = entries[i]
-        total = min(total, floor.get(arrival, total))
-        floor[arrival] = total
-        entries[i] = (arrival, total, index, body)
+        floor = min(floor, total)
+        entries[i] = (arrival, floor, index, body)
 
 
 def _call_body(event: dict[str, Any], index: int, known: dict[str, tuple[str, int]],
@@ -93,11 +113,16 @@ def _call_body(event: dict[str, Any], index: int, known: dict[str, tuple[str, in
         if "throttleTimeMs" not in response:
             response = {"throttleTimeMs": 0, **response}
         return _body(log_header, event["request"], response, float(total_time_ms(index)),
-                     event.get("connection") or connection.format(port=40000 + index % 20000))
+                     event.get("connection") or connection.format(port=_client_port(log_header["clientId"])))
     topic = event.get("topic")
     if topic is None:
         return None
     return _admin_body(topic, index, known, connection.format(port=39999))
+
+
+def _client_port(client_id: str) -> int:
+    """One connection per client, as a long-lived client keeps (a stable port from its id)."""
+    return 32768 + zlib.crc32(client_id.encode("utf-8")) % 28000
 
 
 def _admin_body(topic: dict[str, Any], index: int, known: dict[str, tuple[str, int]],

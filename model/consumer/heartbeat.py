@@ -29,7 +29,7 @@ from kgspec.model.consumer.member import (
 from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.model.reconcile import Holding, Phase, decide, owns_any_of, split_towards_target
 from kgspec.model.records import Record
-from kgspec.model.timers import DeferredTimers
+from kgspec.model.timers import DeferredTimers, Timer
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
@@ -99,19 +99,22 @@ def assignment_json(holding: Holding) -> dict[str, Any]:
     return {"topicPartitions": [{"topicId": t, "partitions": sorted(p)} for t, p in holding.items() if p]}
 
 
-def answers_steady(coord: Coordinator, request: dict[str, Any], client_id: str, client_host: str,
-                   now: int) -> bool:
-    """Whether a valid heartbeat takes the fast path (:meth:`ConsumerHeartbeat._steady`) now.
+def steady_timer_ops(coord: Coordinator, request: dict[str, Any], client_id: str, client_host: str,
+                     now: int) -> list[tuple[str, Timer | str]] | None:
+    """The timer changes of a valid heartbeat that takes the fast path now; None if it does not.
 
-    Side-effect free: the timer the fast path re-arms goes to a throw-away overlay. The trace
-    checker uses it to decide which answers it may cache.
+    Side-effect free (the changes go to a throw-away overlay). The fast path writes no
+    records and changes nothing but these timers, which is what lets the trace checker
+    cache its answer and replay the changes, shifted in time, for a repeat of the call.
     """
     real, saved_now = coord.timers, coord.now
-    coord.timers, coord.now = DeferredTimers(real), now
+    overlay = DeferredTimers(real)
+    coord.timers, coord.now = overlay, now
     try:
-        return ConsumerHeartbeat(coord, request, client_id, client_host, now)._steady() is not None
+        steady = ConsumerHeartbeat(coord, request, client_id, client_host, now)._steady()
     finally:
         coord.timers, coord.now = real, saved_now
+    return None if steady is None else overlay.ops
 
 
 class ConsumerHeartbeat:
