@@ -3,7 +3,9 @@
 * ``streams-single-active-owner``: a task is active on at most one member at a time (assigned
   or pending revocation) — a task granted before its previous owner released it breaks this;
 * ``streams-process-exclusivity``: a process holds a task in at most one role and at most once
-  (an active task and its standby never share a process; two standbys never share one);
+  (an active task and its standby never share a process; two standbys never share one). One
+  exception, trunk's in-place demotion (KAFKA-20665): the *same member* may hold the task as an
+  active task pending revocation and as its new standby/warm-up — the client recycles the task;
 * ``streams-no-tasks-while-not-ready``: a group whose topology is not validated (NotReady) gives
   no member any task;
 * ``streams-epoch-while-revoking``: a member that still owns a task it must revoke keeps its
@@ -40,7 +42,8 @@ def holdings_problems(holdings: Mapping[str, tuple[str, list[Holds]]]) -> list[P
     for mid in sorted(holdings):
         pid, hs = holdings[mid]
         seen: set[tuple[str, str, int]] = set()
-        for h in hs:
+        replicas = {(sid, p) for role, sid, p in _tasks(hs[0]) if role != ACTIVE} if hs else set()
+        for index, h in enumerate(hs):
             for role, sid, p in _tasks(h):
                 if (role, sid, p) in seen:
                     continue
@@ -50,6 +53,8 @@ def holdings_problems(holdings: Mapping[str, tuple[str, list[Holds]]]) -> list[P
                     if other != mid:
                         problems.append(("streams-single-active-owner",
                                          f"active task {sid}_{p} is held by both {other} and {mid}"))
+                    if index > 0 and (sid, p) in replicas:
+                        continue  # an active task pending revocation, demoted in place on this member
                 by_process.setdefault((pid, sid, p), []).append(f"{role} on {mid}")
     for (pid, sid, p), roles in sorted(by_process.items()):
         if len(roles) > 1:

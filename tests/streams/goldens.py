@@ -57,12 +57,13 @@ class Client:
     def beat(self, ts: int, **fields: Any) -> dict[str, Any]:
         return self._apply(self.rec.streams_heartbeat(ts, self.member, self.epoch, **{**self.owned, **fields}))
 
-    def leave(self, ts: int) -> dict[str, Any]:
-        return self.rec.streams_heartbeat(ts, self.member, -1)
+    def leave(self, ts: int, epoch: int = -1, **fields: Any) -> dict[str, Any]:
+        return self.rec.streams_heartbeat(ts, self.member, epoch, **fields)
 
 
-def _recorder(configs: dict[str, Any], records: bool, mutants: frozenset[str]) -> TraceRecorder:
-    rec = TraceRecorder("kafka-4.3", configs, records=records)
+def _recorder(configs: dict[str, Any], records: bool, mutants: frozenset[str],
+              profile: str = "kafka-4.3") -> TraceRecorder:
+    rec = TraceRecorder(profile, configs, records=records)
     rec.coord.mutants = Mutants(mutants)
     return rec
 
@@ -117,9 +118,66 @@ def not_ready(mutants: frozenset[str] = frozenset(), records: bool = False) -> T
     return rec
 
 
+def trunk_static(mutants: frozenset[str] = frozenset(), records: bool = False) -> TraceRecorder:
+    """kafka-trunk: static members on two processes with one standby; a temporary leave (-2) and a
+    rejoin under a new member id (replacement, no bump); reported task offsets; the active owner
+    leaves and the standby holder is promoted in place; a describe with the offsets."""
+    rec = _recorder({"group.streams.num.standby.replicas": 1, "group.streams.initial.rebalance.delay.ms": 0},
+                    records, mutants, "kafka-trunk")
+    rec.topic(0, "input", 2)
+    rec.topic(0, "app-0-changelog", 2)
+    rec.topic(0, "app-rep", 2)
+    a, b = Client(rec, "m-a", "p1"), Client(rec, "m-b", "p2")
+    a.join(1000, STATEFUL, instanceId="i-a", client_id="app")
+    b.join(1100, STATEFUL, instanceId="i-b", client_id="app")
+    for ts in (2000, 2100, 3000, 3100, 4000, 4100):
+        (a if ts % 1000 == 0 else b).beat(ts, instanceId="i-a" if ts % 1000 == 0 else "i-b", client_id="app")
+    b.beat(4500, instanceId="i-b", client_id="app",
+           taskOffsets=[{"subtopologyId": "0", "partition": 0, "offset": 40}],
+           taskEndOffsets=[{"subtopologyId": "0", "partition": 0, "offset": 42}])
+    a.leave(5000, -2, instanceId="i-a", client_id="app")     # temporary leave: only record 22 at -2
+    a2 = Client(rec, "m-a2", "p1")
+    a2.join(6000, STATEFUL, instanceId="i-a", client_id="app")  # replaces m-a, inherits its tasks
+    a2.beat(7000, instanceId="i-a", client_id="app")
+    b.beat(7100, instanceId="i-b", client_id="app")
+    a2.leave(8000, instanceId="i-a", client_id="app")          # -1: fenced, epoch bump
+    b.beat(9000, instanceId="i-b", client_id="app")            # standbys promoted in place
+    b.beat(10000, instanceId="i-b", client_id="app")
+    rec.call(10100, "admin", {"groupIds": ["g"], "includeAuthorizedOperations": False}, api_key=89, version=0)
+    return rec
+
+
+def kip_warmup(mutants: frozenset[str] = frozenset(), records: bool = False) -> TraceRecorder:
+    """kip: a stateful task moving to a new process is warmed up first and promoted once its lag is
+    below acceptable.recovery.lag; a join with an older topology epoch is STREAMS_TOPOLOGY_FENCED."""
+    rec = _recorder({"group.streams.num.warmup.replicas": 1, "group.streams.initial.rebalance.delay.ms": 0},
+                    records, mutants, "kip")
+    rec.topic(0, "input", 3)
+    rec.topic(0, "app-0-changelog", 3)
+    rec.topic(0, "app-rep", 3)
+    a, b = Client(rec, "m-a", "p1"), Client(rec, "m-b", "p2")
+    a.join(1000, {**STATEFUL, "epoch": 1})
+    b.join(1100, {**STATEFUL, "epoch": 1})                   # gets a warm-up, m-a keeps the actives
+    a.beat(2000)
+    b.beat(2100, taskOffsets=[{"subtopologyId": "0", "partition": 2, "offset": 10}],
+           taskEndOffsets=[{"subtopologyId": "0", "partition": 2, "offset": 50000}])  # lag 49990: no step
+    for ts in (3000, 3100, 4000, 4100):
+        (a if ts % 1000 == 0 else b).beat(ts)
+    b.beat(5000, taskOffsets=[{"subtopologyId": "0", "partition": 2, "offset": 49990}],
+           taskEndOffsets=[{"subtopologyId": "0", "partition": 2, "offset": 50000}])  # lag 10: a step
+    a.beat(5100)                                              # revokes 0_2
+    a.beat(6000)
+    b.beat(6100)                                              # the warm-up becomes the active task
+    b.beat(6200)
+    Client(rec, "m-c", "p3").join(7000, STATEFUL)             # topology epoch 0 < 1
+    return rec
+
+
 SCENARIOS: dict[str, Callable[..., TraceRecorder]] = {
     "standby_rebalance.jsonl": standby_rebalance,
     "not_ready.jsonl": not_ready,
+    "trunk_static.jsonl": trunk_static,
+    "kip_warmup.jsonl": kip_warmup,
 }
 RECORDED = {"standby_rebalance_records.jsonl": standby_rebalance}
 

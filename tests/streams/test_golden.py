@@ -10,7 +10,15 @@ from typing import Any
 import pytest
 
 from kgspec.cli import main
-from tests.streams.goldens import GOLDEN, RECORDED, SCENARIOS, not_ready, standby_rebalance
+from tests.streams.goldens import (
+    GOLDEN,
+    RECORDED,
+    SCENARIOS,
+    kip_warmup,
+    not_ready,
+    standby_rebalance,
+    trunk_static,
+)
 
 Event = dict[str, Any]
 
@@ -52,10 +60,13 @@ MUTANTS = [
     ("standby-on-active-process", standby_rebalance, 8, "standbyTasks"),
     ("grant-before-ack", standby_rebalance, 15, "streams-single-active-owner"),
     ("bump-while-revoking", standby_rebalance, 13, "streams-epoch-while-revoking"),
+    ("bump-while-revoking", trunk_static, 7, "streams-epoch-while-revoking"),
+    ("grant-before-ack", kip_warmup, 8, "streams-single-active-owner"),
 ]
 
 
-@pytest.mark.parametrize(("mutant", "make", "line", "field"), MUTANTS, ids=[m[0] for m in MUTANTS])
+@pytest.mark.parametrize(("mutant", "make", "line", "field"), MUTANTS,
+                         ids=[f"{m[0]}-{m[1].__name__}" for m in MUTANTS])
 def test_mutant_traces_rejected_at_the_first_departure(mutant: str, make: Any, line: int, field: str,
                                                        tmp_path: Path) -> None:
     golden = make().lines()
@@ -120,3 +131,60 @@ def test_records_only_trace_replays_and_catches_process_sharing(tmp_path: Path) 
     assert status == 1
     first = report["findings"][0]
     assert (first["line"], first["kind"], first["field"]) == (index + 1, "invariant", "streams-process-exclusivity")
+
+
+def _calls(name: str) -> list[tuple[int, str, int, int, int]]:
+    events = [json.loads(x) for x in (GOLDEN / name).read_text().splitlines()]
+    return [(i + 1, e["request"]["memberId"], e["request"]["memberEpoch"], e["response"]["errorCode"],
+             e["response"]["memberEpoch"]) for i, e in enumerate(events)
+            if e.get("requestHeader", {}).get("requestApiKey") == 88]
+
+
+def test_trunk_golden_values() -> None:
+    """-2 keeps the group epoch, the replacement inherits epoch 3, -1 bumps, the promotion is in place."""
+    calls = _calls("trunk_static.jsonl")
+    assert (14, "m-a", -2, 0, -2) in calls
+    assert (15, "m-a2", 0, 0, 3) in calls
+    assert (19, "m-b", 3, 0, 4) in calls
+    event = json.loads((GOLDEN / "trunk_static.jsonl").read_text().splitlines()[18])
+    assert (event["response"]["activeTasks"], event["response"]["standbyTasks"]) == (
+        [{"subtopologyId": "0", "partitions": [0, 1]}, {"subtopologyId": "1", "partitions": [0, 1]}], [])
+
+
+def test_kip_golden_values() -> None:
+    calls = _calls("kip_warmup.jsonl")
+    assert (13, "m-b", 3, 0, 4) in calls   # the caught-up warm-up: a refinement step
+    assert (18, "m-c", 0, 132, 0) in calls  # STREAMS_TOPOLOGY_FENCED
+    event = json.loads((GOLDEN / "kip_warmup.jsonl").read_text().splitlines()[7])
+    assert event["response"]["warmupTasks"] == [{"subtopologyId": "0", "partitions": [2]}]
+
+
+@pytest.mark.parametrize(("name", "profile", "line", "field"), [
+    ("trunk_static.jsonl", "kafka-4.3", 5, "errorCode"),       # 4.3 rejects instanceId
+    ("kip_warmup.jsonl", "kafka-trunk", 7, "activeTasks"),      # trunk hands out no warm-ups
+])
+def test_goldens_rejected_under_another_profile(name: str, profile: str, line: int, field: str,
+                                                tmp_path: Path) -> None:
+    report = tmp_path / "r.json"
+    status = main(["check", "-q", str(GOLDEN / name), "--profile", profile, "--json", str(report)])
+    findings = json.loads(report.read_text())["findings"]
+    assert status == 1
+    assert (findings[0]["line"], findings[0]["field"]) == (line, field)
+
+
+@pytest.mark.parametrize(("name", "line", "edit", "field"), [
+    # 4.3-style promotion: the standbys kept, no actives yet
+    ("trunk_static.jsonl", 19, {"activeTasks": [], "standbyTasks": [{"subtopologyId": "0", "partitions": [0, 1]}]},
+     "activeTasks"),
+    ("trunk_static.jsonl", 14, {"memberEpoch": -1}, "memberEpoch"),   # -2 answered as a full leave
+    ("kip_warmup.jsonl", 13, {"memberEpoch": 3}, "memberEpoch"),      # no refinement step
+    ("kip_warmup.jsonl", 18, {"errorCode": 0}, "errorCode"),          # stale topology epoch accepted
+])
+def test_edited_trunk_and_kip_goldens_rejected(name: str, line: int, edit: dict[str, Any], field: str,
+                                               tmp_path: Path) -> None:
+    events = [json.loads(x) for x in (GOLDEN / name).read_text().splitlines()]
+    events[line - 1]["response"].update(edit)
+    status, report = check(write(tmp_path, [json.dumps(e) for e in events]))
+    assert status == 1
+    first = report["findings"][0]
+    assert (first["line"], first["field"]) == (line, field)
