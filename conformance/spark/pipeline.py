@@ -7,13 +7,13 @@
    block are consecutive: one aggregation per block (row count, first id, first non-blank
    id, last dump-log/console timestamp) gives every row its 1-based line number without a
    window over whole files. The first lines of each file give its format.
-2. **Parse** (``mapInPandas``): each line through the readers' own per-line parsers
+2. **Parse** (``mapInArrow``): each line through the readers' own per-line parsers
    (:mod:`.parse`); the rows are persisted for the next stages.
 3. **Cluster events**: headers, topic and tick events and topic-API calls, resolved per
    file in order and collected on the driver; every group's replay gets its file's list.
 4. **Sampling**: one row per group id (its type: consumer, streams, share, classic) and the
    hash decision of :mod:`.sampling`; events of kept groups are selected by a join.
-5. **Replay** (``mapInPandas``): repartition by (file, group), ``sortWithinPartitions`` by
+5. **Replay** (``mapInArrow``): repartition by (file, group), ``sortWithinPartitions`` by
    (file, group, order key, line), one group at a time through a ``TraceChecker``
    (:mod:`.replay`).
 6. **Report**: summaries and findings are collected into the ``Report`` of ``kgspec
@@ -41,7 +41,6 @@ from .parse import (
     CONSOLE_TS_REGEX,
     DUMP_TS_REGEX,
     GROUP_TYPES,
-    PARSED_COLUMNS,
     PARSED_SCHEMA,
     Block,
     FileLayout,
@@ -51,7 +50,6 @@ from .parse import (
     resolve_cluster,
 )
 from .replay import (
-    OUTPUT_COLUMNS,
     OUTPUT_SCHEMA,
     FileSettings,
     ReplayContext,
@@ -130,44 +128,61 @@ class _Names:
         return len(self.inputs), shown
 
 
+def _arrow_schema(ddl: str) -> Any:
+    """A DDL schema of this module ("name type, ...") as the pyarrow schema mapInArrow returns."""
+    import pyarrow as pa
+
+    types = {"string": pa.string(), "double": pa.float64(), "long": pa.int64(), "int": pa.int32(),
+             "binary": pa.binary()}
+    return pa.schema([(name, types[kind]) for name, kind in (f.split() for f in ddl.split(","))])
+
+
 def _batches_to_rows(batches: Iterable[Any], columns: tuple[str, ...]) -> Iterator[tuple[Any, ...]]:
-    for pdf in batches:
-        yield from zip(*(pdf[c].tolist() for c in columns), strict=True)
+    for batch in batches:
+        index = batch.schema.get_field_index
+        yield from zip(*(batch.column(index(c)).to_pylist() for c in columns), strict=True)
 
 
-def _rows_to_batches(rows: Iterable[tuple[Any, ...]], columns: tuple[str, ...],
-                     size: int = 4096) -> Iterator[Any]:
-    import pandas as pd
+def _rows_to_batches(rows: Iterable[tuple[Any, ...]], schema: Any, size: int = 8192) -> Iterator[Any]:
+    import pyarrow as pa
+
+    types = [f.type for f in schema]
+
+    def batch(chunk: list[tuple[Any, ...]]) -> Any:
+        columns = list(zip(*chunk, strict=True))
+        return pa.RecordBatch.from_arrays([pa.array(c, type=t) for c, t in zip(columns, types, strict=True)],
+                                          schema=schema)
 
     chunk: list[tuple[Any, ...]] = []
     for row in rows:
         chunk.append(row)
         if len(chunk) >= size:
-            yield pd.DataFrame.from_records(chunk, columns=list(columns))
+            yield batch(chunk)
             chunk = []
     if chunk:
-        yield pd.DataFrame.from_records(chunk, columns=list(columns))
+        yield batch(chunk)
 
 
-def _map_fn(columns_in: tuple[str, ...], columns_out: tuple[str, ...],
+def _map_fn(columns_in: tuple[str, ...], ddl_out: str,
             fn: Callable[[Iterator[tuple[Any, ...]]], Iterator[tuple[Any, ...]]]) -> Callable[[Iterable[Any]], Iterator[Any]]:
+    """A ``mapInArrow`` function: Arrow batches in, rows through ``fn``, Arrow batches out (no pandas)."""
     def run(batches: Iterable[Any]) -> Iterator[Any]:
-        yield from _rows_to_batches(fn(_batches_to_rows(batches, columns_in)), columns_out)
+        yield from _rows_to_batches(fn(_batches_to_rows(batches, columns_in)), _arrow_schema(ddl_out))
     return run
 
 
 def _parse_fn(layouts: dict[str, FileLayout], options: ParseOptions) -> Callable[[Iterable[Any]], Iterator[Any]]:
-    return _map_fn(("uri", "block", "rid", "v"), PARSED_COLUMNS,
+    return _map_fn(("uri", "block", "rid", "v"), PARSED_SCHEMA,
                    lambda rows: parse_block_rows(rows, layouts, options))
 
 
 def _resolve_fn(formats: dict[str, str]) -> Callable[[Iterable[Any]], Iterator[Any]]:
-    return _map_fn(("path", "okey", "line", "sub", "cls", "payload"), PARSED_COLUMNS,
+    return _map_fn(("path", "okey", "line", "sub", "cls", "payload"), PARSED_SCHEMA,
                    lambda rows: resolve_cluster(rows, formats))
 
 
 def _replay_fn(ctx: ReplayContext) -> Callable[[Iterable[Any]], Iterator[Any]]:
-    return _map_fn(("path", "grp", "gtype", "okey", "line", "sub", "payload"), OUTPUT_COLUMNS,
+    return _map_fn(("path", "grp", "gtype", "okey", "line", "sub", "payload"), OUTPUT_SCHEMA,
                    lambda rows: replay_rows(rows, ctx))
 
 
@@ -251,7 +266,7 @@ def run_conform(spark: Any, opts: ConformOptions) -> ConformResult:
     formats = {layout.path: layout.fmt for layout in layouts.values()}
 
     parsed = (raw.select("uri", "block", "rid", F.col("value").cast("binary").alias("v"))
-              .mapInPandas(_parse_fn(layouts, ParseOptions(tz=opts.tz)), PARSED_SCHEMA)
+              .mapInArrow(_parse_fn(layouts, ParseOptions(tz=opts.tz)), PARSED_SCHEMA)
               .persist(StorageLevel.MEMORY_AND_DISK))
     try:
         return _run_parsed(spark, opts, parsed, paths, formats, seed)
@@ -274,7 +289,7 @@ def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str],
     cluster_rows = (parsed.where(F.col("cls").isin("c", "t"))
                     .select("path", "okey", "line", "sub", "cls", "payload")
                     .repartition(F.col("path")).sortWithinPartitions("path", "okey", "line", "sub")
-                    .mapInPandas(_resolve_fn(formats), PARSED_SCHEMA).collect())
+                    .mapInArrow(_resolve_fn(formats), PARSED_SCHEMA).collect())
     headers: dict[str, Event] = {}
     cluster: dict[str, list[tuple[tuple[float, int, int], Event]]] = {p: [] for p in paths}
     for r in cluster_rows:
@@ -318,7 +333,7 @@ def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str],
     else:
         replay_in = replay_in.repartition("path", "grp")
     out = (replay_in.sortWithinPartitions("path", "grp", "okey", "line", "sub")
-           .mapInPandas(_replay_fn(ctx), OUTPUT_SCHEMA).persist(StorageLevel.MEMORY_AND_DISK))
+           .mapInArrow(_replay_fn(ctx), OUTPUT_SCHEMA).persist(StorageLevel.MEMORY_AND_DISK))
     try:
         rows = out.collect()
         malformed = parsed.where(F.col("cls") == "m").select("path", "okey", "line", "sub", "msg", "fld").collect()
