@@ -42,6 +42,16 @@ from kgspec.invariants.ownership import (
 )
 from kgspec.invariants.processid import PROCESSID_EXCLUSIVITY, StreamsHolding, processid_exclusivity
 from kgspec.invariants.replay import REPLAY_EQUIVALENCE, replay_equivalence, replay_records
+from kgspec.invariants.streams_group import (
+    NO_TASKS_WHILE_NOT_READY,
+    STREAMS_GROUP_INVARIANTS,
+    StreamsObservation,
+    snapshot_streams_epochs,
+    streams_convergence,
+    streams_convergence_bound_ms,
+    streams_epoch_fencing,
+    streams_target_validity,
+)
 from kgspec.invariants.target import TARGET_VALIDITY, target_is_current, target_validity
 from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.model.consumer.member import ConsumerMember
@@ -138,18 +148,29 @@ CONSUMER_INVARIANTS: dict[str, Check] = {
     CONVERGENCE: _convergence,
 }
 
-#: Invariants defined for streams groups (over plain assignments for now).
+#: Invariants defined for streams groups over plain assignments (the Z3 encodings' view).
 STREAMS_INVARIANTS: dict[str, Callable[..., list[str]]] = {
     PROCESSID_EXCLUSIVITY: processid_exclusivity,
 }
 
-ALL_NAMES: tuple[str, ...] = (*CONSUMER_INVARIANTS, *STREAMS_INVARIANTS)
+ALL_NAMES: tuple[str, ...] = tuple(dict.fromkeys((*CONSUMER_INVARIANTS, *STREAMS_INVARIANTS,
+                                                  *STREAMS_GROUP_INVARIANTS)))
 
 
 def check_all(observation: Observation, names: tuple[str, ...] | None = None) -> list[Violation]:
     """Run every consumer invariant (or those in ``names``) over one observation."""
     out: list[Violation] = []
     for name, check in CONSUMER_INVARIANTS.items():
+        if names is not None and name not in names:
+            continue
+        out.extend(Violation(name, observation.group_id, msg) for msg in check(observation))
+    return out
+
+
+def check_streams(observation: StreamsObservation, names: tuple[str, ...] | None = None) -> list[Violation]:
+    """Run every streams-group invariant (or those in ``names``) over one observation."""
+    out: list[Violation] = []
+    for name, check in STREAMS_GROUP_INVARIANTS.items():
         if names is not None and name not in names:
             continue
         out.extend(Violation(name, observation.group_id, msg) for msg in check(observation))
@@ -175,20 +196,24 @@ __all__ = [
     "EPOCH_FENCING",
     "EPOCH_MONOTONICITY",
     "NO_DOUBLE_OWNERSHIP",
+    "NO_TASKS_WHILE_NOT_READY",
     "PARTITION_EPOCH_INDEX",
     "PROCESSID_EXCLUSIVITY",
     "REPLAY_EQUIVALENCE",
     "SESSION_EXPIRY",
     "STATE_DERIVATION",
+    "STREAMS_GROUP_INVARIANTS",
     "STREAMS_INVARIANTS",
     "TARGET_VALIDITY",
     "ClientView",
     "EpochSnapshot",
     "Observation",
     "StreamsHolding",
+    "StreamsObservation",
     "Violation",
     "check_all",
     "check_consumer_group",
+    "check_streams",
     "client_no_double_ownership",
     "convergence",
     "convergence_bound_ms",
@@ -201,7 +226,12 @@ __all__ = [
     "replay_records",
     "session_expiry",
     "snapshot_epochs",
+    "snapshot_streams_epochs",
     "state_derivation",
+    "streams_convergence",
+    "streams_convergence_bound_ms",
+    "streams_epoch_fencing",
+    "streams_target_validity",
     "target_is_current",
     "target_validity",
 ]

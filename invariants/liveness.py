@@ -9,12 +9,13 @@ from dataclasses import dataclass
 from kgspec.model.config import Config
 from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.model.consumer.member import STABLE
+from kgspec.model.streams.group import StreamsGroup
 
 SESSION_EXPIRY = "session-expiry"
 CONVERGENCE = "convergence"
 
 
-def session_expiry(group: ConsumerGroup, now: int, deadlines: Mapping[str, int]) -> list[str]:
+def session_expiry(group: ConsumerGroup | StreamsGroup, now: int, deadlines: Mapping[str, int]) -> list[str]:
     """Session expiry.
 
     A member whose session deadline has passed is no longer in the group. ``deadlines``

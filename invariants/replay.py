@@ -9,6 +9,7 @@ from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.model.coordinator import Coordinator
 from kgspec.model.mutants import NONE, Mutants
 from kgspec.model.records import Record
+from kgspec.model.streams.group import StreamsGroup
 
 REPLAY_EQUIVALENCE = "replay-equivalence"
 
@@ -21,7 +22,8 @@ def replay_records(records: Iterable[Record], profile: str | None = None,
     return fresh
 
 
-def replay_equivalence(live: ConsumerGroup | None, replayed: ConsumerGroup | None) -> list[str]:
+def replay_equivalence(live: ConsumerGroup | StreamsGroup | None,
+                       replayed: ConsumerGroup | StreamsGroup | None) -> list[str]:
     """Replay equivalence.
 
     Replaying every record the coordinator emitted so far into a fresh coordinator rebuilds

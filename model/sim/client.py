@@ -1,18 +1,36 @@
-"""A KIP-848 consumer client, driven by the compiled ``consumer-client`` table.
+"""Simulated group clients, driven by the compiled ``consumer-client`` table.
 
-It follows ``AbstractMembershipManager`` and ``HeartbeatRequestManager`` as far as the
-coordinator can tell: join with epoch 0, heartbeat every interval, reconcile a new
-assignment (revoke, then assign, taking ``reconcile_ms`` of callbacks) and acknowledge it
-at once, keep one heartbeat in flight, send a full heartbeat after a lost or failed one,
-rejoin with epoch 0 when fenced, leave with -1 (or -2 for a static member). Every state
-change is a ``Table.fire``, so the client can only move along the declared lifecycle.
+:class:`MemberClient` is the lifecycle both KIP-848 consumers and KIP-1071 streams
+clients share (``AbstractMembershipManager`` / ``StreamsMembershipManager`` move over the
+same ``MemberState`` table, and their heartbeat managers keep the same timing): join with
+epoch 0, heartbeat every interval, reconcile a new assignment (revoke, then assign, taking
+``reconcile_ms`` of callbacks) and acknowledge it at once, keep one heartbeat in flight,
+send a full heartbeat after a lost or failed one, rejoin with epoch 0 when fenced, leave
+with -1 (or -2 for a static member). Every state change is a ``Table.fire``, so a client
+can only move along the declared lifecycle. Subclasses say what a request carries and how
+an assignment reads: :class:`SimClient` (consumer, API 68) here, and
+``streams_client.StreamsSimClient`` (API 88).
+
+Misbehaviour the simulator can inject:
+
+- a *poll stall* (:meth:`MemberClient.stall_poll`): the application thread stops polling;
+  the background thread keeps heartbeating, but callbacks (which run in ``poll()``) wait.
+  Past ``max.poll.interval.ms`` (the rebalance timeout the client sends) the client leaves
+  with a stale leave heartbeat and stays STALE until the application polls again, then
+  rejoins with epoch 0 (``AbstractMembershipManager.transitionToSendingLeaveGroup(true)``,
+  ``maybeRejoinStaleMember``). A member stalled while revoking keeps its partitions until
+  the coordinator's rebalance timeout fences it.
+- a *freeze* (:meth:`MemberClient.freeze`): the whole process stops (a long GC pause, a
+  suspended VM): no heartbeats, responses wait. Past the session timeout the coordinator
+  fences it; its next heartbeat is answered with a fencing error and it rejoins with
+  epoch 0.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 from kgspec.model.errors import Errors
 from kgspec.spec import client as cs
@@ -27,7 +45,7 @@ Owned = dict[str, frozenset[int]]
 
 @dataclass(slots=True)
 class ClientOptions:
-    rebalance_timeout_ms: int = 30000
+    rebalance_timeout_ms: int = 30000  # also max.poll.interval.ms: the consumer sends it as its rebalance timeout
     reconcile_ms: int = 0  # time the rebalance callbacks take
     request_timeout_ms: int = 5000
     server_assignor: str | None = None
@@ -48,21 +66,24 @@ def parse_assignment(response: Mapping[str, Any]) -> Owned | None:
     return {t: frozenset(p) for t, p in out.items() if p}
 
 
-class SimClient:
-    """One consumer incarnation; the simulator calls :meth:`wake` and :meth:`on_response`."""
+class MemberClient:
+    """One client incarnation; the simulator calls :meth:`wake` and :meth:`on_response`."""
 
-    def __init__(self, name: str, group_id: str, member_id: str, topics: tuple[str, ...],
-                 instance_id: str | None = None, options: ClientOptions | None = None) -> None:
+    API_KEY: ClassVar[int] = 68
+    API_VERSION: ClassVar[int] = 1
+    PROTOCOL: ClassVar[str] = "consumer"
+
+    def __init__(self, name: str, group_id: str, member_id: str, instance_id: str | None = None,
+                 options: ClientOptions | None = None) -> None:
         self.name = name
         self.group_id = group_id
         self.member_id = member_id
-        self.topics = topics
         self.instance_id = instance_id
         self.opts = options or ClientOptions()
         self.state = TABLE.initial
         self.epoch = 0
-        self.owned: Owned = {}
-        self.target: Owned | None = None  # the latest assignment the coordinator sent
+        self.owned: dict[str, Any] = {}
+        self.target: dict[str, Any] | None = None  # the latest assignment the coordinator sent
         self.alive = True
         self.hb_interval = 0
         self.next_hb = 0
@@ -70,12 +91,15 @@ class SimClient:
         self.in_flight_deadline = 0
         self.corr = 0
         self.full = True
-        self.last_sent_owned: Owned | None = None
-        self.reconcile_to: Owned | None = None
+        self.reconcile_to: dict[str, Any] | None = None
         self.reconcile_done_at: int | None = None
         self.leave_epoch = -1
         self.leave_done_at: int | None = None
         self.transitions = 0
+        self.stalled_until: int | None = None  # the application thread does not poll until then
+        self.poll_expires_at: int | None = None  # max.poll.interval.ms after the last poll
+        self.frozen_until: int | None = None  # the whole process is stopped until then
+        self.stale_leave = False
 
     # --- lifecycle ----------------------------------------------------------------------
 
@@ -105,34 +129,90 @@ class SimClient:
         self.alive = False
         self.owned = {}
 
+    def stall_poll(self, now: int, duration_ms: int) -> None:
+        """The application stops polling for ``duration_ms`` (heartbeats go on)."""
+        if self.done:
+            return
+        self.stalled_until = max(self.stalled_until or 0, now + duration_ms)
+        if self.poll_expires_at is None:
+            self.poll_expires_at = now + self.opts.rebalance_timeout_ms
+
+    def freeze(self, now: int, duration_ms: int) -> None:
+        """The whole process stops for ``duration_ms`` (no heartbeats, responses wait)."""
+        if not self.done:
+            self.frozen_until = max(self.frozen_until or 0, now + duration_ms)
+
+    def resume(self) -> None:
+        """Faults stop: a stalled application polls again, a frozen process runs on."""
+        if self.stalled_until is not None:
+            self.stalled_until = 0
+        if self.frozen_until is not None:
+            self.frozen_until = 0
+
+    def frozen(self, now: int) -> bool:
+        return self.frozen_until is not None and now < self.frozen_until
+
     @property
     def done(self) -> bool:
-        return not self.alive or self.state in (cs.UNSUBSCRIBED, cs.FATAL, cs.STALE)
+        if self.state == cs.STALE:
+            return not self.alive or self.stalled_until is None
+        return not self.alive or self.state in (cs.UNSUBSCRIBED, cs.FATAL)
 
     # --- time -----------------------------------------------------------------------------
 
     def wake_time(self) -> int | None:
         if self.done:
             return None
-        times = [t for t in (self.reconcile_done_at, self.leave_done_at) if t is not None]
+        times: list[int] = []
+        if self.stalled_until is None:
+            times.extend(t for t in (self.reconcile_done_at, self.leave_done_at) if t is not None)
+        else:  # callbacks wait for the application to poll again
+            times.append(self.stalled_until)
+            if self.poll_expires_at is not None and self.state in IN_GROUP:
+                times.append(self.poll_expires_at)
         if self.in_flight is not None:
             times.append(self.in_flight_deadline)
         elif self.state in (cs.JOINING, cs.ACKNOWLEDGING, cs.LEAVING):
             times.append(self.next_hb if self.state == cs.JOINING else 0)
         elif self.state in (cs.RECONCILING, cs.STABLE):
             times.append(self.next_hb)
-        return min(times) if times else None
+        at = min(times) if times else None
+        if at is not None and self.frozen_until is not None:
+            at = max(at, self.frozen_until)
+        return at
+
+    def _poll(self, now: int) -> None:
+        """The application thread: stall bookkeeping, a stale member's rejoin."""
+        if self.stalled_until is None:
+            return
+        if now < self.stalled_until:
+            if (self.poll_expires_at is not None and now >= self.poll_expires_at
+                    and self.state in IN_GROUP):
+                # max.poll.interval.ms expired: leave at once, no callbacks (transitionToSendingLeaveGroup(true))
+                self._fire("poll_timer_expired")
+                self.reconcile_to = self.reconcile_done_at = None
+                self.leave_epoch = -2 if self.instance_id is not None else -1
+                self.stale_leave = True
+            return
+        self.stalled_until = self.poll_expires_at = None  # the application polls again
+        if self.state == cs.STALE:
+            self._fire("rejoin")  # maybeRejoinStaleMember
+            self.epoch = 0
+            self.full = True
+            self.next_hb = now
 
     def wake(self, now: int) -> dict[str, Any] | None:
         """Do what is due by ``now``; return the request to send, if any."""
-        if self.done:
+        if self.done or self.frozen(now):
             return None
-        if self.reconcile_done_at is not None and self.reconcile_done_at <= now:
+        self._poll(now)
+        stalled = self.stalled_until is not None
+        if not stalled and self.reconcile_done_at is not None and self.reconcile_done_at <= now:
             assert self.reconcile_to is not None
             self.owned = self.reconcile_to
             self.reconcile_to = self.reconcile_done_at = None
             self._fire("reconciliation_completed")
-        if self.leave_done_at is not None and self.leave_done_at <= now:
+        if not stalled and self.leave_done_at is not None and self.leave_done_at <= now:
             self.owned = {}
             self.leave_done_at = None
             self._fire("leave_callbacks_done")
@@ -143,7 +223,13 @@ class SimClient:
             return None
         if self.state == cs.LEAVING:
             request = self._request(self.leave_epoch, full=False)
-            self._fire("leave_heartbeat_sent")
+            if self.stale_leave:
+                self.stale_leave = False
+                self.owned = {}  # onPartitionsLost once STALE
+                self.target = None
+                self._fire("stale_leave_heartbeat_sent")
+            else:
+                self._fire("leave_heartbeat_sent")
             return request
         due = self.state == cs.ACKNOWLEDGING or (
             self.state in (cs.JOINING, cs.RECONCILING, cs.STABLE) and self.next_hb <= now)
@@ -161,28 +247,15 @@ class SimClient:
         return request
 
     def _request(self, epoch: int, full: bool) -> dict[str, Any]:
-        self.corr += 1
-        self.in_flight = self.corr
-        request: dict[str, Any] = {
-            "groupId": self.group_id, "memberId": self.member_id, "memberEpoch": epoch,
-            "instanceId": self.instance_id, "rackId": None, "rebalanceTimeoutMs": -1,
-            "subscribedTopicNames": None, "subscribedTopicRegex": None, "serverAssignor": None,
-            "topicPartitions": None,
-        }
-        if epoch < 0:
-            return request
-        if full:
-            request["rebalanceTimeoutMs"] = self.opts.rebalance_timeout_ms
-            if self.opts.topic_regex is not None:
-                request["subscribedTopicRegex"] = self.opts.topic_regex
-            else:
-                request["subscribedTopicNames"] = list(self.topics)
-            request["serverAssignor"] = self.opts.server_assignor
-        if full or self.owned != self.last_sent_owned:
-            request["topicPartitions"] = owned_json(self.owned)
-            self.last_sent_owned = dict(self.owned)
-        self.full = False
-        return request
+        """The heartbeat to send (``full``: every field, as after a join or a failure)."""
+        raise NotImplementedError
+
+    def _parse_assignment(self, response: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The assignment a successful response carries (None: unchanged)."""
+        raise NotImplementedError
+
+    def _accepted(self, response: Mapping[str, Any]) -> None:
+        """Protocol-specific fields of a successful response."""
 
     # --- responses ------------------------------------------------------------------------
 
@@ -205,7 +278,8 @@ class SimClient:
         self.epoch = int(response["memberEpoch"])
         self.hb_interval = int(response.get("heartbeatIntervalMs", 0))
         self.next_hb = now + self.hb_interval
-        assignment = parse_assignment(response)
+        self._accepted(response)
+        assignment = self._parse_assignment(response)
         if assignment is not None:
             self.target = assignment
         if self.state == cs.JOINING:
@@ -232,9 +306,66 @@ class SimClient:
             self.full = True
             self.next_hb = now
         elif self.state in (cs.PREPARE_LEAVING, cs.LEAVING):
+            self.stale_leave = False
             self._fire("fenced")
 
     def _start_reconcile(self, now: int) -> None:
         assert self.target is not None
         self.reconcile_to = dict(self.target)
         self.reconcile_done_at = now + self.opts.reconcile_ms
+
+
+class SimClient(MemberClient):
+    """A KIP-848 consumer (ConsumerGroupHeartbeat v1)."""
+
+    def __init__(self, name: str, group_id: str, member_id: str, topics: tuple[str, ...],
+                 instance_id: str | None = None, options: ClientOptions | None = None) -> None:
+        super().__init__(name, group_id, member_id, instance_id, options)
+        self.topics = topics
+        self.last_sent_owned: dict[str, Any] | None = None
+        self.subscription_changed = False
+        self.dropped_regex = False  # the next subscription heartbeat sends regex "" (pattern removed)
+
+    def resubscribe(self, topics: tuple[str, ...], regex: str | None) -> None:
+        """subscribe() again with other topic names or another pattern; the next heartbeat
+        carries the new subscription (and an empty regex to drop a pattern, as
+        ``ConsumerHeartbeatRequestManager.HeartbeatState`` sends)."""
+        self.dropped_regex = self.dropped_regex or (self.opts.topic_regex is not None and regex is None)
+        self.topics = topics
+        self.opts = ClientOptions(self.opts.rebalance_timeout_ms, self.opts.reconcile_ms,
+                                  self.opts.request_timeout_ms, self.opts.server_assignor, regex)
+        self.subscription_changed = True
+
+    def _request(self, epoch: int, full: bool) -> dict[str, Any]:
+        self.corr += 1
+        self.in_flight = self.corr
+        request: dict[str, Any] = {
+            "groupId": self.group_id, "memberId": self.member_id, "memberEpoch": epoch,
+            "instanceId": self.instance_id, "rackId": None, "rebalanceTimeoutMs": -1,
+            "subscribedTopicNames": None, "subscribedTopicRegex": None, "serverAssignor": None,
+            "topicPartitions": None,
+        }
+        if epoch < 0:
+            return request
+        if full:
+            request["rebalanceTimeoutMs"] = self.opts.rebalance_timeout_ms
+            request["serverAssignor"] = self.opts.server_assignor
+        if full or self.subscription_changed:
+            if self.opts.topic_regex is not None:
+                request["subscribedTopicRegex"] = self.opts.topic_regex
+                if self.subscription_changed:
+                    request["subscribedTopicNames"] = []
+            else:
+                request["subscribedTopicNames"] = list(self.topics)
+                if self.dropped_regex:
+                    request["subscribedTopicRegex"] = ""
+                    self.dropped_regex = False
+            self.subscription_changed = False
+        if full or self.owned != self.last_sent_owned:
+            request["topicPartitions"] = owned_json(self.owned)
+            self.last_sent_owned = dict(self.owned)
+        self.full = False
+        return request
+
+    def _parse_assignment(self, response: Mapping[str, Any]) -> dict[str, Any] | None:
+        return parse_assignment(response)

@@ -1,8 +1,8 @@
-"""The Hypothesis rule-based machine over whole groups, and a runner for the CLI and tests.
+"""The Hypothesis rule-based machines over whole groups, and a runner for the CLI and tests.
 
 Rules are faults and changes (clients joining, leaving, crashing, restarting statically,
-being cut off; a lossy network; topic changes; coordinator failover) and the passage of
-time; ``settle`` stops the faults and asserts convergence. The simulator checks every
+being cut off, stalling or freezing, changing their subscription; whole streams processes
+dying; a lossy network; topic changes; coordinator failover) and the passage of time; ``settle`` stops the faults and asserts convergence. The simulator checks every
 invariant after every coordinator step, so a rule fails as soon as anything breaks, and
 Hypothesis shrinks the program to the fewest rules that still break it.
 """
@@ -30,11 +30,19 @@ from kgspec.model.sim import profiles
 from kgspec.model.sim.client import ClientOptions
 from kgspec.model.sim.network import NetworkConfig
 from kgspec.model.sim.simulator import SimConfig, Simulator
+from kgspec.model.sim.streams_client import (
+    STREAMS_SOURCES,
+    STREAMS_TOPOLOGIES,
+    source_topics,
+    streams_topology,
+)
 from kgspec.model.sim.trace import write_trace
 
 GROUP = "g"
 TOPICS = ("t0", "t1")
 MAX_CLIENTS = 6
+SUBSCRIPTIONS = ("t0", "t0,t1", "t1", "regex")
+STALL_MS = (5000, 40000, 70000)  # within, past the rebalance timeout (30 s), past the session timeout (45 s)
 
 
 @dataclass(slots=True)
@@ -47,7 +55,12 @@ class Failure:
     program: list[str] = field(default_factory=list)
 
 
-class ConsumerGroupMachine(RuleBasedStateMachine):
+class GroupMachine(RuleBasedStateMachine):
+    """Rules every protocol shares: time, membership faults, the network, failover, settle.
+
+    Subclasses add ``start`` (an ``@initialize``) and their own joins and topic changes.
+    """
+
     mutants: ClassVar[Mutants] = NONE
     profile: ClassVar[str] = "kafka-4.3"
     last_failure: ClassVar[Failure | None] = None
@@ -65,45 +78,13 @@ class ConsumerGroupMachine(RuleBasedStateMachine):
         names = [n for n, c in sorted(self.sim.clients.items()) if not c.done]
         return names[index % len(names)] if names else None
 
-    # --- rules ------------------------------------------------------------------------
-
-    @initialize(seed=st.integers(0, 2**16), partitions=st.integers(1, 6),
-                members=st.integers(1, 3), static=st.booleans(),
-                reconcile_ms=st.sampled_from([0, 300, 3000]), loss=st.sampled_from([0.0, 0.05, 0.2]),
-                duplicate=st.sampled_from([0.0, 0.3]))
-    def start(self, seed: int, partitions: int, members: int, static: bool, reconcile_ms: int,
-              loss: float, duplicate: float) -> None:
-        network = NetworkConfig(loss, duplicate, 1, 20)
-        self.sim = Simulator(seed, SimConfig(profile=self.profile, network=network), self.mutants)
-        self.sim.set_topic(TOPICS[0], partitions)
-        for _ in range(members):
-            self.sim.add_client(GROUP, (TOPICS[0],), static=static,
-                                options=ClientOptions(reconcile_ms=reconcile_ms))
-        self._note(f"start(seed={seed}, partitions={partitions}, members={members}, static={static}, "
-                   f"reconcile_ms={reconcile_ms}, loss={loss}, duplicate={duplicate})")
+    def _live(self) -> int:
+        return len([c for c in self.sim.clients.values() if not c.done])
 
     @rule(ms=st.sampled_from([1000, 3000, 6000, 20000, 60000]))
     def advance(self, ms: int) -> None:
         self.sim.run_for(ms)
         self._note(f"advance({ms})")
-
-    @precondition(lambda self: len([c for c in self.sim.clients.values() if not c.done]) < MAX_CLIENTS)
-    @rule(static=st.booleans(), subscription=st.sampled_from(["t0", "t0,t1", "regex"]),
-          reconcile_ms=st.sampled_from([0, 300, 3000]))
-    def join(self, static: bool, subscription: str, reconcile_ms: int) -> None:
-        regex = "t.*" if subscription == "regex" else None
-        topics = () if regex else tuple(subscription.split(","))
-        options = ClientOptions(reconcile_ms=reconcile_ms, topic_regex=regex)
-        name = self.sim.add_client(GROUP, topics, static=static, options=options)
-        self._note(f"join({name}, static={static}, subscription={subscription!r}, reconcile_ms={reconcile_ms})")
-
-    @precondition(lambda self: len([c for c in self.sim.clients.values() if not c.done]) < MAX_CLIENTS)
-    @rule(lifetime_ms=st.sampled_from([1000, 3000, 6000]), reconcile_ms=st.sampled_from([0, 300, 3000]))
-    def bounce(self, lifetime_ms: int, reconcile_ms: int) -> None:
-        """A member that joins and leaves again soon (a crash-looping or scaled-down pod)."""
-        name = self.sim.add_client(GROUP, TOPICS[:1], options=ClientOptions(reconcile_ms=reconcile_ms))
-        self.sim.leave_later(name, lifetime_ms)
-        self._note(f"bounce({name}, lifetime_ms={lifetime_ms}, reconcile_ms={reconcile_ms})")
 
     @rule(index=st.integers(0, MAX_CLIENTS - 1))
     def leave(self, index: int) -> None:
@@ -119,13 +100,6 @@ class ConsumerGroupMachine(RuleBasedStateMachine):
             self.sim.crash(name)
         self._note(f"crash({name})")
 
-    @rule(index=st.integers(0, MAX_CLIENTS - 1), downtime_ms=st.sampled_from([100, 2000, 50000]))
-    def restart_static(self, index: int, downtime_ms: int) -> None:
-        name = self._pick(index)
-        if name is not None:
-            self.sim.restart_static(name, downtime_ms)
-        self._note(f"restart_static({name}, downtime_ms={downtime_ms})")
-
     @rule(index=st.integers(0, MAX_CLIENTS - 1), ms=st.sampled_from([3000, 20000, 60000]))
     def isolate(self, index: int, ms: int) -> None:
         name = self._pick(index)
@@ -133,23 +107,21 @@ class ConsumerGroupMachine(RuleBasedStateMachine):
             self.sim.isolate(name, ms)
         self._note(f"isolate({name}, {ms})")
 
+    @rule(index=st.integers(0, MAX_CLIENTS - 1), ms=st.sampled_from(STALL_MS),
+          whole_process=st.booleans())
+    def stall(self, index: int, ms: int, whole_process: bool) -> None:
+        """The application stops polling (past the rebalance timeout: a stale member), or the
+        whole process freezes (past the session timeout: fenced, then a rejoin with epoch 0)."""
+        name = self._pick(index)
+        if name is not None:
+            (self.sim.freeze if whole_process else self.sim.stall)(name, ms)
+        self._note(f"{'freeze' if whole_process else 'stall'}({name}, {ms})")
+
     @rule(loss=st.sampled_from([0.0, 0.1, 0.3]), duplicate=st.sampled_from([0.0, 0.3]),
           max_delay_ms=st.sampled_from([5, 50, 500]))
     def network(self, loss: float, duplicate: float, max_delay_ms: int) -> None:
         self.sim.set_network(NetworkConfig(loss, duplicate, 1, max_delay_ms))
         self._note(f"network(loss={loss}, duplicate={duplicate}, max_delay_ms={max_delay_ms})")
-
-    @rule(topic=st.sampled_from(TOPICS), action=st.sampled_from(["grow", "delete", "recreate"]),
-          partitions=st.integers(1, 8))
-    def topic(self, topic: str, action: str, partitions: int) -> None:
-        info = self.sim.coordinator.topics.by_name(topic)
-        if action == "delete":
-            self.sim.delete_topic(topic)
-        elif action == "recreate":
-            self.sim.set_topic(topic, partitions, recreate=True)
-        else:
-            self.sim.set_topic(topic, max(partitions, info.partitions if info else 0))
-        self._note(f"topic({topic}, {action}, {partitions})")
 
     @rule()
     def failover(self) -> None:
@@ -178,10 +150,157 @@ class ConsumerGroupMachine(RuleBasedStateMachine):
                 write_trace(failure.events, self.trace_path)
 
 
-def machine_for(mutants: Mutants = NONE, profile: str = "kafka-4.3") -> type[ConsumerGroupMachine]:
+class ConsumerGroupMachine(GroupMachine):
+    """One KIP-848 consumer group."""
+
+    @initialize(seed=st.integers(0, 2**16), partitions=st.integers(1, 6),
+                members=st.integers(1, 3), static=st.booleans(),
+                reconcile_ms=st.sampled_from([0, 300, 3000]), loss=st.sampled_from([0.0, 0.05, 0.2]),
+                duplicate=st.sampled_from([0.0, 0.3]))
+    def start(self, seed: int, partitions: int, members: int, static: bool, reconcile_ms: int,
+              loss: float, duplicate: float) -> None:
+        network = NetworkConfig(loss, duplicate, 1, 20)
+        self.sim = Simulator(seed, SimConfig(profile=self.profile, network=network), self.mutants)
+        self.sim.set_topic(TOPICS[0], partitions)
+        for _ in range(members):
+            self.sim.add_client(GROUP, (TOPICS[0],), static=static,
+                                options=ClientOptions(reconcile_ms=reconcile_ms))
+        self._note(f"start(seed={seed}, partitions={partitions}, members={members}, static={static}, "
+                   f"reconcile_ms={reconcile_ms}, loss={loss}, duplicate={duplicate})")
+
+    @precondition(lambda self: self._live() < MAX_CLIENTS)
+    @rule(static=st.booleans(), subscription=st.sampled_from(SUBSCRIPTIONS),
+          reconcile_ms=st.sampled_from([0, 300, 3000]))
+    def join(self, static: bool, subscription: str, reconcile_ms: int) -> None:
+        topics, regex = _subscription(subscription)
+        options = ClientOptions(reconcile_ms=reconcile_ms, topic_regex=regex)
+        name = self.sim.add_client(GROUP, topics, static=static, options=options)
+        self._note(f"join({name}, static={static}, subscription={subscription!r}, reconcile_ms={reconcile_ms})")
+
+    @precondition(lambda self: self._live() < MAX_CLIENTS)
+    @rule(lifetime_ms=st.sampled_from([1000, 3000, 6000]), reconcile_ms=st.sampled_from([0, 300, 3000]))
+    def bounce(self, lifetime_ms: int, reconcile_ms: int) -> None:
+        """A member that joins and leaves again soon (a crash-looping or scaled-down pod)."""
+        name = self.sim.add_client(GROUP, TOPICS[:1], options=ClientOptions(reconcile_ms=reconcile_ms))
+        self.sim.leave_later(name, lifetime_ms)
+        self._note(f"bounce({name}, lifetime_ms={lifetime_ms}, reconcile_ms={reconcile_ms})")
+
+    @rule(index=st.integers(0, MAX_CLIENTS - 1), downtime_ms=st.sampled_from([100, 2000, 50000]))
+    def restart_static(self, index: int, downtime_ms: int) -> None:
+        name = self._pick(index)
+        if name is not None:
+            self.sim.restart_static(name, downtime_ms)
+        self._note(f"restart_static({name}, downtime_ms={downtime_ms})")
+
+    @rule(index=st.integers(0, MAX_CLIENTS - 1), subscription=st.sampled_from(SUBSCRIPTIONS))
+    def resubscribe(self, index: int, subscription: str) -> None:
+        """subscribe() again mid-run: other topic names or a pattern (the group epoch bumps)."""
+        name = self._pick(index)
+        if name is not None:
+            self.sim.resubscribe(name, *_subscription(subscription))
+        self._note(f"resubscribe({name}, {subscription!r})")
+
+    @rule(topic=st.sampled_from(TOPICS), action=st.sampled_from(["grow", "delete", "recreate"]),
+          partitions=st.integers(1, 8))
+    def topic(self, topic: str, action: str, partitions: int) -> None:
+        info = self.sim.coordinator.topics.by_name(topic)
+        if action == "delete":
+            self.sim.delete_topic(topic)
+        elif action == "recreate":
+            self.sim.set_topic(topic, partitions, recreate=True)
+        else:
+            self.sim.set_topic(topic, max(partitions, info.partitions if info else 0))
+        self._note(f"topic({topic}, {action}, {partitions})")
+
+
+def _subscription(kind: str) -> tuple[tuple[str, ...], str | None]:
+    if kind == "regex":
+        return (), "t.*"
+    return tuple(kind.split(",")), None
+
+
+class StreamsGroupMachine(GroupMachine):
+    """One KIP-1071 streams group: stream threads of a few Kafka Streams processes."""
+
+    processes: list[str]
+    topology_kind: str
+
+    @initialize(seed=st.integers(0, 2**16), partitions=st.integers(1, 4), processes=st.integers(1, 3),
+                threads=st.integers(1, 2), standbys=st.integers(0, 2),
+                topology=st.sampled_from(STREAMS_TOPOLOGIES), sources_exist=st.booleans(),
+                reconcile_ms=st.sampled_from([0, 300, 3000]), loss=st.sampled_from([0.0, 0.05, 0.2]),
+                duplicate=st.sampled_from([0.0, 0.3]))
+    def start(self, seed: int, partitions: int, processes: int, threads: int, standbys: int, topology: str,
+              sources_exist: bool, reconcile_ms: int, loss: float, duplicate: float) -> None:
+        network = NetworkConfig(loss, duplicate, 1, 20)
+        configs = {"group.streams.num.standby.replicas": standbys}
+        self.sim = Simulator(seed, SimConfig(profile=self.profile, configs=configs, network=network), self.mutants)
+        self.topology_kind = topology
+        sources = source_topics(topology)
+        for t in sources if sources_exist else sources[:1]:
+            self.sim.set_topic(t, partitions)
+        self.processes = [f"process-{i}" for i in range(processes)]
+        for process in self.processes:
+            for _ in range(threads):
+                self.sim.add_streams_client(GROUP, process, streams_topology(topology),
+                                            ClientOptions(reconcile_ms=reconcile_ms))
+        self._note(f"start(seed={seed}, partitions={partitions}, processes={processes}, threads={threads}, "
+                   f"standbys={standbys}, topology={topology!r}, sources_exist={sources_exist}, "
+                   f"reconcile_ms={reconcile_ms}, loss={loss}, duplicate={duplicate})")
+
+    def _process(self, index: int) -> str:
+        if index >= len(self.processes):
+            self.processes.append(f"process-{len(self.processes)}")
+            return self.processes[-1]
+        return self.processes[index]
+
+    @precondition(lambda self: self._live() < MAX_CLIENTS)
+    @rule(process=st.integers(0, 3), reconcile_ms=st.sampled_from([0, 300, 3000]))
+    def join(self, process: int, reconcile_ms: int) -> None:
+        """A stream thread joins: of a running process, or of a new one."""
+        pid = self._process(process)
+        name = self.sim.add_streams_client(GROUP, pid, streams_topology(self.topology_kind),
+                                           ClientOptions(reconcile_ms=reconcile_ms))
+        self._note(f"join({name}, {pid}, reconcile_ms={reconcile_ms})")
+
+    @precondition(lambda self: self._live() < MAX_CLIENTS)
+    @rule(process=st.integers(0, 3), lifetime_ms=st.sampled_from([1000, 3000, 6000]),
+          reconcile_ms=st.sampled_from([0, 300, 3000]))
+    def bounce(self, process: int, lifetime_ms: int, reconcile_ms: int) -> None:
+        """A stream thread that joins and leaves again soon."""
+        pid = self._process(process)
+        name = self.sim.add_streams_client(GROUP, pid, streams_topology(self.topology_kind),
+                                           ClientOptions(reconcile_ms=reconcile_ms))
+        self.sim.leave_later(name, lifetime_ms)
+        self._note(f"bounce({name}, {pid}, lifetime_ms={lifetime_ms}, reconcile_ms={reconcile_ms})")
+
+    @rule(process=st.integers(0, 3))
+    def crash_process(self, process: int) -> None:
+        """A whole Kafka Streams instance dies: all its threads at once."""
+        pid = self.processes[process % len(self.processes)]
+        self.sim.crash_process(pid)
+        self._note(f"crash_process({pid})")
+
+    @rule(topic=st.sampled_from(STREAMS_SOURCES), action=st.sampled_from(["create", "grow", "delete"]),
+          partitions=st.integers(1, 6))
+    def topic(self, topic: str, action: str, partitions: int) -> None:
+        """An operator creates, grows or deletes a source topic."""
+        info = self.sim.coordinator.topics.by_name(topic)
+        if action == "delete":
+            self.sim.delete_topic(topic)
+        elif info is None or action == "grow":
+            self.sim.set_topic(topic, max(partitions, info.partitions if info else 0))
+        self._note(f"topic({topic}, {action}, {partitions})")
+
+
+MACHINES: dict[str, type[GroupMachine]] = {"consumer": ConsumerGroupMachine, "streams": StreamsGroupMachine}
+
+
+def machine_for(mutants: Mutants = NONE, profile: str = "kafka-4.3",
+                protocol: str = "consumer") -> type[GroupMachine]:
     """A machine class with ``mutants`` switched on (class attributes: one class per run)."""
-    return type("ConsumerGroupMachine", (ConsumerGroupMachine,),
-                {"mutants": mutants, "profile": profile, "last_failure": None})
+    base = MACHINES[protocol]
+    return type(base.__name__, (base,), {"mutants": mutants, "profile": profile, "last_failure": None})
 
 
 @dataclass(slots=True)
@@ -199,7 +318,7 @@ class FuzzResult:
 def run_fuzz(mutants: Mutants = NONE, *, seed: int = 0, budget_s: float | None = None,
              hypothesis_profile: str | None = None, profile: str = "kafka-4.3",
              out: str | None = None, shrink: bool = True,
-             progress: Callable[[float, int], None] | None = None) -> FuzzResult:
+             progress: Callable[[float, int], None] | None = None, protocol: str = "consumer") -> FuzzResult:
     """Run the machine in batches (seed, seed+1, ...) until one fails or the budget is spent.
 
     Without a budget, one batch of the profile's ``max_examples``. The shrunk failing run
@@ -207,7 +326,7 @@ def run_fuzz(mutants: Mutants = NONE, *, seed: int = 0, budget_s: float | None =
     (the time to kill), leaving the program unshrunk.
     """
     base = profiles.load(hypothesis_profile)
-    machine = machine_for(mutants, profile)
+    machine = machine_for(mutants, profile, protocol)
     phases = tuple(hypothesis.Phase) if shrink else (hypothesis.Phase.explicit, hypothesis.Phase.generate)
     chosen = hypothesis.settings(base, derandomize=False, database=None, phases=phases)
     start = time.perf_counter()

@@ -1,10 +1,15 @@
-"""A deterministic discrete-event simulation of consumer groups against the coordinator model.
+"""A deterministic discrete-event simulation of consumer and streams groups against the model.
 
 One seeded ``random.Random`` decides everything (network fates, member ids, topic ids);
 time is a number of milliseconds that moves only through :meth:`Simulator.run_until`.
 Every coordinator call is recorded as a contract trace event, and after every coordinator
 step (a call, timers firing, a failover, a metadata change) every invariant of the group
 it touched is checked; the first violation stops the run.
+
+Streams groups (KIP-1071) run on the same loop: their clients send StreamsGroupHeartbeat
+(API 88), and the simulated cluster creates the internal topics the coordinator asks for
+(``internalTopicsToBeCreated``, as ``KafkaApis`` hands them to the auto-topic-creation
+manager) ``SimConfig.internal_topic_delay_ms`` later.
 """
 
 from __future__ import annotations
@@ -18,33 +23,46 @@ from typing import Any
 from kgspec.invariants import (
     CLIENT_NO_DOUBLE_OWNERSHIP,
     EPOCH_FENCING,
+    NO_TASKS_WHILE_NOT_READY,
     SESSION_EXPIRY,
     ClientView,
     EpochSnapshot,
     Observation,
+    StreamsObservation,
     Violation,
     check_all,
+    check_streams,
     convergence,
     convergence_bound_ms,
     snapshot_epochs,
+    snapshot_streams_epochs,
+    streams_convergence,
+    streams_convergence_bound_ms,
 )
 from kgspec.model.consumer.member import LEAVE_GROUP_MEMBER_EPOCH, ConsumerMember
-from kgspec.model.coordinator import CONSUMER_GROUP_HEARTBEAT, Coordinator
+from kgspec.model.coordinator import Coordinator
 from kgspec.model.hashing import kafka_uuid_string
 from kgspec.model.mutants import NONE, Mutants
 from kgspec.model.records import (
     CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT,
     CONSUMER_GROUP_MEMBER_METADATA,
     CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER,
+    STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT,
+    STREAMS_GROUP_MEMBER_METADATA,
+    STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER,
     Record,
 )
 from kgspec.model.sim import trace
-from kgspec.model.sim.client import IN_GROUP, ClientOptions, SimClient
+from kgspec.model.sim.client import IN_GROUP, ClientOptions, MemberClient, SimClient
 from kgspec.model.sim.network import Network, NetworkConfig
+from kgspec.model.sim.streams_client import StreamsSimClient
+from kgspec.model.streams.member import StreamsMember
 
 MEMBER_TOMBSTONE_TYPES = frozenset({CONSUMER_GROUP_MEMBER_METADATA, CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER,
-                                    CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT})
+                                    CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT, STREAMS_GROUP_MEMBER_METADATA,
+                                    STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER, STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT})
 UNCHANGED_STATE_CHECKS = (EPOCH_FENCING, SESSION_EXPIRY, CLIENT_NO_DOUBLE_OWNERSHIP)
+UNCHANGED_STREAMS_CHECKS = (*UNCHANGED_STATE_CHECKS, NO_TASKS_WHILE_NOT_READY)
 RESTART_BACKOFF_MS = 5000  # an operator restarts a static instance that failed fatally
 
 
@@ -55,6 +73,7 @@ class SimConfig:
     network: NetworkConfig = field(default_factory=NetworkConfig)
     check: bool = True  # check every invariant after every coordinator step
     record_events: bool = False  # also write the coordinator's records into the trace
+    internal_topic_delay_ms: int = 500  # the cluster creates requested internal topics this much later
 
 
 @dataclass(slots=True)
@@ -75,7 +94,7 @@ class Simulator:
         self.coordinator = self._new_coordinator()
         self.shadow = self._new_coordinator() if self.config.check else None
         self.now = 0
-        self.clients: dict[str, SimClient] = {}  # name -> current incarnation
+        self.clients: dict[str, Any] = {}  # name -> current incarnation (SimClient or StreamsSimClient)
         self.records: list[Record] = []
         self.events: list[dict[str, Any]] = [trace.header_event(self.config.profile, self.config.configs)]
         self.violations: list[Violation] = []
@@ -88,6 +107,8 @@ class Simulator:
         self._previous: dict[str, EpochSnapshot | None] = {}
         self._names = itertools.count(1)
         self._pending_spawns = 0
+        self._protocol: dict[str, str] = {}  # group id -> "consumer" or "streams"
+        self._creating: set[str] = set()  # internal topics the cluster is about to create
 
     # --- set-up ---------------------------------------------------------------------------
 
@@ -104,6 +125,11 @@ class Simulator:
     @property
     def session_timeout_ms(self) -> int:
         return self.coordinator.config.int("group.consumer.session.timeout.ms")
+
+    def _session_timeout(self, gid: str) -> int:
+        if self._protocol.get(gid) == "streams":
+            return self.coordinator.config.int("group.streams.session.timeout.ms")
+        return self.session_timeout_ms
 
     # --- topics ---------------------------------------------------------------------------
 
@@ -124,7 +150,7 @@ class Simulator:
         self.events.append(event)
         self._guard("", lambda: change(self.coordinator))
         self.steps += 1
-        for gid in list(self.coordinator.groups):
+        for gid in [*self.coordinator.groups, *self.coordinator.streams_groups]:
             self._check(gid)
 
     # --- clients --------------------------------------------------------------------------
@@ -133,8 +159,47 @@ class Simulator:
                    options: ClientOptions | None = None, name: str | None = None) -> str:
         name = name or f"c{next(self._names)}"
         instance = f"{name}-instance" if static else None
+        self._protocol.setdefault(group_id, "consumer")
         self._spawn(_Spawn(name, group_id, topics, instance, options or ClientOptions()))
         return name
+
+    def add_streams_client(self, group_id: str, process_id: str, topology: dict[str, Any],
+                           options: ClientOptions | None = None, name: str | None = None) -> str:
+        """A stream thread of the Kafka Streams instance ``process_id`` joins ``group_id``."""
+        name = name or f"c{next(self._names)}"
+        self._protocol.setdefault(group_id, "streams")
+        client = StreamsSimClient(name, group_id, self.new_uuid(), process_id, topology, options)
+        self.clients[name] = client
+        client.subscribe(self.now)
+        self._reschedule(client)
+        return name
+
+    def crash_process(self, process_id: str) -> None:
+        """A Kafka Streams instance dies: every stream thread of ``process_id`` stops."""
+        for client in self.clients.values():
+            if isinstance(client, StreamsSimClient) and client.process_id == process_id:
+                client.crash()
+
+    def stall(self, name: str, duration_ms: int) -> None:
+        """The application stops polling for ``duration_ms`` (see ``MemberClient.stall_poll``)."""
+        client = self.clients.get(name)
+        if client is not None:
+            client.stall_poll(self.now, duration_ms)
+            self._reschedule(client)
+
+    def freeze(self, name: str, duration_ms: int) -> None:
+        """The client's process stops for ``duration_ms`` (see ``MemberClient.freeze``)."""
+        client = self.clients.get(name)
+        if client is not None:
+            client.freeze(self.now, duration_ms)
+            self._reschedule(client)
+
+    def resubscribe(self, name: str, topics: tuple[str, ...], regex: str | None = None) -> None:
+        """A consumer subscribes again, to other topic names or another pattern."""
+        client = self.clients.get(name)
+        if isinstance(client, SimClient) and not client.done:
+            client.resubscribe(topics, regex)
+            self._reschedule(client)
 
     def _spawn(self, spec: _Spawn) -> None:
         client = SimClient(spec.name, spec.group_id, self.new_uuid(), spec.topics, spec.instance_id,
@@ -199,11 +264,12 @@ class Simulator:
             fresh.on_loaded(self.now)
 
         self._guard("", load)
-        timeout = self.session_timeout_ms
-        for gid, group in fresh.groups.items():
+        loaded: dict[str, Any] = {**fresh.groups, **fresh.streams_groups}
+        for gid, group in loaded.items():
+            timeout = self._session_timeout(gid)
             self._deadlines[gid] = dict.fromkeys(group.members, self.now + timeout)
-        self._push(self.now + timeout, "tick", None)
-        for gid in list(fresh.groups):
+            self._push(self.now + timeout, "tick", None)
+        for gid in list(loaded):
             self._check(gid)
 
     # --- the event loop -------------------------------------------------------------------
@@ -211,7 +277,7 @@ class Simulator:
     def _push(self, at: int, kind: str, payload: Any) -> None:
         heapq.heappush(self._queue, (at, next(self._seq), kind, payload))
 
-    def _reschedule(self, client: SimClient) -> None:
+    def _reschedule(self, client: MemberClient) -> None:
         at = client.wake_time()
         token = self._wake_token.get(client.name, 0) + 1
         self._wake_token[client.name] = token
@@ -229,13 +295,17 @@ class Simulator:
             if self.violations:
                 break
             if kind == "wake":
-                woken: SimClient = payload[0]
+                woken: MemberClient = payload[0]
                 if self._wake_token.get(woken.name) == payload[1] and self.clients.get(woken.name) is woken:
                     self._wake(woken)
             elif kind == "request":
                 self._deliver_request(*payload)
             elif kind == "response":
-                receiver: SimClient = payload[0]
+                receiver: MemberClient = payload[0]
+                if receiver.frozen(self.now):
+                    assert receiver.frozen_until is not None
+                    self._push(receiver.frozen_until, kind, payload)  # read once the process runs again
+                    continue
                 receiver.on_response(payload[1], payload[2], self.now)
                 self._after_response(receiver)
                 if self.clients.get(receiver.name) is receiver:
@@ -245,6 +315,8 @@ class Simulator:
             elif kind == "spawn":
                 self._pending_spawns -= 1
                 self._spawn(payload)
+            elif kind == "create":
+                self._create_topic(*payload)
         if not self.violations:
             self._advance(max(end_ms, self.now))
 
@@ -262,7 +334,7 @@ class Simulator:
         for gid in dict.fromkeys(touched):
             self._check(gid)
 
-    def _wake(self, client: SimClient) -> None:
+    def _wake(self, client: MemberClient) -> None:
         request = client.wake(self.now)
         if request is not None:
             corr = client.corr
@@ -270,8 +342,11 @@ class Simulator:
                 self._push(at, "request", (client, corr, request))
         self._reschedule(client)
 
-    def _deliver_request(self, client: SimClient, corr: int, request: dict[str, Any]) -> None:
+    def _deliver_request(self, client: MemberClient, corr: int, request: dict[str, Any]) -> None:
         gid = request["groupId"]
+        if isinstance(client, StreamsSimClient):
+            self._deliver_streams_request(client, corr, request)
+            return
         group = self.coordinator.groups.get(gid)
         before: ConsumerMember | None = None
         if group is not None:
@@ -281,22 +356,52 @@ class Simulator:
                     before = None
             else:
                 before = group.members.get(request["memberId"])
-        result = self._guard(gid, lambda: self.coordinator.handle(
-            CONSUMER_GROUP_HEARTBEAT, 1, request, now=self.now, client_id=client.name))
-        if result is None or result.response is None:
+        response, changed = self._call(client, corr, request)
+        if response is not None:
+            self._check(gid, (before, request, response), changed=changed or group is None)
+
+    def _deliver_streams_request(self, client: StreamsSimClient, corr: int, request: dict[str, Any]) -> None:
+        gid = request["groupId"]
+        group = self.coordinator.streams_groups.get(gid)
+        before = group.members.get(request["memberId"]) if group is not None else None
+        response, changed = self._call(client, corr, request)
+        if response is None:
             return
-        response = result.response
+        if response.get("errorCode") == 0:
+            for topic in self.coordinator.last_streams_topics_to_create.values():
+                if topic.name not in self._creating and self.coordinator.topics.by_name(topic.name) is None:
+                    self._creating.add(topic.name)
+                    self._push(self.now + self.config.internal_topic_delay_ms, "create",
+                               (topic.name, topic.num_partitions))
+        self._check(gid, (before, request, response), changed=changed or group is None)
+
+    def _call(self, client: MemberClient, corr: int, request: dict[str, Any]) -> tuple[dict[str, Any] | None, bool]:
+        """One heartbeat at the coordinator: trace it, keep its records, send the response."""
+        gid = request["groupId"]
+        result = self._guard(gid, lambda: self.coordinator.handle(
+            client.API_KEY, client.API_VERSION, request, now=self.now, client_id=client.name))
+        if result is None or result.response is None:
+            return None, False
+        response: dict[str, Any] = result.response
         self.steps += 1
-        self.events.append(trace.call_event(self.now, client.name, corr, request, response))
+        self.events.append(trace.call_event(self.now, client.name, corr, request, response,
+                                            client.API_VERSION, client.API_KEY))
         self._written(result.records, self.now)
         self._track_session(gid, request, response)
         for at in self.network.send(client.name, f"{client.name}<", self.now):
             self._push(at, "response", (client, corr, response))
-        self._check(gid, (before, request, response), changed=bool(result.records) or group is None)
+        return response, bool(result.records)
 
-    def _after_response(self, client: SimClient) -> None:
+    def _create_topic(self, name: str, partitions: int) -> None:
+        """The cluster creates an internal topic a streams heartbeat asked for."""
+        self._creating.discard(name)
+        if self.coordinator.topics.by_name(name) is None:
+            self.set_topic(name, partitions)
+
+    def _after_response(self, client: MemberClient) -> None:
         """A static instance that failed fatally (its id not yet released) is restarted later."""
-        if client.state == "FATAL" and client.instance_id is not None and client.alive:
+        if (isinstance(client, SimClient) and client.state == "FATAL" and client.instance_id is not None
+                and client.alive):
             client.alive = False
             spec = _Spawn(client.name, client.group_id, client.topics, client.instance_id, client.opts)
             self._push(self.now + RESTART_BACKOFF_MS, "spawn", spec)
@@ -310,7 +415,7 @@ class Simulator:
         if request["memberEpoch"] == LEAVE_GROUP_MEMBER_EPOCH:
             deadlines.pop(mid, None)
         elif request["memberEpoch"] >= 0:
-            deadlines[mid] = self.now + self.session_timeout_ms
+            deadlines[mid] = self.now + self._session_timeout(gid)
             self._push(deadlines[mid], "tick", None)  # wake up when the session may expire
 
     def _written(self, records: list[Record], at: int) -> None:
@@ -332,8 +437,9 @@ class Simulator:
     # --- invariants -----------------------------------------------------------------------
 
     def _beliefs(self, gid: str) -> dict[str, dict[str, Any]]:
-        """Owned partitions of the clients in good standing (their member is current)."""
-        group = self.coordinator.groups.get(gid)
+        """What the clients in good standing (their member is current at the client's epoch
+        or the previous one) have made effective: partitions, or a streams client's active tasks."""
+        group: Any = self.coordinator.groups.get(gid) or self.coordinator.streams_groups.get(gid)
         beliefs: dict[str, dict[str, Any]] = {}
         if group is None:
             return beliefs
@@ -342,14 +448,18 @@ class Simulator:
                 continue
             member = group.members.get(client.member_id)
             if member is not None and client.epoch in (member.member_epoch, member.previous_member_epoch):
-                beliefs[client.name] = dict(client.owned)
+                owned = client.active if isinstance(client, StreamsSimClient) else client.owned
+                beliefs[client.name] = dict(owned)
         return beliefs
 
-    def _check(self, gid: str, call: tuple[ConsumerMember | None, dict[str, Any], dict[str, Any]] | None = None,
+    def _check(self, gid: str, call: tuple[Any, dict[str, Any], dict[str, Any]] | None = None,
                changed: bool = True) -> None:
         """Check ``gid``; when the step wrote no record the group is unchanged, so only the
         checks that read more than the group's state (the call, time, clients) run again."""
         if not self.config.check:
+            return
+        if self._protocol.get(gid) == "streams" or gid in self.coordinator.streams_groups:
+            self._check_streams(gid, call, changed)
             return
         group = self.coordinator.groups.get(gid)
         shadow = self.shadow
@@ -364,29 +474,61 @@ class Simulator:
         if changed:
             self._previous[gid] = snapshot_epochs(group)
 
+    def _check_streams(self, gid: str, call: tuple[StreamsMember | None, dict[str, Any], dict[str, Any]] | None,
+                       changed: bool) -> None:
+        group = self.coordinator.streams_groups.get(gid)
+        shadow = self.shadow
+        obs = StreamsObservation(
+            gid, group, previous=self._previous.get(gid),
+            replayed=shadow.streams_groups.get(gid) if shadow is not None else None,
+            check_replay=shadow is not None, now=self.now,
+            session_deadlines=self._deadlines.get(gid, {}), call=call,
+            client_beliefs=self._beliefs(gid),
+        )
+        self.violations.extend(check_streams(obs, None if changed else UNCHANGED_STREAMS_CHECKS))
+        if changed:
+            self._previous[gid] = snapshot_streams_epochs(group)
+
     # --- convergence ----------------------------------------------------------------------
 
     def settle_bound_ms(self) -> int:
-        """:func:`convergence_bound_ms` plus what the simulated clients add after faults stop:
-        a request lost just before (one request timeout), a static restart still pending (its
-        downtime, capped by the restart back-off, and a fatal retry) and callbacks."""
-        opts = [c.opts for c in self.clients.values()] or [ClientOptions()]
+        """:func:`convergence_bound_ms` (or the streams bound, if longer, when streams groups
+        run) plus what the simulated clients add after faults stop: a request lost just
+        before (one request timeout), a static restart still pending (its downtime, capped
+        by the restart back-off, and a fatal retry) and callbacks."""
+        opts: list[ClientOptions] = [c.opts for c in self.clients.values()] or [ClientOptions()]
         slack = (max(o.request_timeout_ms for o in opts) + 2 * RESTART_BACKOFF_MS
                  + 3 * max(o.reconcile_ms for o in opts))
-        return convergence_bound_ms(self.coordinator.config, self.network.config.max_delay_ms) + slack
+        delay = self.network.config.max_delay_ms
+        bound = convergence_bound_ms(self.coordinator.config, delay)
+        if "streams" in self._protocol.values():
+            bound = max(bound, streams_convergence_bound_ms(self.coordinator.config, delay,
+                                                            self.config.internal_topic_delay_ms))
+        return bound + slack
 
     def settle(self) -> list[Violation]:
-        """Stop faults, run for the bound, then check convergence of every group."""
+        """Stop faults (the network heals, stalled clients poll again, frozen ones resume),
+        run for the bound, then check convergence of every group."""
         self.network.config = NetworkConfig(0.0, 0.0, self.network.config.min_delay_ms,
                                             self.network.config.max_delay_ms)
         self.network.heal()
+        for client in self.clients.values():
+            client.resume()
+            self._reschedule(client)
         self.run_for(self.settle_bound_ms())
         if self.violations:
             return self.violations
-        for gid in sorted({c.group_id for c in self.clients.values()} | set(self.coordinator.groups)):
+        coord = self.coordinator
+        for gid in sorted({c.group_id for c in self.clients.values()} | set(coord.groups) | set(coord.streams_groups)):
             live = {c.member_id: ClientView(c.epoch, c.state, c.owned) for c in self.clients.values()
                     if c.group_id == gid and c.alive and c.state in IN_GROUP}
-            found = convergence(self.coordinator.groups.get(gid), live)
+            if self._protocol.get(gid) == "streams":
+                group = coord.streams_groups.get(gid)
+                topology = group.topology if group is not None else None
+                sources = {t for sub in topology.subtopologies for t in sub.source_topics} if topology else set()
+                found = streams_convergence(group, live, all(coord.topics.by_name(t) for t in sources))
+            else:
+                found = convergence(coord.groups.get(gid), live)
             self.violations.extend(Violation("convergence", gid, m) for m in found)
         return self.violations
 

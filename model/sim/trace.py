@@ -17,10 +17,11 @@ def header_event(profile: str, configs: dict[str, Any]) -> dict[str, Any]:
 
 
 def call_event(ts: int, client_id: str, correlation_id: int, request: dict[str, Any],
-               response: dict[str, Any], api_version: int = 1) -> dict[str, Any]:
+               response: dict[str, Any], api_version: int = 1,
+               api_key: int = CONSUMER_GROUP_HEARTBEAT) -> dict[str, Any]:
     return {
         "tsMs": ts,
-        "requestHeader": {"requestApiKey": CONSUMER_GROUP_HEARTBEAT, "requestApiVersion": api_version,
+        "requestHeader": {"requestApiKey": api_key, "requestApiVersion": api_version,
                           "clientId": client_id, "correlationId": correlation_id},
         "request": request,
         "response": response,

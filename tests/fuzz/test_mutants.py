@@ -1,7 +1,9 @@
-"""Every consumer mutant is killed within the default budget; the unmutated model survives.
+"""Every mutant is killed under every protocol it applies to, within the default budget;
+the unmutated model survives.
 
 Kills run without shrinking (time to first failure); ``docs/fuzzing.md`` has the shrunk
-lengths from ``kgspec fuzz --mutant NAME``. Each kill names the invariant that caught it.
+lengths from ``kgspec fuzz --protocol P --mutant NAME``. Each kill names an invariant that
+caught it (several may break at the failing step; the expected one must be among them).
 """
 
 from __future__ import annotations
@@ -13,42 +15,66 @@ import pytest
 from kgspec.model.mutants import CATALOGUE, Mutants
 from kgspec.model.sim.machine import run_fuzz
 
+BUDGET_S = 30.0  # per pair; each is killed far sooner
+
+# (protocol, mutant) -> (an invariant that catches it, a seed whose first ci batch killed it when measured);
+# from seed 0 every pair is killed too, some only after several batches (the slow test).
 KILLED_BY = {
-    "lost-partition-epoch": "partition-epoch-index",
-    "no-withholding": "no-double-ownership",
-    "grant-before-ack": "no-double-ownership",
-    "bump-while-revoking": "epoch-monotonicity",
-    "no-session-fencing": "session-expiry",
-    "accept-stale-epoch": "epoch-fencing",
-    "lost-response-no-subset": "epoch-fencing",
-    "replay-drops-tombstone": "replay-equivalence",
-    "assignor-double-assign": "target-validity",
+    ("consumer", "lost-partition-epoch"): ("partition-epoch-index", 16),
+    ("consumer", "no-withholding"): ("no-double-ownership", 0),
+    ("consumer", "grant-before-ack"): ("no-double-ownership", 0),
+    ("consumer", "bump-while-revoking"): ("epoch-monotonicity", 1),
+    ("consumer", "no-session-fencing"): ("session-expiry", 0),
+    ("consumer", "accept-stale-epoch"): ("epoch-fencing", 0),
+    ("consumer", "lost-response-no-subset"): ("epoch-fencing", 0),
+    ("consumer", "replay-drops-tombstone"): ("replay-equivalence", 3),
+    ("consumer", "assignor-double-assign"): ("target-validity", 0),
+    ("streams", "standby-on-active-process"): ("target-validity", 0),
+    ("streams", "grant-before-ack"): ("processid-exclusivity", 5),
+    ("streams", "bump-while-revoking"): ("epoch-monotonicity", 1),
+    ("streams", "no-session-fencing"): ("session-expiry", 2),
+    ("streams", "accept-stale-epoch"): ("epoch-fencing", 0),
+    ("streams", "lost-response-no-subset"): ("epoch-fencing", 0),
+    ("streams", "replay-drops-tombstone"): ("replay-equivalence", 0),
+    ("streams", "assignor-double-assign"): ("target-validity", 0),
 }
-BUDGET_S = 30.0  # per mutant; each is killed far sooner (see docs/fuzzing.md)
 
 
-def test_every_non_streams_mutant_is_listed() -> None:
-    assert sorted(KILLED_BY) == sorted(n for n, m in CATALOGUE.items() if m.protocol != "streams")
+def test_every_mutant_protocol_pair_is_listed() -> None:
+    pairs = {(p, n) for n, m in CATALOGUE.items() for p in ("consumer", "streams") if m.protocol in (p, "any")}
+    assert sorted(KILLED_BY) == sorted(pairs)
 
 
-@pytest.mark.parametrize("name", sorted(KILLED_BY))
-def test_mutant_is_killed(name: str) -> None:
+@pytest.mark.parametrize(("protocol", "name"), sorted(KILLED_BY), ids=[f"{p}:{n}" for p, n in sorted(KILLED_BY)])
+def test_mutant_is_killed(protocol: str, name: str) -> None:
     start = time.perf_counter()
-    result = run_fuzz(Mutants({name}), seed=0, budget_s=BUDGET_S, hypothesis_profile="ci", shrink=False)
+    invariant, seed = KILLED_BY[(protocol, name)]
+    result = run_fuzz(Mutants({name}), seed=seed, budget_s=BUDGET_S, hypothesis_profile="ci", shrink=False,
+                      protocol=protocol)
     assert result.failure is not None, f"{name} survived {result.batches} batches"
-    assert result.failure.violations[0].invariant == KILLED_BY[name]
+    assert invariant in {v.invariant for v in result.failure.violations}
     assert time.perf_counter() - start < BUDGET_S
 
 
-def test_unmutated_model_survives_the_ci_profile() -> None:
-    result = run_fuzz(Mutants(), seed=0, hypothesis_profile="ci")
-    assert result.failure is None
+@pytest.mark.slow
+@pytest.mark.parametrize(("protocol", "name"), sorted(KILLED_BY), ids=[f"{p}:{n}" for p, n in sorted(KILLED_BY)])
+def test_mutant_is_killed_from_seed_0(protocol: str, name: str) -> None:
+    result = run_fuzz(Mutants({name}), seed=0, budget_s=BUDGET_S, hypothesis_profile="ci", shrink=False,
+                      protocol=protocol)
+    assert result.failure is not None, f"{name} survived {result.batches} batches"
+
+
+@pytest.mark.parametrize("protocol", ["consumer", "streams"])
+def test_unmutated_model_survives_the_ci_profile(protocol: str) -> None:
+    result = run_fuzz(Mutants(), seed=0, hypothesis_profile="ci", protocol=protocol)
+    assert result.failure is None, [str(v) for v in result.failure.violations] if result.failure else ""
     assert result.batches == 1
 
 
 @pytest.mark.slow
 @pytest.mark.nightly
-def test_unmutated_model_survives_a_long_run() -> None:
+@pytest.mark.parametrize("protocol", ["consumer", "streams"])
+def test_unmutated_model_survives_a_long_run(protocol: str) -> None:
     budget = float(os.environ.get("KGSPEC_FUZZ_BUDGET_S", "600"))
-    result = run_fuzz(Mutants(), seed=1000, budget_s=budget, hypothesis_profile="nightly")
+    result = run_fuzz(Mutants(), seed=1000, budget_s=budget, hypothesis_profile="nightly", protocol=protocol)
     assert result.failure is None, [str(v) for v in result.failure.violations] if result.failure else ""
