@@ -36,9 +36,21 @@ class LogClock:
     def __init__(self, tz: str | dt.tzinfo | None = None) -> None:
         self._zone = resolve_tz(tz)
         self._minutes: dict[bytes, int] = {}
+        self._second: tuple[bytes, int] = (b"", 0)  # the last ``yyyy-MM-dd HH:mm:ss`` and its epoch ms
 
     def epoch_ms(self, text: bytes) -> int | None:
         """``yyyy-MM-dd HH:mm:ss[,SSS]`` (or ``T`` / ``.``) with an optional ``Z``/``±hh:mm``."""
+        if len(text) == 23 and text[19] == 44 and text[20:23].isdigit():  # log4j's default, in the same second
+            second, base = self._second
+            if text[:19] == second:
+                return base + int(text[20:23])
+            value = self._epoch_ms(text)
+            if value is not None:
+                self._second = (text[:19], value - int(text[20:23]))
+            return value
+        return self._epoch_ms(text)
+
+    def _epoch_ms(self, text: bytes) -> int | None:
         if len(text) < 19 or text[4] != 45 or text[7] != 45 or text[13] != 58 or text[16] != 58:
             return None
         minute_key = text[:16]
