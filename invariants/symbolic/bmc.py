@@ -16,7 +16,14 @@ import z3
 from kgspec.invariants.symbolic.invariants import INVARIANTS
 from kgspec.invariants.symbolic.rules import Ctx, actions, init
 from kgspec.invariants.symbolic.sorts import finite_sorts
-from kgspec.invariants.symbolic.state import ROLE_NAMES, State, make_process_of
+from kgspec.invariants.symbolic.state import (
+    ROLE_NAMES,
+    State,
+    bound_vars,
+    exists,
+    forall,
+    make_process_of,
+)
 
 SEED = 7
 
@@ -92,14 +99,67 @@ class Unrolling:
 def bad(u: Unrolling, name: str) -> Any:
     inv = INVARIANTS[name]
     s = u.states[-1]
+    if inv.steps is not None:  # violated by the last step, if it is one of the actions
+        if len(u.states) < 2:
+            return z3.BoolVal(False)
+        code = {a: i for i, a in enumerate(u.names)}
+        return z3.Or([z3.And(u.act[-1] == code[a], z3.Not(prop(u.states[-2], s, u.arg_m[-1], u.arg_n[-1])))
+                      for a, prop in inv.steps.items() if a in code] or [z3.BoolVal(False)])
     conds = list(inv.state(s))
     if inv.action and len(u.states) > 1:
         conds += inv.action(u.states[-2], s)
     return z3.Not(z3.And(conds))
 
 
+def realizable(u: Unrolling) -> Any:
+    """Constraints making a trace replayable, event by event, by the executable model with
+    ``group.consumer.assignment.interval.ms = 0`` (every heartbeat of a member behind the
+    group epoch computes the target first). A join, or a static replacement, is one
+    heartbeat: join (or replace), recompute, heartbeat of the same member. A recompute
+    happens only inside a heartbeat, and a heartbeat never runs behind the group epoch. No
+    bare epoch bumps (they need metadata changes). Members subscribe to every task, and a
+    target gives every subscribed task to someone, so the target is one the checker accepts
+    from the ``uniform`` assignor (every instance has one task, so it is balanced)."""
+    names = u.names
+    code = {n: i for i, n in enumerate(names)}
+    k = len(u.act)
+    def hb(i: int) -> Any:
+        return z3.Or(u.act[i] == code["heartbeat"], u.act[i] == code["heartbeat_lost"])
+
+    def within(j: int) -> bool:
+        return j < k
+
+    conj: list[Any] = []
+    srt = u.sorts
+    for i in range(k):
+        a, m, pre, post = u.act[i], u.arg_m[i], u.states[i], u.states[i + 1]
+        join_ok = z3.And(u.act[i + 1] == code["recompute"], hb(i + 2), u.arg_m[i + 2] == m) \
+            if within(i + 2) else z3.BoolVal(False)
+        conj.append(z3.Implies(a == code["join"], join_ok))
+        if "replace" in code:
+            n = u.arg_n[i]
+            direct = z3.And(hb(i + 1), u.arg_m[i + 1] == n) if within(i + 1) else z3.BoolVal(False)
+            via = z3.And(u.act[i + 1] == code["recompute"], hb(i + 2), u.arg_m[i + 2] == n) \
+                if within(i + 2) else z3.BoolVal(False)
+            conj.append(z3.Implies(a == code["replace"], z3.Or(direct, via)))
+        conj.append(z3.Implies(a == code["recompute"], hb(i + 1) if within(i + 1) else z3.BoolVal(False)))
+        conj.append(z3.Implies(hb(i), pre.ge == pre.ae))
+        conj.append(a != code["bump"])
+        t = bound_vars(srt, (srt.task,), "rt")[0]
+        x, y = bound_vars(srt, (srt.member, srt.member), "rm")
+        conj.append(z3.Implies(a == code["join"], forall(srt, [t], post.f("subscribed")(m, t))))
+        complete = forall(srt, [t], z3.Implies(
+            exists(srt, [x], z3.And(post.f("joined")(x), post.f("subscribed")(x, t))),
+            exists(srt, [y], z3.Or([post.T(r, y, t) for r in post.roles]))))
+        conj.append(z3.Implies(a == code["recompute"], complete))
+    return z3.And(conj)
+
+
 def run_bmc(protocol: str, invariant: str, mutant: str | None = None, depth: int = 10,
-            timeout_s: float = 60.0, inst: Instance | None = None) -> BmcResult:
+            timeout_s: float = 60.0, inst: Instance | None = None,
+            replayable: bool = False) -> BmcResult:
+    """A shortest trace from the initial state to a violation of ``invariant`` (step or
+    state part), up to ``depth`` steps; ``replayable`` adds :func:`realizable`."""
     inst = inst or (STREAMS_INSTANCE if protocol == "streams" else CONSUMER_INSTANCE)
     u = Unrolling(protocol, mutant, inst)
     s = z3.Solver()
@@ -113,6 +173,8 @@ def run_bmc(protocol: str, invariant: str, mutant: str | None = None, depth: int
         s.set(timeout=max(1, int(left * 1000)))
         s.push()
         s.add(bad(u, invariant))
+        if replayable:
+            s.add(realizable(u))
         res = s.check()
         if res == z3.sat:
             cex = extract(u, s.model(), invariant)

@@ -13,6 +13,10 @@ Core invariants (the names the CLI and the rest of the project use):
   on rejoin).
 * ``target-validity``: a partition / active task is in at most one member's target; targets go
   only to members that subscribe; (streams) one process never gets a task in two roles.
+* ``epoch-fencing`` (action level, heartbeats): a heartbeat is accepted only at epoch 0, the
+  member epoch, or exactly the previous epoch with owned ⊆ assigned.
+* ``session-expiry`` (action level, session timeouts): a member whose session timer fires is
+  no longer in the group afterwards.
 
 Auxiliary (strengthening) invariants, needed to make the core ones inductive:
 
@@ -37,7 +41,11 @@ from dataclasses import dataclass
 import z3
 from kgspec.invariants.symbolic.state import Expr, State, bound_vars, forall
 
-CORE = ("no-double-ownership", "processid-exclusivity", "epoch-monotonicity", "target-validity")
+CORE = ("no-double-ownership", "processid-exclusivity", "epoch-monotonicity", "target-validity",
+        "epoch-fencing", "session-expiry")
+
+# A property of one action's steps: (pre, post, m, n) -> formula that must hold.
+StepProperty = Callable[[State, State, Expr, Expr], Expr]
 
 
 @dataclass(frozen=True)
@@ -48,6 +56,8 @@ class Invariant:
     support: tuple[str, ...]  # invariants assumed in its consecution check
     state: Callable[[State], list[Expr]]
     action: Callable[[State, State], list[Expr]] | None = None
+    # Action-level invariants: checked only on the steps of the named actions.
+    steps: dict[str, StepProperty] | None = None
 
 
 def _vars(s: State, *kinds: str) -> list[Expr]:
@@ -161,6 +171,19 @@ def reconciled_within_target(s: State) -> list[Expr]:
         z3.And(s.f("joined")(m), s.f("epoch")(m) == s.ae, s.A(r, m, t)), s.T(r, m, t)))]
 
 
+def _epoch_fencing(pre: State, post: State, m: Expr, n: Expr) -> Expr:
+    """The heartbeat was accepted at epoch 0, the member epoch, or the previous epoch with
+    owned ⊆ assigned (``throwIf…MemberEpochIsInvalid`` of the unmutated coordinator)."""
+    from kgspec.invariants.symbolic.rules import Ctx, epoch_ok
+    return epoch_ok(Ctx(streams=pre.streams), pre, m)
+
+
+def _session_expiry(pre: State, post: State, m: Expr, n: Expr) -> Expr:
+    """A member whose session timer fires is out of the group afterwards (its tasks released:
+    holders-are-members)."""
+    return z3.Not(post.f("joined")(m))
+
+
 _BOTH = ("consumer", "streams")
 _OWNERSHIP = ("partition-epoch-map", "holders-are-members", "pending-only-when-unrevoked",
               "assigned-pending-disjoint", "client-within-coordinator", "away-client-closed")
@@ -173,6 +196,10 @@ INVARIANTS: dict[str, Invariant] = {i.name: i for i in (
               ("client-epoch-bounded", "reconciled-within-target", "holders-are-members",
                "away-client-closed"), epoch_state, epoch_action),
     Invariant("target-validity", True, _BOTH, ("holders-are-members",), target_validity),
+    Invariant("epoch-fencing", True, _BOTH, (), lambda s: [],
+              steps={"heartbeat": _epoch_fencing, "heartbeat_lost": _epoch_fencing}),
+    Invariant("session-expiry", True, _BOTH, (), lambda s: [],
+              steps={"session_timeout": _session_expiry}),
     Invariant("partition-epoch-map", False, _BOTH, (*_OWNERSHIP, "no-double-ownership"),
               partition_epoch_map),
     Invariant("process-role-maps", False, ("streams",),

@@ -25,6 +25,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--bmc-depth", type=int, default=12, metavar="N",
                    help="BMC depth for counterexamples (default 12)")
     p.add_argument("--json", metavar="PATH|-", help="write results as JSON (- for stdout)")
+    p.add_argument("--trace-out", metavar="FILE",
+                   help="write the first counterexample as a kgspec-trace/1 file replayed through the "
+                        "mutated model (consumer), for `kgspec check`")
     p.set_defaults(run=run)
 
 
@@ -63,6 +66,8 @@ def run(args: argparse.Namespace) -> int:
     to_stdout = args.json == "-"
     if not to_stdout:
         _print(results, args.mutant)
+    if args.trace_out:
+        report["trace_out"] = _export(results, args)
     if args.json:
         text = json.dumps(report, indent=2)
         if to_stdout:
@@ -122,3 +127,36 @@ def _print(results: list[dict[str, Any]], mutant: str | None) -> None:
             print("      processes: " + ", ".join(f"{m}→{p}" for m, p in cex["process_of"].items()))
         for k, text in enumerate(cex["text"], 1):
             print(f"      {k:>2}. {text}" if k <= len(cex["steps"]) else f"      => {text}")
+
+
+def _export(results: list[dict[str, Any]], args: argparse.Namespace) -> str | None:
+    """Replay the first exportable counterexample through the mutated model into a trace."""
+    from kgspec.invariants.symbolic.bmc import run_bmc
+    from kgspec.invariants.symbolic.export import export_trace
+
+    quiet = args.json == "-"
+    for entry in results:
+        if entry["result"] == "proved" or entry["protocol"] != "consumer":
+            continue
+        bmc = run_bmc("consumer", entry["invariant"], args.mutant, max(args.bmc_depth, 14),
+                      args.timeout, replayable=True)
+        if bmc.counterexample is None:
+            continue
+        exported = export_trace(bmc.counterexample)
+        exported.write(args.trace_out)
+        entry["trace"] = {"path": args.trace_out, "steps": len(bmc.counterexample.steps),
+                          "events": len(exported.events), "step_lines": exported.step_lines,
+                          "probe_line": exported.probe_line, "mismatches": exported.mismatches}
+        if not quiet:
+            print(f"trace: {args.trace_out}: {entry['invariant']}, a counterexample the model can replay "
+                  f"({len(bmc.counterexample.steps)} steps, {len(exported.events)} lines; the last step is "
+                  f"line {exported.step_lines[-1]}, the closing Describe line {exported.probe_line}):")
+            for k, text in enumerate(bmc.counterexample.text, 1):
+                line = exported.step_lines[k - 1] if k <= len(exported.step_lines) else None
+                print(f"      {k:>2}. {text}  [line {line}]" if line else f"      => {text}")
+            for problem in exported.mismatches:
+                print(f"    the mutated model departs from the counterexample: {problem}")
+        return str(args.trace_out)
+    if not quiet:
+        print("trace: no consumer counterexample the executable model can replay; nothing written")
+    return None

@@ -535,7 +535,10 @@ def _next(coord: Coordinator, group: ConsumerGroup, member: ConsumerMember, memb
         if owner_epoch == -1:
             return False
         if ignore_pending:
-            return False
+            # Mutant: a partition only pending revocation elsewhere looks free; what another
+            # member holds as assigned still counts (as in the streams model and the Z3 encoding).
+            return any(partition in m.assigned.get(topic_id, {})
+                       for mid, m in group.members.items() if mid != member.member_id)
         # A partition this member is itself revoking is not "someone else's" (KAFKA-19449).
         return partition not in own_pending.get(topic_id, {})
 
