@@ -1,0 +1,103 @@
+"""Every consumer mutant's counterexample, replayed through the mutated model, is a contract
+trace that ``kgspec check`` (the unmutated model) flags where the mutant departs."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("z3")
+
+from kgspec.invariants.symbolic.bmc import run_bmc
+from kgspec.invariants.symbolic.export import export_trace
+
+from kgspec.cli import main
+
+# mutant -> (invariant, where the check flags it: the last step's line or the closing
+# Describe, the field of a finding on that line, counterexample length)
+EXPORTS = {
+    "no-withholding": ("no-double-ownership", "last", "assignment", 6),
+    "assignor-double-assign": ("target-validity", "probe", "targetAssignment", 6),
+    "replay-drops-tombstone": ("no-double-ownership", "probe", "members", 7),
+    "no-session-fencing": ("session-expiry", "probe", "members", 4),
+    "grant-before-ack": ("no-double-ownership", "last", "no-double-ownership", 8),
+    "bump-while-revoking": ("epoch-monotonicity", "last", "memberEpoch", 7),
+    "lost-partition-epoch": ("no-double-ownership", "last", "no-double-ownership", 13),
+    "accept-stale-epoch": ("epoch-fencing", "last", "errorCode", 11),
+}
+SLOW = {"grant-before-ack", "bump-while-revoking", "lost-partition-epoch", "accept-stale-epoch"}
+
+
+def _check(path: Path) -> tuple[int, list[dict[str, Any]]]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rc = main(["check", str(path), "--json", "-"])
+    return rc, json.loads(out.getvalue())["findings"]
+
+
+def _exported_trace_is_flagged(mutant: str, tmp_path: Path) -> None:
+    invariant, where, field, length = EXPORTS[mutant]
+    res = run_bmc("consumer", invariant, mutant, depth=length, timeout_s=300, replayable=True)
+    assert res.counterexample is not None
+    assert len(res.counterexample.steps) == length
+    exported = export_trace(res.counterexample)
+    assert exported.mismatches == []  # the mutated model reproduces the counterexample
+    assert exported.notes == []
+    path = tmp_path / f"{mutant}.jsonl"
+    exported.write(path)
+    assert len(path.read_text(encoding="utf-8").splitlines()) == exported.probe_line
+    rc, findings = _check(path)
+    assert rc == 1
+    line = exported.step_lines[-1] if where == "last" else exported.probe_line
+    assert findings[0]["line"] == line
+    at_line = [f for f in findings if f["line"] == line]
+    assert field in {f["field"] for f in at_line}
+    assert {f["kind"] for f in at_line} <= {"response-mismatch", "invariant"}
+    # the unmutated model agrees with every line before it
+    assert all(f["line"] >= line for f in findings)
+
+
+@pytest.mark.parametrize("mutant", sorted(set(EXPORTS) - SLOW))
+def test_exported_trace_is_flagged(mutant: str, tmp_path: Path) -> None:
+    _exported_trace_is_flagged(mutant, tmp_path)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mutant", sorted(SLOW))
+def test_slow_exported_trace_is_flagged(mutant: str, tmp_path: Path) -> None:
+    _exported_trace_is_flagged(mutant, tmp_path)
+
+
+def test_prove_trace_out(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    trace, report = tmp_path / "t.jsonl", tmp_path / "r.json"
+    rc = main(["prove", "--protocol", "consumer", "--invariant", "session-expiry", "--mutant",
+               "no-session-fencing", "--bmc-depth", "4", "--trace-out", str(trace), "--json", str(report)])
+    text = capsys.readouterr().out
+    assert rc == 1
+    assert f"trace: {trace}: session-expiry" in text
+    data = json.loads(report.read_text(encoding="utf-8"))
+    assert data["trace_out"] == str(trace)
+    [entry] = data["results"]
+    assert entry["trace"]["path"] == str(trace)
+    assert entry["trace"]["steps"] == 4
+    assert entry["trace"]["mismatches"] == []
+    events = [json.loads(x) for x in trace.read_text(encoding="utf-8").splitlines()]
+    assert events[0]["header"]["configs"]["group.consumer.assignors"] == "range"
+    assert events[-2] == {"tsMs": events[-2]["tsMs"], "tick": {}}  # the session timeout
+    assert events[-2]["tsMs"] - events[-3]["tsMs"] >= 45000
+    rc, findings = _check(trace)
+    assert rc == 1
+    assert findings[0]["line"] == entry["trace"]["probe_line"] == len(events)
+
+
+def test_trace_out_without_a_failure_writes_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    trace = tmp_path / "t.jsonl"
+    rc = main(["prove", "--protocol", "consumer", "--invariant", "session-expiry", "--trace-out", str(trace)])
+    assert rc == 0
+    assert "nothing written" in capsys.readouterr().out
+    assert not trace.exists()
