@@ -1,4 +1,4 @@
-"""``kgspec fuzz``: Hypothesis stateful fuzzing of whole consumer groups."""
+"""``kgspec fuzz``: Hypothesis stateful fuzzing of whole consumer or streams groups."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "fuzz",
         help="fuzz whole groups (clients, lossy network, failover) against every invariant",
-        description="Run the Hypothesis rule-based machine over simulated consumer groups, checking "
+        description="Run the Hypothesis rule-based machine over simulated consumer or streams groups, checking "
                     "every invariant after every step. Exit 0 if none broke, 1 if one did (the shrunk "
                     "run is written as a trace), 2 on a usage error.",
     )
@@ -25,7 +25,7 @@ def register(subparsers: Any) -> None:
                         help="keep fuzzing new batches until SECONDS have passed (default: one batch)")
     parser.add_argument("--profile", default="kafka-4.3", help="behaviour profile (default kafka-4.3)")
     parser.add_argument("--protocol", default="consumer", choices=("consumer", "streams"),
-                        help="group protocol (default consumer; streams is not simulated yet)")
+                        help="group protocol (default consumer)")
     parser.add_argument("--mutant", action="append", default=[], metavar="NAME",
                         help=f"switch on a seeded bug (repeatable): {', '.join(sorted(CATALOGUE))}")
     parser.add_argument("--out", type=Path, default=None, metavar="PATH",
@@ -49,11 +49,10 @@ def run(args: argparse.Namespace) -> int:
     unknown = [m for m in args.mutant if m not in CATALOGUE]
     if unknown:
         return _usage(f"unknown mutant(s) {', '.join(unknown)}; known: {', '.join(sorted(CATALOGUE))}")
-    if args.protocol == "streams":
-        return _usage("the streams protocol is not simulated yet; use --protocol consumer")
-    wrong = [m for m in args.mutant if CATALOGUE[m].protocol == "streams"]
+    wrong = [m for m in args.mutant if CATALOGUE[m].protocol not in (args.protocol, "any")]
     if wrong:
-        return _usage(f"mutant(s) {', '.join(wrong)} apply to streams groups only")
+        return _usage(f"mutant(s) {', '.join(wrong)} do not apply to {args.protocol} groups "
+                      f"(use --protocol {CATALOGUE[wrong[0]].protocol})")
     if args.profile not in PROFILES:
         return _usage(f"unknown profile {args.profile!r}; known: {', '.join(sorted(PROFILES))}")
     if args.budget is not None and args.budget <= 0:
@@ -69,7 +68,7 @@ def run(args: argparse.Namespace) -> int:
     else:
         result = run_fuzz(Mutants(tuple(args.mutant)), seed=args.seed, budget_s=args.budget,
                           hypothesis_profile=args.hypothesis_profile, profile=args.profile,
-                          out=str(out), shrink=not args.no_shrink)
+                          out=str(out), shrink=not args.no_shrink, protocol=args.protocol)
     mutated = f" with mutant(s) {', '.join(args.mutant)}" if args.mutant else ""
     if result.failure is None:
         print(f"no invariant broke{mutated}: {result.batches} batch(es) in {result.elapsed_s:.1f} s")
@@ -98,4 +97,4 @@ def _with_progress(run_fuzz: Any, args: argparse.Namespace, out: Path) -> Any:
 
         return run_fuzz(Mutants(tuple(args.mutant)), seed=args.seed, budget_s=args.budget,
                         hypothesis_profile=args.hypothesis_profile, profile=args.profile,
-                        out=str(out), shrink=not args.no_shrink, progress=progress)
+                        out=str(out), shrink=not args.no_shrink, progress=progress, protocol=args.protocol)

@@ -13,8 +13,8 @@ from kgspec.model.mutants import CATALOGUE, Mutants
 def register(subparsers: Any) -> None:
     parser: argparse.ArgumentParser = subparsers.add_parser(
         "simulate",
-        help="simulate consumer groups and write the run as a trace",
-        description="Simulate consumer groups (clients, lossy network, churn, failover) against the "
+        help="simulate consumer or streams groups and write the run as a trace",
+        description="Simulate consumer or streams groups (clients, lossy network, churn, failover) against the "
                     "model and write every coordinator call as a kgspec-trace/1 file.",
     )
     parser.add_argument("--groups", type=int, default=1, metavar="N", help="number of groups (default 1)")
@@ -31,6 +31,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--failover-every", type=int, default=None, metavar="MS",
                         help="fail the coordinator over every MS milliseconds")
     parser.add_argument("--profile", default="kafka-4.3", help="behaviour profile (default kafka-4.3)")
+    parser.add_argument("--protocol", default="consumer", choices=("consumer", "streams"),
+                        help="group protocol (default consumer)")
+    parser.add_argument("--standby-replicas", type=int, default=1, metavar="N",
+                        help="streams: group.streams.num.standby.replicas (default 1)")
     parser.add_argument("--check", action="store_true",
                         help="check every invariant while simulating (stops at the first violation; exit 1)")
     parser.add_argument("-o", "--output", type=Path, required=True, metavar="PATH",
@@ -60,8 +64,14 @@ def run(args: argparse.Namespace) -> int:
         return _usage("--loss must be in [0, 1) and --duplicate in [0, 1]")
     if args.failover_every is not None and args.failover_every <= 0:
         return _usage("--failover-every must be positive")
+    if args.standby_replicas < 0:
+        return _usage("--standby-replicas must not be negative")
+    wrong = [m for m in args.mutant if CATALOGUE[m].protocol not in (args.protocol, "any")]
+    if wrong:
+        return _usage(f"mutant(s) {', '.join(wrong)} do not apply to {args.protocol} groups")
     scenario = Scenario(args.groups, args.members, args.duration_ms, args.seed, args.loss,
-                        args.duplicate, args.failover_every, args.check, args.profile)
+                        args.duplicate, args.failover_every, args.check, args.profile, args.protocol,
+                        args.standby_replicas)
     sim = run_scenario(scenario, Mutants(tuple(args.mutant)))
     lines = write_trace(sim.finish(), args.output)
     print(f"wrote {lines} events ({sim.steps} coordinator steps, {sim.failovers} failovers, "

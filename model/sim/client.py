@@ -19,7 +19,8 @@ Misbehaviour the simulator can inject:
   with a stale leave heartbeat and stays STALE until the application polls again, then
   rejoins with epoch 0 (``AbstractMembershipManager.transitionToSendingLeaveGroup(true)``,
   ``maybeRejoinStaleMember``). A member stalled while revoking keeps its partitions until
-  the coordinator's rebalance timeout fences it.
+  the coordinator's rebalance timeout fences it; fenced while stalled, it rejoins only once
+  the application polls again (``onPartitionsLost`` runs in ``poll()``).
 - a *freeze* (:meth:`MemberClient.freeze`): the whole process stops (a long GC pause, a
   suspended VM): no heartbeats, responses wait. Past the session timeout the coordinator
   fences it; its next heartbeat is answered with a fencing error and it rejoins with
@@ -195,7 +196,7 @@ class MemberClient:
                 self.stale_leave = True
             return
         self.stalled_until = self.poll_expires_at = None  # the application polls again
-        if self.state == cs.STALE:
+        if self.state in (cs.STALE, cs.FENCED):  # onPartitionsLost ran: rejoin
             self._fire("rejoin")  # maybeRejoinStaleMember
             self.epoch = 0
             self.full = True
@@ -302,6 +303,8 @@ class MemberClient:
         if self.state in IN_GROUP:
             self._fire("fenced")
             self.epoch = 0
+            if self.stalled_until is not None:
+                return  # onPartitionsLost runs in poll(): the rejoin waits for the application
             self._fire("rejoin")
             self.full = True
             self.next_hb = now

@@ -3,6 +3,11 @@
 Used by ``kgspec simulate`` (traces for tests, benchmarks and Spark) and the benchmark.
 Each group has its own topic; over the run, members leave, crash, restart statically and
 join again, and topics grow, at random times drawn from the simulator's seeded RNG.
+
+Streams groups (``protocol="streams"``) run the ``two`` topology (a stateful subtopology
+with a changelog the cluster creates on request, and a stateless one) over the group's
+two source topics, with ``standby_replicas`` standbys; members are stream threads, two per
+Kafka Streams process, and churn also kills whole processes.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ from kgspec.model.mutants import NONE, Mutants
 from kgspec.model.sim.client import ClientOptions
 from kgspec.model.sim.network import NetworkConfig
 from kgspec.model.sim.simulator import SimConfig, Simulator
+from kgspec.model.sim.streams_client import StreamsSimClient, streams_topology
 
 CHURN_MEAN_MS = 30000  # mean time between membership or metadata changes, per group
 
@@ -28,12 +34,49 @@ class Scenario:
     failover_every_ms: int | None = None
     check: bool = False  # check invariants (the run stops at the first violation)
     profile: str = "kafka-4.3"
+    protocol: str = "consumer"  # or "streams"
+    standby_replicas: int = 1  # streams: group.streams.num.standby.replicas
 
 
 def _join(sim: Simulator, group: str, topic: str) -> str:
     static = sim.rng.random() < 0.3
     options = ClientOptions(reconcile_ms=sim.rng.choice((0, 50, 300, 2000)))
     return sim.add_client(group, (topic,), static=static, options=options)
+
+
+THREADS_PER_PROCESS = 2
+
+
+def _join_streams(sim: Simulator, group: str) -> str:
+    """A stream thread joins the group's newest process, or starts a new one when it is full."""
+    threads: dict[str, int] = {}
+    for c in sim.clients.values():
+        if isinstance(c, StreamsSimClient) and c.group_id == group and not c.done:
+            threads[c.process_id] = threads.get(c.process_id, 0) + 1
+    open_processes = sorted(p for p, n in threads.items() if n < THREADS_PER_PROCESS)
+    process = open_processes[0] if open_processes else f"{group}-process-{sim.new_uuid()[:8]}"
+    options = ClientOptions(reconcile_ms=sim.rng.choice((0, 50, 300, 2000)))
+    topology = streams_topology("two", app=group, sources=(f"{group}-s0", f"{group}-s1"))
+    return sim.add_streams_client(group, process, topology, options)
+
+
+def _churn_streams(sim: Simulator, group: str, target_size: int) -> None:
+    live = sorted(n for n, c in sim.clients.items() if c.group_id == group and not c.done)
+    roll = sim.rng.random()
+    if len(live) < target_size or not live:
+        _join_streams(sim, group)
+    elif roll < 0.35:
+        sim.leave(sim.rng.choice(live))
+    elif roll < 0.55:
+        sim.crash(sim.rng.choice(live))
+    elif roll < 0.75:
+        client = sim.clients[sim.rng.choice(live)]
+        assert isinstance(client, StreamsSimClient)
+        sim.crash_process(client.process_id)
+    else:
+        source = f"{group}-s{sim.rng.randint(0, 1)}"
+        info = sim.coordinator.topics.by_name(source)
+        sim.set_topic(source, (info.partitions if info else 0) + 1)
 
 
 def _churn(sim: Simulator, group: str, topic: str, target_size: int) -> None:
@@ -58,12 +101,18 @@ def _churn(sim: Simulator, group: str, topic: str, target_size: int) -> None:
 
 def run_scenario(scenario: Scenario, mutants: Mutants = NONE) -> Simulator:
     network = NetworkConfig(scenario.loss, scenario.duplicate, 1, 20)
-    sim = Simulator(scenario.seed, SimConfig(profile=scenario.profile, network=network,
+    streams = scenario.protocol == "streams"
+    configs = {"group.streams.num.standby.replicas": scenario.standby_replicas} if streams else {}
+    sim = Simulator(scenario.seed, SimConfig(profile=scenario.profile, configs=configs, network=network,
                                              check=scenario.check), mutants)
     groups = [f"group-{i}" for i in range(scenario.groups)]
     topics = {g: f"topic-{i}" for i, g in enumerate(groups)}
     for g in groups:
-        sim.set_topic(topics[g], max(1, scenario.members * 2))
+        if streams:
+            for source in (f"{g}-s0", f"{g}-s1"):
+                sim.set_topic(source, max(1, scenario.members))
+        else:
+            sim.set_topic(topics[g], max(1, scenario.members * 2))
     # (time, kind, group): joins staggered over the first second, then churn
     agenda: list[tuple[int, str, str]] = []
     for g in groups:
@@ -80,9 +129,15 @@ def run_scenario(scenario: Scenario, mutants: Mutants = NONE) -> Simulator:
         if sim.violations:
             break
         if kind == "join":
-            _join(sim, g, topics[g])
+            if streams:
+                _join_streams(sim, g)
+            else:
+                _join(sim, g, topics[g])
         elif kind == "churn":
-            _churn(sim, g, topics[g], scenario.members)
+            if streams:
+                _churn_streams(sim, g, scenario.members)
+            else:
+                _churn(sim, g, topics[g], scenario.members)
             agenda.append((at + 1 + int(sim.rng.expovariate(1 / CHURN_MEAN_MS)), "churn", g))
         elif kind == "failover" and scenario.failover_every_ms:
             sim.failover()

@@ -121,17 +121,19 @@ def source_topics(kind: str) -> tuple[str, ...]:
     return STREAMS_SOURCES if kind == "two" else STREAMS_SOURCES[:1]
 
 
-def streams_topology(kind: str, epoch: int = 0) -> dict[str, Any]:
+def streams_topology(kind: str, epoch: int = 0, app: str = APP,
+                     sources: tuple[str, str] = ("s0", "s1")) -> dict[str, Any]:
     """``stateful``: one stateful subtopology on s0; ``two``: that plus a stateless one on s1;
     ``repartition``: s0 -> a repartition topic -> a stateful subtopology (internal topics
-    whose partition counts the coordinator derives)."""
+    whose partition counts the coordinator derives). Internal topics are named after ``app``."""
+    s0, s1 = sources
     if kind == "stateful":
-        subs = [_sub("0", ("s0",), (f"{APP}-store-changelog",))]
+        subs = [_sub("0", (s0,), (f"{app}-store-changelog",))]
     elif kind == "two":
-        subs = [_sub("0", ("s0",), (f"{APP}-store-changelog",)), _sub("1", ("s1",))]
+        subs = [_sub("0", (s0,), (f"{app}-store-changelog",)), _sub("1", (s1,))]
     elif kind == "repartition":
-        subs = [_sub("0", ("s0",), sinks=(f"{APP}-repartition",)),
-                _sub("1", (), (f"{APP}-agg-changelog",), repartition_sources=(f"{APP}-repartition",))]
+        subs = [_sub("0", (s0,), sinks=(f"{app}-repartition",)),
+                _sub("1", (), (f"{app}-agg-changelog",), repartition_sources=(f"{app}-repartition",))]
     else:
         raise ValueError(f"unknown topology kind {kind!r} (known: {', '.join(STREAMS_TOPOLOGIES)})")
     return {"epoch": epoch, "subtopologies": subs}

@@ -32,15 +32,41 @@ def test_fuzz_mutant_exits_1_and_writes_the_trace(tmp_path: Path, capsys: pytest
 
 @pytest.mark.parametrize("argv", [
     ["fuzz", "--mutant", "bogus"],
-    ["fuzz", "--mutant", "standby-on-active-process"],
-    ["fuzz", "--protocol", "streams"],
+    ["fuzz", "--mutant", "standby-on-active-process"],  # a streams mutant on the consumer protocol
+    ["fuzz", "--protocol", "streams", "--mutant", "no-withholding"],
     ["fuzz", "--profile", "kafka-9.9"],
     ["simulate", "--mutant", "bogus", "-o", "x.jsonl"],
     ["simulate", "--groups", "0", "-o", "x.jsonl"],
     ["simulate", "--loss", "1.5", "-o", "x.jsonl"],
+    ["simulate", "--mutant", "standby-on-active-process", "-o", "x.jsonl"],
+    ["simulate", "--protocol", "streams", "--standby-replicas", "-1", "-o", "x.jsonl"],
 ])
 def test_usage_errors_exit_2(argv: list[str]) -> None:
     assert main(argv) == 2
+
+
+def test_fuzz_streams_mutant_exits_1_with_the_streams_invariant(tmp_path: Path,
+                                                                capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "s.jsonl"
+    status = main(["fuzz", "--protocol", "streams", "--mutant", "standby-on-active-process", "--no-shrink",
+                   "--no-progress", "--out", str(out)])
+    assert status == 1
+    assert "[target-validity] group g: target: process" in capsys.readouterr().out
+    calls = [json.loads(line) for line in out.read_text().splitlines() if "requestHeader" in line]
+    assert {c["requestHeader"]["requestApiKey"] for c in calls} == {88}
+
+
+def test_simulate_streams_writes_streams_heartbeats_and_created_topics(tmp_path: Path) -> None:
+    out = tmp_path / "s.jsonl"
+    argv = ["simulate", "--protocol", "streams", "--groups", "2", "--members", "4", "--duration-ms", "60000",
+            "--standby-replicas", "1", "--check", "-o", str(out)]
+    assert main(argv) == 0
+    events = [json.loads(line) for line in out.read_text().splitlines()]
+    assert events[0]["header"]["configs"] == {"group.streams.num.standby.replicas": 1}
+    assert {e["requestHeader"]["requestApiKey"] for e in events if "requestHeader" in e} == {88}
+    topics = {e["topic"]["name"] for e in events if "topic" in e}
+    assert topics == {"group-0-s0", "group-0-s1", "group-1-s0", "group-1-s1",
+                      "group-0-store-changelog", "group-1-store-changelog"}
 
 
 def test_simulate_writes_a_gzip_trace(tmp_path: Path) -> None:

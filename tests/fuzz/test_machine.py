@@ -1,7 +1,8 @@
-"""The rule-based machine as a pytest TestCase, under the profile HYPOTHESIS_PROFILE selects.
+"""The rule-based machines as pytest TestCases, under the profile HYPOTHESIS_PROFILE selects.
 
 A failing run is written as a contract trace (``KGSPEC_FUZZ_TRACE``, default
-``fuzz-failure.jsonl``) — the shrunk program, since Hypothesis runs it last.
+``fuzz-failure.jsonl``; ``-streams`` added for the streams machine) — the shrunk program,
+since Hypothesis runs it last.
 """
 
 from __future__ import annotations
@@ -11,8 +12,15 @@ import os
 from kgspec.model.sim import profiles
 from kgspec.model.sim.machine import machine_for
 
+_TRACE = os.environ.get("KGSPEC_FUZZ_TRACE", "fuzz-failure.jsonl")
+
 Machine = machine_for()
-Machine.trace_path = os.environ.get("KGSPEC_FUZZ_TRACE", "fuzz-failure.jsonl")
+Machine.trace_path = _TRACE
 Machine.TestCase.settings = profiles.load()
 
+StreamsMachine = machine_for(protocol="streams")
+StreamsMachine.trace_path = _TRACE.replace(".jsonl", "-streams.jsonl")
+StreamsMachine.TestCase.settings = profiles.load()
+
 TestConsumerGroups = Machine.TestCase
+TestStreamsGroups = StreamsMachine.TestCase

@@ -127,3 +127,87 @@ def test_regex_subscription_follows_new_topics() -> None:
                      "c2": {("t0", 0), ("t0", 1)}}
     assert sim.coordinator.groups["g"].group_epoch == 4
     assert sim.settle() == []
+
+
+# --- clients that misbehave: stalls, freezes, subscription changes ---------------------------
+
+def _calls(sim: Simulator, client: str, since: int = 0) -> list[tuple[int, int, int, int]]:
+    """(ts, request epoch, error, response epoch) of ``client``'s calls from ``since``."""
+    return [(e["tsMs"], e["request"]["memberEpoch"], e["response"]["errorCode"], e["response"]["memberEpoch"])
+            for e in sim.events if "request" in e and e["requestHeader"]["clientId"] == client and e["tsMs"] >= since]
+
+
+def _two_of_foo_bar() -> Simulator:
+    sim = Simulator(7, SimConfig())
+    sim.set_topic("foo", 4)
+    sim.set_topic("bar", 2)
+    sim.add_client("g", ("foo",))
+    sim.add_client("g", ("foo",))
+    sim.run_for(20000)
+    return sim
+
+
+def test_poll_stall_past_max_poll_interval_leaves_stale_then_rejoins_with_epoch_0() -> None:
+    sim = _two_of_foo_bar()
+    sim.stall("c1", 40000)  # the rebalance timeout (max.poll.interval.ms) is 30 s
+    sim.run_for(35000)
+    c1 = sim.clients["c1"]
+    assert (c1.state, c1.owned) == ("STALE", {})
+    # heartbeats go on from the background thread, then the stale leave at 20000 + 30000
+    assert _calls(sim, "c1", 20000) == [(20132, 3, 0, 3), (25156, 3, 0, 3), (30170, 3, 0, 3), (35201, 3, 0, 3),
+                                        (40224, 3, 0, 3), (45242, 3, 0, 3), (50014, -1, 0, -1)]
+    sim.run_for(10000)
+    assert _calls(sim, "c1", 55000) == [(60006, 0, 0, 5)]  # polls again at 60000: a new join
+    assert sim.settle() == []
+
+
+def test_member_stalled_while_revoking_keeps_its_partitions_until_the_rebalance_timeout() -> None:
+    sim = Simulator(7, SimConfig())
+    sim.set_topic("foo", 4)
+    sim.add_client("g", ("foo",), options=ClientOptions(reconcile_ms=3000))
+    sim.run_for(20000)
+    sim.add_client("g", ("foo",))
+    sim.run_for(6000)  # c1 got its revocation at 23100 and runs its 3 s callback
+    sim.stall("c1", 70000)  # ... which now hangs
+    sim.run_for(27000)
+    c1 = sim.clients["c1"]
+    assert c1.state == "RECONCILING"
+    assert {p for ps in c1.owned.values() for p in ps} == {0, 1, 2, 3}
+    sim.run_for(3000)  # the coordinator fences it at 23100 + 30000; it hears so at 53248
+    assert _calls(sim, "c1", 20000)[-2:] == [(48211, 2, 0, 2), (53248, 2, 25, 0)]
+    assert (c1.state, c1.owned, c1.epoch) == ("FENCED", {}, 0)
+    assert list(sim.coordinator.groups["g"].members) == [sim.clients["c2"].member_id]
+    assert sim.violations == []
+    assert sim.settle() == []  # polls again: rejoins with epoch 0
+    assert _calls(sim, "c1", 56000)[0][1] == 0
+
+
+def test_frozen_process_past_the_session_timeout_is_fenced_and_rejoins_with_epoch_0() -> None:
+    sim = _two_of_foo_bar()
+    sim.freeze("c1", 50000)  # the session timeout is 45 s
+    sim.run_for(60000)
+    assert _calls(sim, "c1", 20000)[:2] == [(70016, 3, 25, 0), (70048, 0, 0, 5)]
+    assert sim.violations == []
+
+
+def test_subscription_changes_bump_the_group_epoch_and_move_the_target() -> None:
+    sim = _two_of_foo_bar()
+    foo, bar = (sim.coordinator.topics.by_name(n).topic_id for n in ("foo", "bar"))  # type: ignore[union-attr]
+    sim.resubscribe("c1", ("bar",))
+    sim.run_for(20000)
+    group = sim.coordinator.groups["g"]
+    assert (group.group_epoch, group.assignment_epoch) == (4, 4)
+    assert {c.name: c.owned for c in sim.clients.values()} == {"c1": {bar: frozenset({0, 1})},
+                                                               "c2": {foo: frozenset({0, 1, 2, 3})}}
+    sim.resubscribe("c1", (), "f.*")  # a pattern: the names go, the regex resolves to foo
+    sim.run_for(20000)
+    assert sim.coordinator.groups["g"].group_epoch == 6
+    assert {c.name: c.owned for c in sim.clients.values()} == {"c1": {foo: frozenset({2, 3})},
+                                                               "c2": {foo: frozenset({0, 1})}}
+    sim.resubscribe("c1", ("bar",))  # back to names: an empty regex drops the pattern
+    sim.run_for(20000)
+    regexes = [e["request"]["subscribedTopicRegex"] for e in sim.events
+               if "request" in e and e["request"]["subscribedTopicRegex"] is not None]
+    assert regexes == ["f.*", ""]
+    assert sim.clients["c1"].owned == {bar: frozenset({0, 1})}
+    assert sim.violations == []
