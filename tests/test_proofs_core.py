@@ -25,7 +25,8 @@ def test_core_names_cover_both_protocols() -> None:
     assert set(CORE) == {"no-double-ownership", "processid-exclusivity", "epoch-monotonicity",
                          "target-validity", "epoch-fencing", "session-expiry"}
     assert INVARIANTS["epoch-fencing"].steps is not None
-    assert set(INVARIANTS["epoch-fencing"].steps) == {"heartbeat", "heartbeat_lost"}
+    assert set(INVARIANTS["epoch-fencing"].steps) == {"heartbeat", "heartbeat_lost", "heartbeat_unreported",
+                                                      "heartbeat_unreported_lost"}
     assert set(INVARIANTS["session-expiry"].steps or {}) == {"session_timeout"}
     assert INVARIANTS["processid-exclusivity"].protocols == ("streams",)
 

@@ -42,7 +42,7 @@ from __future__ import annotations
 import copy
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from kgspec.invariants.symbolic.concrete import (
     ConcreteState,
@@ -54,10 +54,12 @@ from kgspec.invariants.symbolic.concrete import (
     step_satisfies_transition,
 )
 from kgspec.invariants.symbolic.invariants import for_protocol
+from kgspec.invariants.symbolic.state import ROLE_NAMES
 
 Tasks = frozenset[str]
 _LEAVE_EPOCHS = (-1, -2)
-_STATES = {0: "STABLE", 1: "UNREVOKED", 2: "UNRELEASED"}
+_CONSUMER_STATES = {0: "STABLE", 1: "UNREVOKED", 2: "UNRELEASED"}
+_STREAMS_STATES = {1: "STABLE", 2: "UNREVOKED", 3: "UNRELEASED"}
 _PRE_LEAVE = "PREPARE_LEAVING"
 _IN_GROUP = frozenset({"JOINING", "RECONCILING", "ACKNOWLEDGING", "STABLE", _PRE_LEAVE})
 
@@ -91,19 +93,25 @@ def _task(topic: str, partition: int) -> str:
 class ConsumerRefinement:
     """Checks one consumer group of a simulator, step by step, against the Z3 relation."""
 
+    protocol: ClassVar[str] = "consumer"
+    states: ClassVar[dict[int, str]] = _CONSUMER_STATES
+    timer_actions: ClassVar[dict[str, str]] = {"consumer-session": "session_timeout", "consumer-rebalance": "rebalance_timeout"}
+
     def __init__(self, sim: Any, group_id: str, topics: dict[str, int], *,
-                 check_z3: bool = True, check_invariants: bool = True) -> None:
+                 check_z3: bool = True, check_invariants: bool = True,
+                 processes: tuple[str, ...] = ()) -> None:
         self.sim = sim
         self.gid = group_id
         self.tasks = tuple(_task(t, p) for t in sorted(topics) for p in range(topics[t]))
         self.topics = dict(topics)
         self.check_z3 = check_z3
         self.check_invariants = check_invariants
-        self.invariants = [i.name for i in for_protocol("consumer")]
+        self.invariants = [i.name for i in for_protocol(self.protocol)]
         self.names: dict[str, str] = {}  # member id -> abstract name
         self.clients: dict[str, Any] = {}  # member id -> latest client object
         self.inflight: dict[int, tuple[int, dict[str, Any]]] = {}  # id(client) -> (corr, request)
-        self.state: ConcreteState = initial("consumer", (), self.tasks)
+        self.processes = processes
+        self.state: ConcreteState = initial(self.protocol, (), self.tasks, processes)
         self.reports: list[StepReport] = []
         self.problems: list[str] = []
         self.stats = RefinementStats()
@@ -186,12 +194,26 @@ class ConsumerRefinement:
             out.update(_task(name, p) for p in parts)
         return frozenset(out)
 
+    def _process_of(self, member_id: str) -> str:
+        return ""
+
     def _subscribed(self, member_id: str) -> Tasks:
         client = self.clients.get(member_id)
         topics: Iterable[str] = client.topics if client is not None else ()
         return frozenset(_task(t, p) for t in topics for p in range(self.topics.get(t, 0)))
 
-    def _client_view(self, member_id: str, extra: dict[str, dict[str, Any]]) -> tuple[int, Tasks]:
+    @staticmethod
+    def _reports_owned(request: dict[str, Any]) -> bool:
+        return request.get("topicPartitions") is not None
+
+    def _reported(self, request: dict[str, Any], client: Any) -> dict[str, Tasks]:
+        """What a request says the client owns (unchanged since the last report when absent)."""
+        owned = request.get("topicPartitions")
+        if owned is None:
+            return self._holdings(getattr(client, "last_sent_owned", None) or {})
+        return self._holdings({e["topicId"]: e["partitions"] for e in owned})
+
+    def _client_view(self, member_id: str, extra: dict[str, dict[str, Any]]) -> tuple[int, dict[str, Tasks]]:
         client = self.clients.get(member_id)
         request = extra.get(member_id)
         if request is None and client is not None:
@@ -200,18 +222,29 @@ class ConsumerRefinement:
                 request = sent[1]
         if request is not None:
             if request["memberEpoch"] in _LEAVE_EPOCHS:
-                return 0, frozenset()
-            owned = request.get("topicPartitions")
-            if owned is None:  # unchanged since the last full report
-                return request["memberEpoch"], self._tasks_of(getattr(client, "last_sent_owned", None) or {})
-            return request["memberEpoch"], self._tasks_of({e["topicId"]: e["partitions"] for e in owned})
+                return 0, {}
+            return request["memberEpoch"], self._reported(request, client)
         if client is None or not client.alive or client.state not in _IN_GROUP:
-            return 0, frozenset()
-        return client.epoch, self._tasks_of(client.owned)
+            return 0, {}
+        return client.epoch, self._holdings(client.owned)
+
+    def _group(self) -> Any:
+        return self.sim.coordinator.groups.get(self.gid)
+
+    def _holdings(self, holdings: Any) -> dict[str, Tasks]:
+        """A member's (or target's) holdings by role code."""
+        return {"act": self._tasks_of(holdings)}
+
+    def _indexed(self, group: Any) -> Tasks:
+        """Tasks with an entry in the active-ownership index (the partition-epoch map)."""
+        return self._tasks_of(group.partition_epochs)
+
+    def _process_maps(self, s: ConcreteState, group: Any) -> None:
+        """Streams: the standby / warm-up process maps."""
 
     def abstract(self, extra: dict[str, dict[str, Any]]) -> ConcreteState:
         """The model's state (coordinator group + simulated clients) as a ConcreteState."""
-        group = self.sim.coordinator.groups.get(self.gid)
+        group = self._group()
         members = dict(group.members) if group is not None else {}
         for mid in [*self.clients, *members]:
             self._name(mid)
@@ -228,34 +261,36 @@ class ConsumerRefinement:
         holders: dict[str, list[str]] = {t: [] for t in self.tasks}
         for mid, m in members.items():
             a = self.names[mid]
-            if m.state not in _STATES:
+            if m.state not in self.states:
                 raise AbstractionError(f"member {mid} is in state {m.state}")
             if m.member_epoch != -2:
                 s.epoch[a] = m.member_epoch
             s.prev_epoch[a] = m.previous_member_epoch
-            s.mstate[a] = _STATES[m.state]
-            s.assigned["act"][a] = self._tasks_of(m.assigned)
-            s.pending["act"][a] = self._tasks_of(m.pending_revocation)
+            s.mstate[a] = self.states[m.state]
+            for r, ts in self._holdings(m.assigned).items():
+                s.assigned[r][a] = ts
+            for r, ts in self._holdings(m.pending_revocation).items():
+                s.pending[r][a] = ts
             for t in s.held("act", a):
                 holders[t].append(a)
         if group is not None:
             for mid, target in group.target.items():
                 if mid in self.names:
-                    s.target["act"][self.names[mid]] = self._tasks_of(target)
+                    for r, ts in self._holdings(target).items():
+                        s.target[r][self.names[mid]] = ts
+            indexed = self._indexed(group)
             for t in self.tasks:
-                s.epoch_owner[t] = None
-            for t, owners in holders.items():
-                if owners:
-                    s.epoch_owner[t] = owners[0]
-            indexed = self._tasks_of(group.partition_epochs)
+                # no entry, or a held task with no entry: the abstract map has no entry
+                s.epoch_owner[t] = holders[t][0] if holders[t] and t in indexed else None
             orphans = indexed - {t for t, o in holders.items() if o}
             if orphans:
-                raise AbstractionError(f"partition epochs without a holder: {sorted(orphans)}")
-            unindexed = {t for t, o in holders.items() if o} - indexed
-            for t in unindexed:  # a held partition with no epoch: the abstract map has no entry
-                s.epoch_owner[t] = None
+                raise AbstractionError(f"ownership index entries without a holder: {sorted(orphans)}")
+            self._process_maps(s, group)
         for mid, a in self.names.items():
-            s.client_epoch[a], s.owned["act"][a] = self._client_view(mid, extra)
+            epoch, owned = self._client_view(mid, extra)
+            s.client_epoch[a] = epoch
+            for r in s.roles:
+                s.owned[r][a] = owned.get(r, frozenset())
         return s
 
     def _extended(self, state: ConcreteState, names: tuple[str, ...]) -> ConcreteState:
@@ -272,6 +307,8 @@ class ConsumerRefinement:
             s.epoch[a] = s.prev_epoch[a] = s.client_epoch[a] = 0
             s.mstate[a] = "STABLE"
             s.subscribed[a] = self._subscribed(by_name[a])
+            if s.protocol == "streams":
+                s.process_of[a] = self._process_of(by_name[a])
             s.last_assigned[a] = empty
             for r in s.roles:
                 for fld in (s.assigned, s.pending, s.target, s.owned):
@@ -305,20 +342,32 @@ class ConsumerRefinement:
                 acts += [{"action": "bump"}] * bumps
                 if post.assignment_epoch != pre.assignment_epoch:
                     acts.append(self._recompute(post))
-                acts.append({"action": "heartbeat", "member": x, "response": "lost"})
+                hb: dict[str, Any] = {"action": "heartbeat", "member": x, "response": "lost"}
+                if not self._reports_owned(request):
+                    hb["reported"] = False
+                acts.append(hb)
         else:
             for firing in info["firings"]:
-                if not firing.records:
+                action = self.timer_actions.get(firing.timer.kind)
+                if not firing.records or action is None:
                     continue
-                m = self.names[firing.timer.member_id]
-                action = {"consumer-session": "session_timeout",
-                          "consumer-rebalance": "rebalance_timeout"}.get(firing.timer.kind, firing.timer.kind)
-                acts.append({"action": action, "member": m})
+                acts.append({"action": action, "member": self.names[firing.timer.member_id]})
+                bumps -= 1
+            acts += [{"action": "bump"}] * bumps
+            if post.assignment_epoch != pre.assignment_epoch:
+                acts.append(self._recompute(post))
         return acts + self._client_acts(self._run(pre, acts), post)
 
     @staticmethod
-    def _recompute(post: ConcreteState) -> dict[str, Any]:
-        target = {m: sorted(ts) for m, ts in post.target["act"].items() if ts}
+    def _roles_out(s: ConcreteState, sets: dict[str, Tasks]) -> Any:
+        """Task sets by role in the step-dict form (streams: by role name)."""
+        if s.protocol == "streams":
+            return {ROLE_NAMES[r]: sorted(sets.get(r, frozenset())) for r in s.roles}
+        return sorted(sets.get("act", frozenset()))
+
+    def _recompute(self, post: ConcreteState) -> dict[str, Any]:
+        target = {m: self._roles_out(post, {r: post.target[r][m] for r in post.roles})
+                  for m in post.members if any(post.target[r][m] for r in post.roles)}
         return {"action": "recompute", "assignment_epoch": post.assignment_epoch, "target": target}
 
     def _run(self, s: ConcreteState, acts: list[dict[str, Any]]) -> ConcreteState:
@@ -329,28 +378,28 @@ class ConsumerRefinement:
                 return s  # reported by _check
         return s
 
-    @staticmethod
-    def _client_acts(s: ConcreteState, post: ConcreteState) -> list[dict[str, Any]]:
+    def _client_acts(self, s: ConcreteState, post: ConcreteState) -> list[dict[str, Any]]:
         """Client-local actions taking each client of ``s`` to its view in ``post``."""
         acts: list[dict[str, Any]] = []
         for m in s.members:
-            ce0, o0 = s.client_epoch[m], s.owned["act"][m]
-            ce1, o1 = post.client_epoch[m], post.owned["act"][m]
+            ce0, o0 = s.client_epoch[m], {r: s.owned[r][m] for r in s.roles}
+            ce1, o1 = post.client_epoch[m], {r: post.owned[r][m] for r in s.roles}
             if (ce0, o0) == (ce1, o1):
                 continue
-            if ce1 == 0 and not o1:
+            if ce1 == 0 and not any(o1.values()):
                 if m not in s.joined:
                     acts.append({"action": "zombie_heartbeat", "member": m})
                 elif m not in s.away and not epoch_ok(s, m, None):
                     acts.append({"action": "heartbeat_fenced", "member": m})
                 else:
-                    acts.append({"action": "client_release", "member": m, "owned": [], "client_epoch": 0})
+                    acts.append({"action": "client_release", "member": m,
+                                 "owned": self._roles_out(s, {}), "client_epoch": 0})
                 continue
             if ce1 != ce0:
                 acts.append({"action": "client_receive", "member": m, "client_epoch": ce1})
             if o1 != o0:
-                name = "client_release" if o1 <= o0 else "client_reconcile"
-                acts.append({"action": name, "member": m, "owned": sorted(o1)})
+                name = "client_release" if all(o1[r] <= o0[r] for r in s.roles) else "client_reconcile"
+                acts.append({"action": name, "member": m, "owned": self._roles_out(s, o1)})
         return acts
 
     def _client_segment(self, now: ConcreteState) -> None:
@@ -410,7 +459,8 @@ class ConsumerRefinement:
 
 
 def _active(s: ConcreteState) -> set[str]:
-    return {m for m in s.members if m in s.joined or s.client_epoch[m] or s.owned["act"][m]}
+    return {m for m in s.members
+            if m in s.joined or s.client_epoch[m] or any(s.owned[r][m] for r in s.roles)}
 
 
 def project(s: ConcreteState, members: set[str]) -> ConcreteState:
@@ -422,6 +472,7 @@ def project(s: ConcreteState, members: set[str]) -> ConcreteState:
         return s
     out = copy.copy(s)
     out.members = keep
+    out.process_of = {m: p for m, p in s.process_of.items() if m in members}
     for name in ("epoch", "prev_epoch", "client_epoch", "mstate", "subscribed", "last_assigned"):
         setattr(out, name, {m: v for m, v in getattr(s, name).items() if m in members})
     for name in ("assigned", "pending", "target", "owned"):
@@ -440,3 +491,54 @@ def describe_difference(a: ConcreteState, b: ConcreteState) -> str:
         if x != y:
             out.append(f"{name}: {x} != {y}")
     return "; ".join(out) or "none"
+
+
+_ROLE_CODES = {"active": "act", "standby": "sby", "warmup": "wup"}
+_ROLE_FIELDS = (("active", "activeTasks"), ("standby", "standbyTasks"), ("warmup", "warmupTasks"))
+
+
+class StreamsRefinement(ConsumerRefinement):
+    """The same check for one streams group: tasks are ``<subtopology>_<partition>``, the
+    active-ownership index is ``currentActiveTaskProcessId`` (its entry points at the member
+    holding the task as active), standby / warm-up process maps are the group's, and members
+    carry their process id (``process_of``). ``topics`` maps subtopology ids to task counts."""
+
+    protocol: ClassVar[str] = "streams"
+    states: ClassVar[dict[int, str]] = _STREAMS_STATES
+    timer_actions: ClassVar[dict[str, str]] = {"streams-session": "session_timeout", "streams-rebalance": "rebalance_timeout"}
+
+    def _group(self) -> Any:
+        return self.sim.coordinator.streams_groups.get(self.gid)
+
+    def _holdings(self, holdings: Any) -> dict[str, Tasks]:
+        return {code: frozenset(_task(sid, p) for sid, parts in holdings.get(role, {}).items() for p in parts)
+                for role, code in _ROLE_CODES.items()}
+
+    @staticmethod
+    def _reports_owned(request: dict[str, Any]) -> bool:
+        return all(request.get(name) is not None for _, name in _ROLE_FIELDS)
+
+    def _reported(self, request: dict[str, Any], client: Any) -> dict[str, Tasks]:
+        if any(request.get(name) is None for _, name in _ROLE_FIELDS):
+            return self._holdings(getattr(client, "last_sent_owned", None) or {})
+        return self._holdings({role: {e["subtopologyId"]: e["partitions"] for e in request[name]}
+                               for role, name in _ROLE_FIELDS})
+
+    def _indexed(self, group: Any) -> Tasks:
+        return frozenset(_task(sid, p) for sid, p in group.active_process)
+
+    def _process_maps(self, s: ConcreteState, group: Any) -> None:
+        for t in self.tasks:
+            s.standby_procs[t] = frozenset()
+            s.warmup_procs[t] = frozenset()
+        for (sid, p), procs in group.standby_processes.items():
+            s.standby_procs[_task(sid, p)] = frozenset(procs)
+        for (sid, p), procs in group.warmup_processes.items():
+            s.warmup_procs[_task(sid, p)] = frozenset(procs)
+
+    def _subscribed(self, member_id: str) -> Tasks:
+        return frozenset(self.tasks)  # every stream thread runs the whole topology
+
+    def _process_of(self, member_id: str) -> str:
+        client = self.clients.get(member_id)
+        return str(client.process_id) if client is not None else self.processes[0]

@@ -124,9 +124,9 @@ def _drop(s: ConcreteState, m: str) -> None:
     s.group_epoch += 1
 
 
-def epoch_ok(s: ConcreteState, m: str, mutant: str | None) -> bool:
+def epoch_ok(s: ConcreteState, m: str, mutant: str | None, reported: bool = True) -> bool:
     ce, ep = s.client_epoch[m], s.epoch[m]
-    subset = all(s.owned[r][m] <= s.assigned[r][m] for r in s.roles)
+    subset = reported and all(s.owned[r][m] <= s.assigned[r][m] for r in s.roles)
     if mutant == "lost-response-no-subset":
         subset = True
     lower = ce == s.prev_epoch[m] and subset
@@ -151,10 +151,12 @@ def _unreleased(s: ConcreteState, r: str, m: str, t: str, mutant: str | None) ->
     return (held and owner is not None and s.process_of[owner] == p) or same
 
 
-def _heartbeat(s: ConcreteState, m: str, delivered: bool, mutant: str | None) -> None:
-    _guard(m in s.joined and m not in s.away and epoch_ok(s, m, mutant))
+def _heartbeat(s: ConcreteState, m: str, delivered: bool, mutant: str | None, reported: bool = True) -> None:
+    _guard(m in s.joined and m not in s.away and epoch_ok(s, m, mutant, reported))
     st, ep, te = s.mstate[m], s.epoch[m], s.assignment_epoch
-    owns_pending = any(s.owned[r][m] & s.pending[r][m] for r in s.roles)
+    # not reported: the coordinator assumes the client owns everything it holds
+    claimed = {r: s.owned[r][m] if reported else s.held(r, m) for r in s.roles}
+    owns_pending = any(claimed[r] & s.pending[r][m] for r in s.roles)
     reconcile = ((st == "STABLE" and ep != te) or (st == "UNREVOKED" and not owns_pending)
                  or st == "UNRELEASED")
     old_held = {r: s.held(r, m) for r in s.roles}
@@ -165,7 +167,7 @@ def _heartbeat(s: ConcreteState, m: str, delivered: bool, mutant: str | None) ->
         new = {r: s.target[r][m] - s.assigned[r][m] for r in s.roles}
         unrel = {r: frozenset(t for t in new[r] if _unreleased(s, r, m, t, mutant))
                  for r in s.roles}
-        owns_revoke = any(s.owned[r][m] & revoke[r] for r in s.roles)
+        owns_revoke = any(claimed[r] & revoke[r] for r in s.roles)
         base = ep + 1 if s.protocol == "streams" and st == "UNREVOKED" else ep
         s.prev_epoch[m] = ep
         if owns_revoke:
@@ -275,7 +277,8 @@ def apply(state: ConcreteState, step: dict[str, Any], mutant: str | None = None)
                 s.target[r][x] = ts
         _guard(target_ok(s, mutant))
     elif act == "heartbeat":
-        _heartbeat(s, m, step.get("response", "delivered") == "delivered", mutant)
+        _heartbeat(s, m, step.get("response", "delivered") == "delivered", mutant,
+                   step.get("reported", True))
     elif act == "heartbeat_fenced":
         _guard(m in s.joined and m not in s.away and not epoch_ok(s, m, mutant))
         _clear_client(s, m)
@@ -452,8 +455,9 @@ def _universe(s: ConcreteState) -> _Universe:
 
 
 def rule_name(step: dict[str, Any]) -> str:
-    if step["action"] == "heartbeat" and step.get("response") == "lost":
-        return "heartbeat_lost"
+    if step["action"] == "heartbeat":
+        name = "heartbeat" if step.get("reported", True) else "heartbeat_unreported"
+        return name + "_lost" if step.get("response") == "lost" else name
     return str(step["action"])
 
 

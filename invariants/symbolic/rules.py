@@ -167,11 +167,13 @@ def recompute(ctx: Ctx, pre: State, post: State, m: Expr, n: Expr) -> Expr:
     return z3.And(pre.ge > pre.ae, frame(pre, post, upd), target_valid(ctx, post))
 
 
-def epoch_ok(ctx: Ctx, pre: State, m: Expr) -> Expr:
-    """throwIf…MemberEpochIsInvalid: 0, the current epoch, or the previous one with owned ⊆ assigned."""
+def epoch_ok(ctx: Ctx, pre: State, m: Expr, reported: bool = True) -> Expr:
+    """throwIf…MemberEpochIsInvalid: 0, the current epoch, or the previous one with owned ⊆ assigned
+    (an owned set not reported is never contained: ``areOwned…ContainedInAssigned…``)."""
     ce, ep = pre.f("client_epoch")(m), pre.f("epoch")(m)
     t = _tv(pre)
-    subset = forall(pre.sorts, [t], z3.And([z3.Implies(pre.O(r, m, t), pre.A(r, m, t)) for r in pre.roles]))
+    subset = forall(pre.sorts, [t], z3.And([z3.Implies(pre.O(r, m, t), pre.A(r, m, t)) for r in pre.roles])) \
+        if reported else z3.BoolVal(False)
     if ctx.on("lost-response-no-subset"):
         subset = z3.BoolVal(True)
     lower = z3.And(ce == pre.f("prev_epoch")(m), subset)
@@ -196,7 +198,7 @@ def _unreleased(ctx: Ctx, pre: State, r: str, m: Expr, t: Expr) -> Expr:
     return z3.Or(z3.And(held_act, pre.process_of(pre.f("epoch_owner")(t)) == p), same_proc)
 
 
-def _heartbeat(ctx: Ctx, pre: State, post: State, m: Expr, delivered: bool) -> Expr:
+def _heartbeat(ctx: Ctx, pre: State, post: State, m: Expr, delivered: bool, reported: bool = True) -> Expr:
     roles, ms = pre.roles, pre.sorts.mstates
     ep, te, st = pre.f("epoch")(m), pre.ae, pre.f("mstate")(m)
     t = _tv(pre)
@@ -206,8 +208,12 @@ def _heartbeat(ctx: Ctx, pre: State, post: State, m: Expr, delivered: bool) -> E
     new = {r: (lambda r_: lambda x: z3.And(pre.T(r_, m, x), z3.Not(pre.A(r_, m, x))))(r)
            for r in roles}
     unrel = {r: (lambda r_: lambda x: _unreleased(ctx, pre, r_, m, x))(r) for r in roles}
-    owns_pending = exists(pre.sorts, [t], z3.Or([z3.And(pre.O(r, m, t), pre.R(r, m, t)) for r in roles]))
-    owns_revoke = exists(pre.sorts, [t], z3.Or([z3.And(pre.O(r, m, t), revoke[r](t)) for r in roles]))
+    # An owned set not reported (null task lists) counts as owning everything (``ownsRevoked…``).
+    def owns(r_: str, x: Expr) -> Expr:
+        return pre.O(r_, m, x) if reported else z3.BoolVal(True)
+
+    owns_pending = exists(pre.sorts, [t], z3.Or([z3.And(owns(r, t), pre.R(r, m, t)) for r in roles]))
+    owns_revoke = exists(pre.sorts, [t], z3.Or([z3.And(owns(r, t), revoke[r](t)) for r in roles]))
     withheld = exists(pre.sorts, [t], z3.Or([z3.And(new[r](t), unrel[r](t)) for r in roles]))
     reconcile = z3.Or(z3.And(st == ms["STABLE"], ep != te),
                       z3.And(st == ms["UNREVOKED"], z3.Not(owns_pending)),
@@ -260,8 +266,18 @@ def _heartbeat(ctx: Ctx, pre: State, post: State, m: Expr, delivered: bool) -> E
             upd[fld] = (lambda r_, old: lambda q, x: z3.If(
                 q == pm, z3.Or(held_new(r_, x), z3.And(old(q, x), z3.Not(pre.H(r_, m, x)))),
                 old(q, x)))(r, pre.f(fld))
-    guard = z3.And(pre.f("joined")(m), z3.Not(pre.f("away")(m)), epoch_ok(ctx, pre, m))
+    guard = z3.And(pre.f("joined")(m), z3.Not(pre.f("away")(m)), epoch_ok(ctx, pre, m, reported))
     return z3.And(guard, frame(pre, post, upd))
+
+
+def heartbeat_unreported(ctx: Ctx, pre: State, post: State, m: Expr, n: Expr) -> Expr:
+    """An accepted heartbeat that does not report what the client owns (unchanged since the
+    last report): the coordinator assumes it still owns everything it holds."""
+    return _heartbeat(ctx, pre, post, m, delivered=True, reported=False)
+
+
+def heartbeat_unreported_lost(ctx: Ctx, pre: State, post: State, m: Expr, n: Expr) -> Expr:
+    return _heartbeat(ctx, pre, post, m, delivered=False, reported=False)
 
 
 def heartbeat(ctx: Ctx, pre: State, post: State, m: Expr, n: Expr) -> Expr:
@@ -401,7 +417,8 @@ def actions(ctx: Ctx) -> dict[str, Rule]:
     }
     if ctx.async_client:
         acts |= {"client_receive": client_receive, "client_reconcile": client_reconcile,
-                 "client_release": client_release}
+                 "client_release": client_release, "heartbeat_unreported": heartbeat_unreported,
+                 "heartbeat_unreported_lost": heartbeat_unreported_lost}
     if not ctx.streams:
         acts["static_leave"] = static_leave
         acts["replace"] = replace
