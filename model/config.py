@@ -38,6 +38,10 @@ DEFAULTS: dict[str, Any] = {
     "group.streams.initial.rebalance.delay.ms": 3000,
     "group.streams.task.offset.interval.ms": 60000,
     "group.streams.rack.aware.assignment.tags": "",
+    # Connect on the KIP-848 protocol (the Connect draft, profile kip; docs/connect.md)
+    "group.connect.session.timeout.ms": 45000,
+    "group.connect.heartbeat.interval.ms": 5000,
+    "group.connect.scheduled.rebalance.max.delay.ms": 300000,
 }
 
 # Per-group overrides (GroupConfig) fall back to the broker config of the same suffix.

@@ -36,6 +36,9 @@ class Errors(IntEnum):
     STREAMS_INVALID_TOPOLOGY_EPOCH = 131
     STREAMS_TOPOLOGY_FENCED = 132
     STREAMS_TOPOLOGY_DESCRIPTION_UPDATE_FAILED = 135
+    # The Connect draft's new errors have no Kafka code: kgspec's own (docs/connect.md).
+    COMPUTE_ASSIGNMENT = 1000
+    INVALID_ASSIGNMENT = 1001
 
 
 def error_name(code: int) -> str:

@@ -6,6 +6,7 @@ from types import MappingProxyType
 
 from kgspec.spec.classic import CLASSIC_GROUP
 from kgspec.spec.client import CONSUMER_CLIENT
+from kgspec.spec.connect import CONNECT_ASSIGNMENT, CONNECT_GROUP, CONNECT_MEMBER
 from kgspec.spec.declarations import Declaration
 from kgspec.spec.groups import CONSUMER_GROUP, STREAMS_GROUP
 from kgspec.spec.members import CONSUMER_MEMBER, STREAMS_MEMBER
@@ -19,6 +20,9 @@ _ALL = (
     STREAMS_GROUP,
     STREAMS_MEMBER,
     STREAMS_TOPOLOGY,
+    CONNECT_GROUP,
+    CONNECT_MEMBER,
+    CONNECT_ASSIGNMENT,
 )
 
 #: name -> declaration, read-only.
