@@ -24,7 +24,7 @@ from kgspec.conformance.events import Event
 from kgspec.conformance.findings import Finding, GroupSummary, Report, jsonable
 from kgspec.model.mutants import Mutants
 
-from .parse import loads
+from .parse import event_from_payload
 
 OUTPUT_SCHEMA: Final = ("rec string, path string, grp string, gtype string, okey double, line long, sub int, "
                         "seq int, events long, verdict string, kind string, field string, expected string, "
@@ -128,6 +128,6 @@ def replay_rows(rows: Iterable[tuple[str, str | None, str | None, float, int, in
             key, gtype, events = (path, grp), None, []
         if gtype is None:
             gtype = rtype
-        events.append(((okey, line, sub), loads(payload)))
+        events.append(((okey, line, sub), event_from_payload(payload, line)))
     if key is not None:
         yield from replay_group(key[0], key[1], gtype, events, ctx)

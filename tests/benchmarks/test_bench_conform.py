@@ -1,5 +1,5 @@
-"""``kgspec conform`` throughput at local[1] and local[2] on a 10^6-event steady trace,
-and one-core ``kgspec check`` throughput per format on the same events.
+"""``kgspec conform`` throughput at local[1] and local[2] on a 10^6-event steady trace
+(one-core ``kgspec check`` per format: ``test_bench_check.py``).
 
 Run: .venv/bin/python -m pytest tests/benchmarks/test_bench_conform.py -m "spark and slow" --benchmark-only
 The figures are in each benchmark's ``extra_info`` (events_per_second); the project's goal
@@ -9,8 +9,6 @@ included: it is what a user waits for).
 
 from __future__ import annotations
 
-import datetime as dt
-import json
 import os
 import shutil
 import sys
@@ -18,9 +16,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kgspec.conformance.checker import check_items
-from kgspec.conformance.findings import Report
-from kgspec.conformance.readers import open_trace
 from kgspec.conformance.steady import write_steady_trace
 
 HEARTBEATS = 1_000_000
@@ -32,23 +27,6 @@ def steady(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
     path = tmp_path_factory.mktemp("bench-conform") / "steady.jsonl"
     lines = write_steady_trace(path, HEARTBEATS)
     return path, lines
-
-
-def _request_log(native: Path) -> Path:
-    """The same calls as Kafka's request log (topics from the native trace dropped)."""
-    out = native.with_suffix(".log")
-    epoch = dt.datetime(2025, 6, 1, tzinfo=dt.UTC)
-    with native.open(encoding="utf-8") as src, out.open("w", encoding="utf-8") as dst:
-        for line in src:
-            obj = json.loads(line)
-            if "requestHeader" not in obj:
-                continue
-            ts = obj.pop("tsMs")
-            obj["totalTimeMs"] = 0
-            stamp = (epoch + dt.timedelta(milliseconds=ts)).strftime("%Y-%m-%d %H:%M:%S,%f")[:-3]
-            dst.write(f"[{stamp}] DEBUG Completed request:{json.dumps(obj, separators=(',', ':'))} "
-                      "(kafka.request.logger)\n")
-    return out
 
 
 @pytest.mark.parametrize("cores", [1, 2])
@@ -76,19 +54,3 @@ def test_conform_throughput(cores: int, benchmark: Any, steady: tuple[Path, int]
     assert result.report.inputs[0].lines == lines
     benchmark.extra_info["events"] = lines
     benchmark.extra_info["events_per_second"] = round(lines / benchmark.stats.stats.mean)
-
-
-@pytest.mark.parametrize("fmt", ["native", "request-log"])
-def test_check_throughput_per_format(fmt: str, benchmark: Any, steady: tuple[Path, int]) -> None:
-    path = steady[0] if fmt == "native" else _request_log(steady[0])
-
-    def run() -> Report:
-        report = Report()
-        check_items(str(path), open_trace(path), report)
-        return report
-
-    report = benchmark.pedantic(run, rounds=1, iterations=1)
-    events = report.inputs[0].events
-    benchmark.extra_info["events"] = events
-    benchmark.extra_info["events_per_second"] = round(events / benchmark.stats.stats.mean)
-    benchmark.extra_info["findings"] = len(report.findings)
