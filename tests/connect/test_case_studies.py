@@ -77,13 +77,14 @@ def test_worker_leaving_session_expiry_bumps_to_36() -> None:
 
 
 def test_worker_leaving_w3_keeps_assignments_during_the_delay() -> None:
-    c, out = worker_leaving()
+    _c, out = worker_leaving()
     assert out["w3 asked"]["errorCode"] == COMPUTE_ASSIGNMENT
     assert out["w3 prepare"]["groupEpoch"] == 36
     assert out["w3 install 36"]["errorCode"] == 0  # BC0, BT1 left out: the delay allows it
     assert out["target 36"]["target"] == (36, {"W1": ["AC0", "AT1"], "W3": ["AT2"]})
     assert out["at 36"]["members"] == {"W1": (36, ["AC0", "AT1"]), "W3": (36, ["AT2"])}
-    assert out["w1 hb 36"]["memberEpoch"] == 36 and out["w3 hb 36"]["memberEpoch"] == 36
+    assert out["w1 hb 36"]["memberEpoch"] == 36
+    assert out["w3 hb 36"]["memberEpoch"] == 36
 
 
 def test_worker_leaving_reason_update_reassigns_lost_work_at_37() -> None:
@@ -104,7 +105,8 @@ def test_worker_bounces_back_and_gets_its_work_at_37() -> None:
     # 'Let's say it joins with epoch 35': it was removed, so Request Handling 2 answers
     # UNKNOWN_MEMBER_ID and the worker rejoins with epoch 0 ('Response Handling').
     assert out["w2 back with 35"]["errorCode"] == 25
-    assert out["w2 rejoins"]["errorCode"] == 0 and out["w2 rejoins"]["memberEpoch"] == 36
+    assert out["w2 rejoins"]["errorCode"] == 0
+    assert out["w2 rejoins"]["memberEpoch"] == 36
     assert out["epoch 37"]["group"] == (37, ["W1", "W2", "W3"])
     assert out["w3 asked"]["errorCode"] == COMPUTE_ASSIGNMENT
     assert out["w3 install 37"]["errorCode"] == 0
