@@ -142,7 +142,7 @@ class GroupMachine(RuleBasedStateMachine):
 
     def teardown(self) -> None:
         if self.sim.violations:
-            failure = Failure(list(self.sim.violations), self.sim.finish(), len(self.program),
+            failure = Failure(list(self.sim.violations), self.sim.finish(describe=True), len(self.program),
                               list(self.program))
             type(self).last_failure = failure
             if self.trace_path is not None:

@@ -40,7 +40,7 @@ from kgspec.invariants import (
     streams_convergence_bound_ms,
 )
 from kgspec.model.consumer.member import LEAVE_GROUP_MEMBER_EPOCH, ConsumerMember
-from kgspec.model.coordinator import Coordinator
+from kgspec.model.coordinator import CONSUMER_GROUP_DESCRIBE, STREAMS_GROUP_DESCRIBE, Coordinator
 from kgspec.model.hashing import kafka_uuid_string
 from kgspec.model.mutants import NONE, Mutants
 from kgspec.model.records import (
@@ -532,6 +532,20 @@ class Simulator:
             self.violations.extend(Violation("convergence", gid, m) for m in found)
         return self.violations
 
-    def finish(self) -> list[dict[str, Any]]:
-        """The trace so far, closed by a tick at the current time."""
-        return [*self.events, trace.tick_event(self.now)]
+    def finish(self, describe: bool = False) -> list[dict[str, Any]]:
+        """The trace so far, closed by a tick at the current time.
+
+        ``describe``: first a ConsumerGroupDescribe / StreamsGroupDescribe of every group, so
+        that a bug whose only effect is the coordinator's state (a member that is never
+        fenced) is visible to ``kgspec check`` too. The fuzzer writes failing runs this way.
+        """
+        closing = [self._describe_event(gid) for gid in sorted(self._protocol)] if describe else []
+        return [*self.events, *closing, trace.tick_event(self.now)]
+
+    def _describe_event(self, gid: str) -> dict[str, Any]:
+        streams = self._protocol[gid] == "streams"
+        api_key, version = (STREAMS_GROUP_DESCRIBE, 0) if streams else (CONSUMER_GROUP_DESCRIBE, 1)
+        request = {"groupIds": [gid], "includeAuthorizedOperations": False}
+        result = self.coordinator.handle(api_key, version, request, now=self.now, client_id="kgspec-sim")
+        assert result.response is not None
+        return trace.call_event(self.now, "kgspec-sim", 0, request, result.response, version, api_key)

@@ -138,3 +138,20 @@ def test_simulated_streams_traces_check_clean(tmp_path: Path, capsys: pytest.Cap
     write_trace(sim.finish(), path)
     assert main(["check", str(path)]) == 0
     assert "2 group(s): 2 conform, 0 diverge, 0 incomplete; 0 finding(s)" in capsys.readouterr().out
+
+
+def test_a_failing_run_ends_with_a_describe_so_an_unfenced_member_is_flagged(tmp_path: Path,
+                                                                             capsys: pytest.CaptureFixture[str]) -> None:
+    # no-session-fencing changes nothing a client sees: the describe closing the trace does.
+    sim = Simulator(0, SimConfig(), Mutants({"no-session-fencing"}))
+    sim.set_topic("s0", 1)
+    sim.add_streams_client("g", "process-0", streams_topology("stateful"))
+    sim.run_for(1000)
+    sim.crash("c1")
+    sim.settle()
+    assert [v.invariant for v in sim.violations] == ["session-expiry"]
+    path = tmp_path / "nsf.jsonl"
+    write_trace(sim.finish(describe=True), path)
+    assert json.loads(path.read_text().splitlines()[4])["requestHeader"]["requestApiKey"] == 89
+    assert main(["check", str(path)]) == 1
+    assert f"{path}:5: group g: response-mismatch (groupState)" in capsys.readouterr().out
