@@ -28,6 +28,7 @@ from kgspec.conformance.compare import (
     streams_describe_differences,
     streams_request_problem,
 )
+from kgspec.conformance.connect import CONNECT_API_NAMES, CONNECT_RECORD_TYPES, ConnectChecks
 from kgspec.conformance.events import Event, Malformed, ReadItem, Skipped
 from kgspec.conformance.findings import Finding, GroupSummary, InputSummary, Report
 from kgspec.conformance.invariant_hooks import (
@@ -139,6 +140,7 @@ class TraceChecker:
         self.last_tick: float | None = None
         self._first = True
         self.classic = ClassicChecks(self)  # classic calls, parked responses (conformance/classic.py)
+        self.connect = ConnectChecks(self)  # the Connect draft's calls and records (conformance/connect.py)
 
     # --- feeding -------------------------------------------------------------------------
 
@@ -272,6 +274,11 @@ class TraceChecker:
         if gid is None:
             self._finding(None, Finding(self.path, event.line, None, "malformed",
                                         "request has no string `groupId`", "request.groupId"))
+            return
+        if api is None and event.api_name in CONNECT_API_NAMES:
+            g = self._group(gid, "connect")
+            g.summary.events += 1
+            self.connect.handle(g, event, event.api_name)
             return
         g = self._group(gid, "streams" if api == STREAMS_GROUP_HEARTBEAT else
                         "classic" if api in CLASSIC_APIS else "consumer")
@@ -488,6 +495,11 @@ class TraceChecker:
         if gid is None:
             self._finding(None, Finding(self.path, event.line, None, "malformed",
                                         "record key has no groupId", "record.key.data.groupId"))
+            return
+        if record.type in CONNECT_RECORD_TYPES:
+            g = self._group(gid, "connect")
+            g.summary.events += 1
+            self.connect.record(g, event, record)
             return
         if record.type not in CONSUMER_RECORD_TYPES and record.type not in STREAMS_RECORD_TYPES \
                 and record.type != GROUP_METADATA:

@@ -66,10 +66,11 @@ class Cluster:
         return records
 
     def load(self, records: list[Record], now: int) -> None:
-        """Start from records (a coordinator that loaded the partition) and re-arm timers."""
+        """Start from records, then a coordinator takes over (the contract's failover tick re-arms timers)."""
         self.coord.apply(records)
         self._records(records, now)
-        self.coord.on_loaded(now)
+        self.coord.failover(now)
+        self.events.append({"tsMs": now, "tick": {"coordinatorFailover": True}})
         self.now = now
 
     # --- calls ---------------------------------------------------------------------------------

@@ -60,15 +60,15 @@ def epoch_35() -> list[Record]:
     """'Lets assume epoch is at 35 with 3 workers' as the records a coordinator loads."""
     gid = "g"
     owned = {"W1": ("AC0", "AT1"), "W2": ("BC0", "BT1"), "W3": ("AT2",)}
-    records = [crec.connectors_tasks_record(gid, config_resources(CONFIG))]
+    target = {mid: TargetEntry(_res(*labels), version=2) for mid, labels in owned.items()}
+    records = [crec.connectors_tasks_record(gid, config_resources(CONFIG)), crec.group_metadata_record(gid, 35),
+               crec.target_record(gid, 35, 0, -1, target)]
     for joined, (mid, labels) in enumerate(owned.items(), start=1):
         member = ConnectMember(mid, joined_epoch=joined, member_epoch=35, previous_member_epoch=34,
                                client_id=mid, rebalance_timeout_ms=60000,
                                assignors=(Assignor.from_json(assignor()),), assigned=to_holdings(_res(*labels)),
                                version=2)
         records += [crec.member_metadata_record(gid, member), crec.current_assignment_record(gid, member)]
-    target = {mid: TargetEntry(_res(*labels), version=2) for mid, labels in owned.items()}
-    records += [crec.group_metadata_record(gid, 35), crec.target_record(gid, 35, 0, -1, target)]
     return records
 
 
