@@ -3,7 +3,9 @@
 See docs/proofs.md. Modules: :mod:`.sorts`, :mod:`.state` (state variables), :mod:`.rules`
 (transition relation), :mod:`.invariants`, :mod:`.prover` (unbounded inductive proofs),
 :mod:`.bmc` (counterexample search over a small finite instance), :mod:`.concrete` (a plain
-Python re-implementation, concrete states and the refinement hooks).
+Python re-implementation, concrete states and the refinement hooks), :mod:`.abstraction`
+(the simulator's model abstracted step by step and checked against the relation) and
+:mod:`.export` (counterexamples replayed through the mutated model into contract traces).
 
 Counterexample steps (``bmc.Counterexample.steps``) are JSON-able dicts, one per action::
 
@@ -13,6 +15,10 @@ Counterexample steps (``bmc.Counterexample.steps``) are JSON-able dicts, one per
      "target": {"m1": ["p0"], "m2": ["p1"]}}
     {"action": "heartbeat", "member": "m1", "response": "delivered" | "lost",
      "result": {"epoch": 3, "state": "STABLE", "assigned": ["p0"], "pending": []}}
+    {"action": "heartbeat", "member": "m1", "response": "lost", "reported": false}
+    {"action": "client_receive", "member": "m1", "client_epoch": 3}
+    {"action": "client_reconcile" | "client_release", "member": "m1", "owned": ["p0"]}
+    ("client_release" may also carry "client_epoch": 0)
     {"action": "heartbeat_fenced" | "zombie_heartbeat" | "leave" | "session_timeout"
                | "rebalance_timeout" | "static_leave" | "failover", "member": "m1"}
     {"action": "replace", "member": "m1", "new_member": "m3"}
