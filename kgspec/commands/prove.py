@@ -158,5 +158,7 @@ def _export(results: list[dict[str, Any]], args: argparse.Namespace) -> str | No
                 print(f"    the mutated model departs from the counterexample: {problem}")
         return str(args.trace_out)
     if not quiet:
-        print("trace: no consumer counterexample the executable model can replay; nothing written")
+        streams_only = any(e["result"] != "proved" and e["protocol"] == "streams" for e in results)
+        print("trace: no consumer counterexample the executable model can replay; nothing written"
+              + (" (streams counterexamples are not exported yet)" if streams_only else ""))
     return None
