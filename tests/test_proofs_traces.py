@@ -31,6 +31,17 @@ EXPORTS = {
     "accept-stale-epoch": ("epoch-fencing", "last", "errorCode", 11),
 }
 SLOW = {"grant-before-ack", "bump-while-revoking", "lost-partition-epoch", "accept-stale-epoch"}
+# Streams (2 members x 1 task x 2 processes, the sticky assignor's choices): grant-before-ack has
+# no replayable counterexample on this instance (the sticky assignor never moves the only task
+# away from a member that stays); the consumer-only mutants do not apply.
+STREAMS_EXPORTS = {
+    "standby-on-active-process": ("processid-exclusivity", "last", "standbyTasks", 3),
+    "no-session-fencing": ("session-expiry", "probe", "members", 4),
+    "assignor-double-assign": ("target-validity", "probe", "activeTasks", 6),
+    "replay-drops-tombstone": ("no-double-ownership", "probe", "members", 8),
+    "accept-stale-epoch": ("epoch-fencing", "last", "errorCode", 11),
+}
+STREAMS_SLOW = {"assignor-double-assign", "replay-drops-tombstone", "accept-stale-epoch"}
 
 
 def _check(path: Path) -> tuple[int, list[dict[str, Any]]]:
@@ -40,9 +51,9 @@ def _check(path: Path) -> tuple[int, list[dict[str, Any]]]:
     return rc, json.loads(out.getvalue())["findings"]
 
 
-def _exported_trace_is_flagged(mutant: str, tmp_path: Path) -> None:
-    invariant, where, field, length = EXPORTS[mutant]
-    res = run_bmc("consumer", invariant, mutant, depth=length, timeout_s=300, replayable=True)
+def _exported_trace_is_flagged(mutant: str, tmp_path: Path, protocol: str = "consumer") -> None:
+    invariant, where, field, length = (STREAMS_EXPORTS if protocol == "streams" else EXPORTS)[mutant]
+    res = run_bmc(protocol, invariant, mutant, depth=length, timeout_s=300, replayable=True)
     assert res.counterexample is not None
     assert len(res.counterexample.steps) == length
     exported = export_trace(res.counterexample)
@@ -71,6 +82,23 @@ def test_exported_trace_is_flagged(mutant: str, tmp_path: Path) -> None:
 @pytest.mark.parametrize("mutant", sorted(SLOW))
 def test_slow_exported_trace_is_flagged(mutant: str, tmp_path: Path) -> None:
     _exported_trace_is_flagged(mutant, tmp_path)
+
+
+@pytest.mark.parametrize("mutant", sorted(set(STREAMS_EXPORTS) - STREAMS_SLOW))
+def test_exported_streams_trace_is_flagged(mutant: str, tmp_path: Path) -> None:
+    _exported_trace_is_flagged(mutant, tmp_path, "streams")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("mutant", sorted(STREAMS_SLOW))
+def test_slow_exported_streams_trace_is_flagged(mutant: str, tmp_path: Path) -> None:
+    _exported_trace_is_flagged(mutant, tmp_path, "streams")
+
+
+@pytest.mark.slow
+def test_streams_grant_before_ack_has_no_replayable_counterexample() -> None:
+    res = run_bmc("streams", "no-double-ownership", "grant-before-ack", depth=8, replayable=True)
+    assert (res.found, res.result) == (False, "holds-to-depth")
 
 
 def test_prove_trace_out(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

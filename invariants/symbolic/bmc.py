@@ -150,8 +150,25 @@ def realizable(u: Unrolling) -> Any:
         conj.append(z3.Implies(a == code["join"], forall(srt, [t], post.f("subscribed")(m, t))))
         complete = forall(srt, [t], z3.Implies(
             exists(srt, [x], z3.And(post.f("joined")(x), post.f("subscribed")(x, t))),
-            exists(srt, [y], z3.Or([post.T(r, y, t) for r in post.roles]))))
+            exists(srt, [y], post.T("act", y, t))))
         conj.append(z3.Implies(a == code["recompute"], complete))
+        if u.ctx.streams:
+            conj.append(z3.Implies(a == code["recompute"], _sticky_streams_target(u, pre, post)))
+    return z3.And(conj)
+
+
+def _sticky_streams_target(u: Unrolling, pre: State, post: State) -> Any:
+    """What the sticky task assignor does on the streams instance (one task, two members): an
+    active task stays with a previous owner that is still a member; no warm-ups (the trace sets
+    none); standbys only with ``standby-on-active-process`` (one replica: at most one standby,
+    never on the active member's own... unless the mutant allows it)."""
+    srt = u.sorts
+    y, t = bound_vars(srt, (srt.member, srt.task), "st")
+    conj = [forall(srt, [y, t], z3.Implies(z3.And(pre.T("act", y, t), post.f("joined")(y)),
+                                           post.T("act", y, t))),
+            forall(srt, [y, t], z3.Not(post.T("wup", y, t)))]
+    if not u.ctx.on("standby-on-active-process"):
+        conj.append(forall(srt, [y, t], z3.Not(post.T("sby", y, t))))
     return z3.And(conj)
 
 

@@ -47,7 +47,8 @@ SESSION_MS = 45000
 REBALANCE_MS = 30000  # what members send unless a rebalance timeout must fire sooner
 CONFIGS = {"group.consumer.assignment.interval.ms": 0, "group.consumer.assignors": "range"}
 _HEARTBEATS = ("heartbeat", "heartbeat_lost")
-_MEMBER_TOMBSTONES = frozenset({5, 7, 8})  # member metadata, target member, current assignment
+# member metadata, target member, current assignment (consumer 5, 7, 8; streams 19, 21, 22)
+_MEMBER_TOMBSTONES = frozenset({5, 7, 8, 19, 21, 22})
 
 
 @dataclass
@@ -219,11 +220,36 @@ class _Replay:
         self.target: dict[str, list[str]] | None = None
         self.notes: list[str] = []
 
+    @property
+    def configs(self) -> dict[str, Any]:
+        return dict(CONFIGS)
+
+    def topic_events(self) -> list[dict[str, Any]]:
+        return [{"tsMs": 0, "topic": {"name": TOPIC, "topicId": TOPIC_ID,
+                                      "partitions": len(self.cex.instance.tasks)}}]
+
     def _coordinator(self) -> Coordinator:
-        coord = Coordinator(self.profile, CONFIGS, self.mutants)
-        coord.update_topic(TOPIC, TOPIC_ID, len(self.cex.instance.tasks))
+        coord = Coordinator(self.profile, self.configs, self.mutants)
+        for event in self.topic_events():
+            topic = event["topic"]
+            coord.update_topic(topic["name"], topic["topicId"], topic["partitions"])
         coord.target_override = self._override
         return coord
+
+    def probe(self, now: int) -> dict[str, Any]:
+        """A closing Describe: the group as the coordinator holds it."""
+        return self.call(CONSUMER_GROUP_DESCRIBE, 1, {"groupIds": [GROUP], "includeAuthorizedOperations": False},
+                         now, "probe")
+
+    def outcome(self, m: str) -> tuple[int, str, Any] | None:
+        """(epoch, state, assigned tasks) of member ``m`` in the model, if it is a member."""
+        group = self.coord.groups.get(GROUP)
+        member = group.members.get(self.ids[m]) if group is not None else None
+        if member is None:
+            return None
+        tasks = self.cex.instance.tasks
+        return (member.member_epoch, STATE_NAMES[member.state].split("_")[0],
+                sorted(tasks[p] for parts in member.assigned.values() for p in parts))
 
     def _override(self, spec: Any, assignor: str, computed: dict[str, dict[str, frozenset[int]]]) -> dict[str, dict[str, frozenset[int]]]:
         if self.target is None or not self.impose:
@@ -279,6 +305,7 @@ class _Replay:
         if self.mutants.active("replay-drops-tombstone"):
             records = [r for r in records if not (r.value is None and r.type in _MEMBER_TOMBSTONES)]
         fresh = self._coordinator()
+        fresh.target_override = None
         fresh.apply(records)
         fresh.on_loaded(now)
         self.coord = fresh
@@ -293,17 +320,14 @@ class _Replay:
 
 
 def export_trace(cex: Counterexample, profile: str = "kafka-4.3") -> ExportedTrace:
-    """Replay ``cex`` (a realizable consumer counterexample) through the mutated model."""
-    if cex.protocol != "consumer":
-        raise ValueError("trace export covers the consumer protocol")
+    """Replay ``cex`` (a realizable counterexample) through the mutated model."""
     out = ExportedTrace(cex.protocol, cex.mutant, cex.invariant)
-    out.events.append({"header": {"format": "kgspec-trace/1", "profile": profile, "configs": dict(CONFIGS)}})
-    out.events.append({"tsMs": 0, "topic": {"name": TOPIC, "topicId": TOPIC_ID,
-                                            "partitions": len(cex.instance.tasks)}})
     states = _states(cex)
     groups = _Events(cex.steps).groups
     times, rto = _schedule(cex, groups, states)
-    rp = _Replay(cex, profile, rto, states)
+    rp: _Replay = (_StreamsReplay if cex.protocol == "streams" else _Replay)(cex, profile, rto, states)
+    out.events.append({"header": {"format": "kgspec-trace/1", "profile": profile, "configs": rp.configs}})
+    out.events += rp.topic_events()
     out.step_lines = [0] * len(cex.steps)
     for k, g in enumerate(groups):
         now = times[k]
@@ -337,9 +361,7 @@ def export_trace(cex: Counterexample, profile: str = "kafka-4.3") -> ExportedTra
         for i in g:
             out.step_lines[i] = len(out.events)
     rp.advance(times[-1])
-    describe = rp.call(CONSUMER_GROUP_DESCRIBE, 1, {"groupIds": [GROUP], "includeAuthorizedOperations": False},
-                       times[-1], "probe")
-    out.events.append(describe)
+    out.events.append(rp.probe(times[-1]))
     out.probe_line = len(out.events)
     out.notes = rp.notes
     return out
@@ -351,17 +373,99 @@ def _compare(rp: _Replay, step: dict[str, Any], response: dict[str, Any], index:
     expected = step.get("result")
     if expected is None:
         return
-    group = rp.coord.groups.get(GROUP)
-    member = group.members.get(rp.ids[step["member"]]) if group is not None else None
-    if member is None or response.get("errorCode") != 0:
+    got = rp.outcome(step["member"])
+    if got is None or response.get("errorCode") != 0:
         mismatches.append(f"step {index + 1}: the heartbeat was not accepted ({response.get('errorCode')})")
         return
-    tasks = rp.cex.instance.tasks
-    got = (member.member_epoch, STATE_NAMES[member.state].split("_")[0],
-           sorted(tasks[p] for parts in member.assigned.values() for p in parts))
-    want = (expected["epoch"], expected["state"], sorted(expected["assigned"]))
+    assigned = expected["assigned"]
+    want = (expected["epoch"], expected["state"],
+            {r: sorted(v) for r, v in assigned.items() if v} if isinstance(assigned, dict) else sorted(assigned))
     if got != want:
         mismatches.append(f"step {index + 1}: the model has {got}, the counterexample {want}")
 
 
 assert 5 in CONSUMER_RECORD_TYPES  # the tombstone filter above reads consumer record types
+
+
+STREAMS_TOPIC = "s"
+STREAMS_TOPIC_ID = kafka_uuid_string(bytes(range(17, 33)))
+CHANGELOG = f"{GROUP}-store-changelog"
+CHANGELOG_ID = kafka_uuid_string(bytes(range(33, 49)))
+_STREAMS_STATES = {1: "STABLE", 2: "UNREVOKED", 3: "UNRELEASED"}
+_TASK_FIELDS = (("active", "activeTasks"), ("standby", "standbyTasks"), ("warmup", "warmupTasks"))
+
+
+class _StreamsReplay(_Replay):
+    """StreamsGroupHeartbeat (API 88) for the streams instance: one subtopology ``0`` reading
+    topic ``s`` (one partition per abstract task), stateful (a pre-created changelog) only when
+    standbys matter; the sticky assignor computes the targets (the counterexample's are sticky)."""
+
+    def __init__(self, cex: Counterexample, profile: str, rto: dict[str, int],
+                 states: list[ConcreteState]) -> None:
+        self.standbys = 1 if cex.mutant == "standby-on-active-process" else 0
+        super().__init__(cex, profile, rto, states)
+        self.ids = {m: m for m in cex.instance.members}
+        self.impose = False
+        self.tasks_owned: dict[str, dict[str, list[int]]] = {m: {} for m in cex.instance.members}
+
+    @property
+    def configs(self) -> dict[str, Any]:
+        return {"group.streams.assignment.interval.ms": 0, "group.streams.initial.rebalance.delay.ms": 0,
+                "group.streams.num.standby.replicas": self.standbys, "group.streams.num.warmup.replicas": 0}
+
+    def topic_events(self) -> list[dict[str, Any]]:
+        n = len(self.cex.instance.tasks)
+        events = [{"tsMs": 0, "topic": {"name": STREAMS_TOPIC, "topicId": STREAMS_TOPIC_ID, "partitions": n}}]
+        if self.standbys:
+            events.append({"tsMs": 0, "topic": {"name": CHANGELOG, "topicId": CHANGELOG_ID, "partitions": n}})
+        return events
+
+    def _topology(self) -> dict[str, Any]:
+        changelogs = [{"name": CHANGELOG, "partitions": 0, "replicationFactor": 0, "topicConfigs": []}] \
+            if self.standbys else []
+        return {"epoch": 0, "subtopologies": [{
+            "subtopologyId": "0", "sourceTopics": [STREAMS_TOPIC], "sourceTopicRegex": [],
+            "stateChangelogTopics": changelogs, "repartitionSinkTopics": [], "repartitionSourceTopics": [],
+            "copartitionGroups": []}]}
+
+    def heartbeat(self, m: str, epoch: int, now: int, joining: bool) -> dict[str, Any]:
+        request: dict[str, Any] = {
+            "groupId": GROUP, "memberId": m, "memberEpoch": epoch, "endpointInformationEpoch": -1,
+            "instanceId": None, "rackId": None, "rebalanceTimeoutMs": -1, "topology": None,
+            "activeTasks": None, "standbyTasks": None, "warmupTasks": None, "processId": None,
+            "userEndpoint": None, "clientTags": None, "taskOffsets": None, "taskEndOffsets": None,
+            "shutdownApplication": False,
+        }
+        if joining:
+            request.update({"topology": self._topology(), "rebalanceTimeoutMs": self.rto.get(m, REBALANCE_MS),
+                            "processId": self.cex.process_of[m], "clientTags": [],
+                            "activeTasks": [], "standbyTasks": [], "warmupTasks": []})
+        elif epoch >= 0:
+            for role, name in _TASK_FIELDS:
+                parts = self.tasks_owned[m].get(role, [])
+                request[name] = [{"subtopologyId": "0", "partitions": parts}] if parts else []
+        return self.call(88, 0, request, now, f"client-{m}")
+
+    def probe(self, now: int) -> dict[str, Any]:
+        return self.call(89, 0, {"groupIds": [GROUP], "includeAuthorizedOperations": False}, now, "probe")
+
+    def adopt(self, m: str, response: dict[str, Any]) -> None:
+        self.epoch[m] = int(response["memberEpoch"])
+        if any(response.get(name) is None for _, name in _TASK_FIELDS):
+            return  # unchanged
+        self.tasks_owned[m] = {role: sorted(p for e in response[name] for p in e["partitions"])
+                               for role, name in _TASK_FIELDS}
+
+    def forget(self, m: str) -> None:
+        self.epoch[m], self.tasks_owned[m] = 0, {}
+
+    def outcome(self, m: str) -> tuple[int, str, Any] | None:
+        group = self.coord.streams_groups.get(GROUP)
+        member = group.members.get(m) if group is not None else None
+        if member is None:
+            return None
+        tasks = self.cex.instance.tasks
+        assigned = {role: sorted(tasks[p] for parts in member.assigned.get(role, {}).values() for p in parts)
+                    for role, _ in _TASK_FIELDS}
+        return (member.member_epoch, _STREAMS_STATES.get(member.state, "UNKNOWN"),
+                {r: v for r, v in assigned.items() if v})

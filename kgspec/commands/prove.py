@@ -27,7 +27,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--json", metavar="PATH|-", help="write results as JSON (- for stdout)")
     p.add_argument("--trace-out", metavar="FILE",
                    help="write the first counterexample as a kgspec-trace/1 file replayed through the "
-                        "mutated model (consumer), for `kgspec check`")
+                        "mutated model, for `kgspec check`")
     p.set_defaults(run=run)
 
 
@@ -130,15 +130,15 @@ def _print(results: list[dict[str, Any]], mutant: str | None) -> None:
 
 
 def _export(results: list[dict[str, Any]], args: argparse.Namespace) -> str | None:
-    """Replay the first exportable counterexample through the mutated model into a trace."""
+    """Replay the first replayable counterexample through the mutated model into a trace."""
     from kgspec.invariants.symbolic.bmc import run_bmc
     from kgspec.invariants.symbolic.export import export_trace
 
     quiet = args.json == "-"
     for entry in results:
-        if entry["result"] == "proved" or entry["protocol"] != "consumer":
+        if entry["result"] == "proved":
             continue
-        bmc = run_bmc("consumer", entry["invariant"], args.mutant, max(args.bmc_depth, 14),
+        bmc = run_bmc(entry["protocol"], entry["invariant"], args.mutant, max(args.bmc_depth, 14),
                       args.timeout, replayable=True)
         if bmc.counterexample is None:
             continue
@@ -158,7 +158,5 @@ def _export(results: list[dict[str, Any]], args: argparse.Namespace) -> str | No
                 print(f"    the mutated model departs from the counterexample: {problem}")
         return str(args.trace_out)
     if not quiet:
-        streams_only = any(e["result"] != "proved" and e["protocol"] == "streams" for e in results)
-        print("trace: no consumer counterexample the executable model can replay; nothing written"
-              + (" (streams counterexamples are not exported yet)" if streams_only else ""))
+        print("trace: no counterexample the executable model can replay; nothing written")
     return None
