@@ -132,3 +132,35 @@ def test_records_alone_are_replayed_and_double_ownership_is_caught(tmp_path: Pat
     assert first(report) == (len(records), "invariant", "connect-no-double-ownership")
     assert report["findings"][0]["message"] == "AC0 is owned by workers ['W1', 'W2'] at once"
     assert check(write(tmp_path, records))[0] == 0
+
+
+def _w2_heartbeats_while_w1_revokes() -> tuple[list[dict[str, Any]], int]:
+    c = Cluster()
+    c.configure({"A": [1, 2], "B": [1]})
+    c.hb("W1", 0)
+    c.prepare("W1", 0)
+    c.install("W1", 0, 1, {"W1": ["AC0", "AT1", "AT2", "BC0", "BT1"]})
+    c.hb("W1", 0, ct())
+    c.hb("W2", 0)
+    c.hb("W1", 1, ct("AC0", "AT1", "AT2", "BC0", "BT1"))
+    c.prepare("W1", 1)
+    c.install("W1", 1, 2, {"W1": ["AT1"], "W2": ["AC0", "AT2", "BC0", "BT1"]})
+    c.hb("W1", 1, ct("AC0", "AT1", "AT2", "BC0", "BT1"))  # W1 revokes four
+    c.hb("W2", 1, ct())  # W2 must get nothing yet
+    header = {"header": {"format": "kgspec-trace/1", "profile": "kip"}}
+    events = [header, *c.events]
+    line = max(i for i, e in enumerate(events, start=1) if e.get("request", {}).get("memberId") == "W2")
+    return events, line
+
+
+@pytest.mark.parametrize(("mutant", "field"), [("grant-before-ack", "assignment"),
+                                               ("bump-while-revoking", "memberEpoch")])
+def test_seeded_bugs_are_caught_on_connect_traces(tmp_path: Path, mutant: str, field: str) -> None:
+    events, w2_line = _w2_heartbeats_while_w1_revokes()
+    path = write(tmp_path, events)
+    assert check(path)[0] == 0
+    status, report = check(path, "--mutant", mutant)
+    assert status == 1
+    f = report["findings"][0]
+    expected_line = w2_line if mutant == "grant-before-ack" else w2_line - 2  # W1's revoking heartbeat
+    assert (f["line"], f["kind"], f["field"]) == (expected_line, "response-mismatch", field)
