@@ -118,7 +118,7 @@ def _roles(state: ConcreteState, v: object) -> dict[str, frozenset[str]]:
 
 def _replay(protocol: str, mutant: str) -> None:
     _, invariant, length = BREAKS[(protocol, mutant)]
-    res = run_bmc(protocol, invariant, mutant, depth=length)
+    res = run_bmc(protocol, invariant, mutant, depth=length, timeout_s=300)  # slow ones on a loaded machine
     assert res.found
     cex = res.counterexample
     assert cex is not None
