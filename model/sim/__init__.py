@@ -1,7 +1,8 @@
-"""kgspec.model.sim: a deterministic simulator of consumer groups, and its Hypothesis machine.
+"""kgspec.model.sim: a deterministic simulator of consumer and streams groups, and its Hypothesis machines.
 
 - ``network``: seeded loss, delay, duplication and cross-client reordering;
-- ``client``: the KIP-848 client on the compiled ``consumer-client`` table;
+- ``client``: the lifecycle clients share, on the compiled ``consumer-client`` table, and the
+  KIP-848 consumer; ``streams_client``: the KIP-1071 stream thread and the simulated topologies;
 - ``simulator``: clients + network + coordinator + clock + metadata + failover,
   recording a contract trace and checking ``kgspec.invariants`` after every step;
 - ``trace``: contract events and files;
@@ -9,9 +10,11 @@
   (importable, so the CLI can run it without pytest).
 """
 
-from kgspec.model.sim.client import ClientOptions, SimClient
+from kgspec.model.sim.client import ClientOptions, MemberClient, SimClient
 from kgspec.model.sim.network import Network, NetworkConfig
 from kgspec.model.sim.simulator import SimConfig, Simulator
+from kgspec.model.sim.streams_client import StreamsSimClient
 from kgspec.model.sim.trace import write_trace
 
-__all__ = ["ClientOptions", "Network", "NetworkConfig", "SimClient", "SimConfig", "Simulator", "write_trace"]
+__all__ = ["ClientOptions", "MemberClient", "Network", "NetworkConfig", "SimClient", "SimConfig", "Simulator",
+           "StreamsSimClient", "write_trace"]

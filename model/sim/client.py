@@ -29,6 +29,7 @@ Misbehaviour the simulator can inject:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, ClassVar
@@ -335,8 +336,7 @@ class SimClient(MemberClient):
         ``ConsumerHeartbeatRequestManager.HeartbeatState`` sends)."""
         self.dropped_regex = self.dropped_regex or (self.opts.topic_regex is not None and regex is None)
         self.topics = topics
-        self.opts = ClientOptions(self.opts.rebalance_timeout_ms, self.opts.reconcile_ms,
-                                  self.opts.request_timeout_ms, self.opts.server_assignor, regex)
+        self.opts = dataclasses.replace(self.opts, topic_regex=regex)
         self.subscription_changed = True
 
     def _request(self, epoch: int, full: bool) -> dict[str, Any]:
