@@ -76,9 +76,8 @@ def test_simulator_runs_refine_the_rules() -> None:
             "client_reconcile", "client_release"} <= set(seen)
 
 
-@pytest.mark.parametrize("seed", [0, 2])
-def test_simulator_steps_satisfy_the_z3_relation(seed: int) -> None:
-    sim, ref = scenario(seed, 12, z3=True)
+def test_simulator_steps_satisfy_the_z3_relation() -> None:
+    sim, ref = scenario(0, 12, z3=True)
     assert sim.violations == []
     assert ref.problems == []
     assert ref.stats.states_checked == sum(ref.stats.actions.values()) > 20
