@@ -39,6 +39,7 @@ from kgspec.model.consumer.member import UNREVOKED_PARTITIONS, ConsumerMember
 from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.model.hashing import compute_group_hash, compute_topic_hash
 from kgspec.model.javaorder import java_hashmap_order
+from kgspec.model.migration import downgrade, upgrade
 from kgspec.model.mutants import NONE, Mutants
 from kgspec.model.profiles import Profile, get_profile
 from kgspec.model.records import GROUP_METADATA, Record
@@ -70,6 +71,9 @@ class Result:
     timer_ops: list[tuple[str, Timer | str]] = field(default_factory=list)
     # A classic JoinGroup/SyncGroup that waits: its call id (see model/classic/parked.py).
     pending: int | None = None
+    # Online migration: in-memory changes Kafka makes beside the records (parked calls failed on an
+    # upgrade, the classic group installed on a downgrade); run after the records are applied.
+    effects: list[Callable[[], None]] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -115,6 +119,7 @@ class Coordinator:
         # Soft state (not in records): metadata refresh deadlines (deadline, epoch) per group.
         self._refresh_deadline: dict[str, tuple[int, int]] = {}
         self._member_id_factory = member_id_factory or (lambda: str(uuid.uuid4()))
+        self._timer_effects: list[Callable[[], None]] = []  # migration effects of fired timers
         # The trace checker adopts an implementation's legal choices through these hooks.
         self.next_member_id: str | None = None
         self.target_override: Callable[[GroupSpec, str, dict[str, dict[str, frozenset[int]]]],
@@ -153,6 +158,8 @@ class Coordinator:
         """Apply a dry run's records and timer changes (see :meth:`handle`)."""
         self.apply(result.records)
         DeferredTimers.commit_to(self.timers, result.timer_ops)
+        for effect in result.effects:
+            effect()
 
     def _handle(self, api_key: int, api_version: int, request: dict[str, Any], now: int,
                 client_id: str, client_host: str, apply: bool) -> Result:
@@ -163,10 +170,18 @@ class Coordinator:
                 validate(request, api_version, self.config.assignors())
                 response = step.run()
             except CoordinatorError as exc:
-                return Result(_error_response(api_key, exc), [], [*step.explain, exc.message or ""], exc)
+                # Parked classic calls failed by an upgrade stay failed (futures are not rolled back).
+                if apply:
+                    for effect in step.effects:
+                        effect()
+                return Result(_error_response(api_key, exc), [], [*step.explain, exc.message or ""], exc,
+                              effects=[] if apply else step.effects)
             if apply:
                 self.apply(step.records)
-            return Result(response, step.records, step.explain)
+                for effect in step.effects:
+                    effect()
+                return Result(response, step.records, step.explain)
+            return Result(response, step.records, step.explain, effects=step.effects)
         if api_key == CONSUMER_GROUP_DESCRIBE:
             return Result(describe_consumer_groups(self, request, api_version))
         if api_key in classic_ops.CLASSIC_APIS:
@@ -186,6 +201,9 @@ class Coordinator:
             self.now = timer.deadline_ms
             records, explain = self._fire(timer)
             self.apply(records)
+            effects, self._timer_effects = self._timer_effects, []
+            for effect in effects:
+                effect()
             firings.append(Firing(timer, records, explain))
         self.now = now
         return firings
@@ -265,15 +283,24 @@ class Coordinator:
             raise CoordinatorError(Errors.GROUP_ID_NOT_FOUND, f"Consumer group {group_id} not found.")
         return group
 
-    def consumer_group_for_heartbeat(self, group_id: str, create: bool, records: list[Record]) -> ConsumerGroup:
+    def consumer_group_for_heartbeat(self, group_id: str, create: bool, records: list[Record],
+                                     effects: list[Callable[[], None]] | None = None) -> ConsumerGroup:
         if group_id in self.streams_groups:
             raise CoordinatorError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a consumer group.")
+        classic = self.classic_groups.get(group_id)
+        if classic is not None:  # online upgrade (model/migration/upgrade.py)
+            return upgrade.group_for_heartbeat(self, classic, create, records,
+                                               effects if effects is not None else [], self.now)
         group = self.groups.get(group_id)
         if group is None:
             if not create:
                 raise CoordinatorError(Errors.GROUP_ID_NOT_FOUND, f"Consumer group {group_id} not found.")
             return self._new_group(group_id)  # enters self.groups when its records are replayed
         return group
+
+    def forget_consumer_group(self, group_id: str) -> None:
+        """Soft state of a consumer group that is gone (a new group of that id starts afresh)."""
+        self._refresh_deadline.pop(group_id, None)
 
     def consumer_metadata_expired(self, group: ConsumerGroup) -> bool:
         deadline, epoch = self._refresh_deadline.get(group.group_id, (0, 0))
@@ -420,8 +447,11 @@ class Coordinator:
 
     # --- timers --------------------------------------------------------------------------
 
-    def schedule_consumer_session_timeout(self, group_id: str, member_id: str, now: int) -> None:
-        timeout = self.config.int("group.consumer.session.timeout.ms")
+    def schedule_consumer_session_timeout(self, group_id: str, member_id: str, now: int,
+                                          timeout: int | None = None) -> None:
+        """``timeout``: a classic-protocol member's own session timeout (mixed groups)."""
+        if timeout is None:
+            timeout = self.config.int("group.consumer.session.timeout.ms")
         self.timers.schedule(Timer(f"session-timeout-{group_id}-{member_id}", now + timeout,
                                    "consumer-session", group_id, member_id))
 
@@ -436,6 +466,17 @@ class Coordinator:
     def cancel_consumer_timers(self, group_id: str, member_id: str) -> None:
         self.timers.cancel(f"session-timeout-{group_id}-{member_id}")
         self.timers.cancel(f"rebalance-timeout-{group_id}-{member_id}")
+        self.timers.cancel(f"join-{group_id}-{member_id}")  # classic-protocol members' join/sync timeouts
+        self.timers.cancel(f"sync-{group_id}-{member_id}")
+
+    def schedule_consumer_classic_timer(self, group_id: str, member_id: str, what: str, deadline: int,
+                                        if_absent: bool = False) -> None:
+        """A classic-protocol member's ``join-{g}-{m}`` / ``sync-{g}-{m}`` timeout (fences it)."""
+        timer = Timer(f"{what}-{group_id}-{member_id}", deadline, f"consumer-classic-{what}", group_id, member_id)
+        if if_absent:
+            self.timers.schedule_if_absent(timer)
+        else:
+            self.timers.schedule(timer)
 
     def request_regex_resolution(self, group_id: str, now: int) -> None:
         # Kafka resolves regexes on an executor and writes the result in a later operation;
@@ -460,13 +501,17 @@ class Coordinator:
         if timer.kind == "consumer-session":
             if self.mutants.active("no-session-fencing"):
                 return [], f"member {member.member_id}'s session expired (mutant: not fenced)"
-            return (self.consumer_fence_records(group, [member]),
+            return (downgrade.fence(self, group, [member], self._timer_effects, self.now),
                     f"member {member.member_id} fenced: its session expired")
         if timer.kind == "consumer-rebalance":
             if member.member_epoch != timer.epoch:
                 return [], f"member {member.member_id} left epoch {timer.epoch} in time"
-            return (self.consumer_fence_records(group, [member]),
+            return (downgrade.fence(self, group, [member], self._timer_effects, self.now),
                     f"member {member.member_id} fenced: it did not revoke within its rebalance timeout")
+        if timer.kind in ("consumer-classic-join", "consumer-classic-sync"):
+            what = "join" if timer.kind == "consumer-classic-join" else "sync"
+            return (downgrade.fence(self, group, [member], self._timer_effects, self.now),
+                    f"classic member {member.member_id} fenced: it did not {what} within its rebalance timeout")
         raise ValueError(f"unknown timer kind {timer.kind}")
 
     def _resolve_regexes(self, group: ConsumerGroup) -> tuple[list[Record], str]:

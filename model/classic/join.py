@@ -21,6 +21,7 @@ from kgspec.model.classic.records import empty_group_metadata_record, group_meta
 from kgspec.model.classic.responses import join_response
 from kgspec.model.classic.step import NEW_MEMBER_JOIN_TIMEOUT_MS, Step
 from kgspec.model.errors import CoordinatorError, Errors
+from kgspec.model.records import Record
 from kgspec.spec.classic import COMPLETING_REBALANCE, DEAD, EMPTY, PREPARING_REBALANCE, STABLE
 
 
@@ -57,14 +58,25 @@ def join(step: Step, call: ParkedCall, req: JoinRequest) -> None:
         step.answer(call, join_response(req.version, int(Errors.INVALID_SESSION_TIMEOUT), member_id=req.member_id))
         return
     coord = step.coord
-    if req.group_id in coord.groups or req.group_id in coord.streams_groups:
-        other_non_empty = (req.group_id in coord.streams_groups
-                           and len(coord.streams_groups[req.group_id].members) > 0)
-        if other_non_empty:
+    consumer = coord.groups.get(req.group_id)
+    tombstones: list[Record] = []
+    if consumer is not None:
+        from kgspec.model.migration import mixed  # online migration (imports this module)
+
+        if consumer.members:  # a classic-protocol member joins a consumer group
+            outcome = mixed.join(coord, consumer, req, step.now)
+            step.take(outcome)
+            step.answer(call, outcome.response)
+            return
+        # An empty consumer group makes way for a classic group.
+        tombstones = mixed.delete_empty_consumer_group(coord, consumer)
+        step.why(f"empty consumer group {req.group_id} deleted: a classic group takes its id")
+    if req.group_id in coord.streams_groups:
+        if len(coord.streams_groups[req.group_id].members) > 0:
             step.answer(call, join_response(req.version, int(Errors.INCONSISTENT_GROUP_PROTOCOL)))
             return
         raise CoordinatorError(Errors.UNKNOWN_SERVER_ERROR,
-                               "JoinGroup to a consumer or empty streams group (online migration) is not modelled yet")
+                               "JoinGroup to an empty streams group (tombstone and replace) is not modelled yet")
     unknown = req.member_id == ""
     group = step.groups.get(req.group_id)
     is_new_group = group is None
@@ -84,7 +96,9 @@ def join(step: Step, call: ParkedCall, req: JoinRequest) -> None:
     else:
         _join_existing_member(step, call, req, group)
     if is_new_group and len(step.records) == records_before:
-        # Kafka commits a new group to its timeline with an empty GroupMetadata record.
+        # Kafka commits a new group to its timeline with an empty GroupMetadata record. A deleted
+        # empty consumer group's tombstones go with it (otherwise Kafka drops them).
+        step.records.extend(tombstones)
         step.records.append(empty_group_metadata_record(group))
 
 

@@ -21,9 +21,13 @@ def heartbeat(step: Step, req: dict[str, Any], version: int) -> dict[str, Any]:
     group_id = req.get("groupId") or ""
     if not group_id:
         return heartbeat_response(version, int(Errors.INVALID_GROUP_ID))
-    if group_id in step.coord.groups:
-        raise CoordinatorError(Errors.UNKNOWN_SERVER_ERROR,
-                               "Heartbeat to a consumer group (classic members of a mixed group) is not modelled yet")
+    consumer = step.coord.groups.get(group_id)
+    if consumer is not None:  # classic members of a mixed group (online migration)
+        from kgspec.model.migration import mixed
+
+        outcome = mixed.heartbeat(step.coord, consumer, req, version, step.now)
+        step.take(outcome)
+        return outcome.response
     group = step.groups.get(group_id)
     if group is None:
         return heartbeat_response(version, int(Errors.UNKNOWN_MEMBER_ID))
@@ -57,9 +61,13 @@ def leave(step: Step, req: dict[str, Any], version: int) -> dict[str, Any]:
                       for m in req.get("members") or []]
     else:
         identities = [(req.get("memberId") or "", None, None)]  # LeaveGroupRequest.normalizedData
-    if group_id in step.coord.groups:
-        raise CoordinatorError(Errors.UNKNOWN_SERVER_ERROR,
-                               "LeaveGroup to a consumer group (classic members of a mixed group) is not modelled yet")
+    consumer = step.coord.groups.get(group_id)
+    if consumer is not None:  # classic members of a mixed group (online migration)
+        from kgspec.model.migration import mixed
+
+        outcome = mixed.leave(step.coord, consumer, identities, version, step.now)
+        step.take(outcome)
+        return outcome.response
     group = step.groups.get(group_id)
     if group is None:
         return leave_response(version, 0, [_member(mid, iid, int(Errors.UNKNOWN_MEMBER_ID)) for mid, iid, _ in identities])

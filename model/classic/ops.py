@@ -62,11 +62,19 @@ def handle(coord: Any, api_key: int, version: int, request: dict[str, Any], now:
         else:
             sync(step, call, request, version)
         response = outbox.take(call)
-        _persist(coord, step.records)
+        _finish(coord, step)
         return result_type(response, step.records, step.explain, pending=None if response is not None else call.call_id)
     response = heartbeat(step, request, version) if api_key == HEARTBEAT else leave(step, request, version)
-    _persist(coord, step.records)
+    _finish(coord, step)
     return result_type(response, step.records, step.explain)
+
+
+def _finish(coord: Any, step: Step) -> None:
+    if step.replay:  # a consumer group answered (online migration): its records are replayed
+        coord.apply(step.records)
+        for effect in step.effects:
+            effect()
+    _persist(coord, step.records)
 
 
 def _persist(coord: Any, records: list[Record]) -> None:

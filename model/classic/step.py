@@ -8,6 +8,7 @@ JoinGroup or SyncGroup (``ClassicGroup.completeJoinFuture`` / ``completeSyncFutu
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -34,6 +35,10 @@ class Step:
     now: int
     records: list[Record] = field(default_factory=list)
     explain: list[str] = field(default_factory=list)
+    # A classic call answered by a consumer group (online migration): its consumer records are
+    # replayed like any consumer group's, then ``effects`` run (model/migration/mixed.py).
+    replay: bool = False
+    effects: list[Callable[[], None]] = field(default_factory=list)
 
     @property
     def groups(self) -> dict[str, ClassicGroup]:
@@ -50,6 +55,13 @@ class Step:
 
     def why(self, text: str) -> None:
         self.explain.append(text)
+
+    def take(self, outcome: Any) -> None:
+        """Adopt a mixed-group outcome (``model/migration/mixed.Outcome``)."""
+        self.records.extend(outcome.records)
+        self.effects.extend(outcome.effects)
+        self.explain.extend(outcome.explain)
+        self.replay = True
 
     # --- parked calls --------------------------------------------------------------------
 

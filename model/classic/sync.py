@@ -29,10 +29,14 @@ def sync(step: Step, call: ParkedCall, req: dict[str, Any], version: int) -> Non
     if not group_id:
         step.answer(call, sync_response(version, int(Errors.INVALID_GROUP_ID)))
         return
-    coord = step.coord
-    if group_id in coord.groups and len(coord.groups[group_id].members) > 0:
-        raise CoordinatorError(Errors.UNKNOWN_SERVER_ERROR,
-                               "SyncGroup to a consumer group (classic members of a mixed group) is not modelled yet")
+    consumer = step.coord.groups.get(group_id)
+    if consumer is not None:  # classic members of a mixed group (online migration)
+        from kgspec.model.migration import mixed
+
+        outcome = mixed.sync(step.coord, consumer, req, version, step.now)
+        step.take(outcome)
+        step.answer(call, outcome.response)
+        return
     group = step.groups.get(group_id)
     if group is None or group.is_empty:
         step.answer(call, sync_response(version, int(Errors.UNKNOWN_MEMBER_ID)))

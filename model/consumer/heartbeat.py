@@ -13,6 +13,7 @@ coordinator applies them through replay, as Kafka's runtime does.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kgspec.model.consumer import records as rec
@@ -27,6 +28,7 @@ from kgspec.model.consumer.member import (
     ConsumerMember,
 )
 from kgspec.model.errors import CoordinatorError, Errors
+from kgspec.model.migration import downgrade
 from kgspec.model.reconcile import Holding, Phase, decide, owns_any_of, split_towards_target
 from kgspec.model.records import Record
 from kgspec.model.timers import DeferredTimers, Timer
@@ -129,6 +131,8 @@ class ConsumerHeartbeat:
         self.now = now
         self.records: list[Record] = []
         self.explain: list[str] = []  # why the outcome is what it is, for findings
+        # Online migration: in-memory changes applied after the records (see Result.effects).
+        self.effects: list[Callable[[], None]] = []
 
     # --- entry points ---------------------------------------------------------------
 
@@ -171,8 +175,8 @@ class ConsumerHeartbeat:
                 self.records.append(rec.current_assignment_record(gid, leaving, coord.profile))
                 self.explain.append(f"static member {member_id} left temporarily (epoch -2)")
                 return response
-        self.records.extend(coord.consumer_fence_records(group, [member]))
-        self.explain.append(f"member {member_id} left the group; group epoch bumped")
+        self.records.extend(downgrade.fence(coord, group, [member], self.effects, self.now))
+        self.explain.append(f"member {member_id} left the group")
         return response
 
     # --- the regular heartbeat ------------------------------------------------------
@@ -234,7 +238,7 @@ class ConsumerHeartbeat:
         joining = epoch == 0
         owned = parse_owned(req)
 
-        group = coord.consumer_group_for_heartbeat(gid, joining, records)
+        group = coord.consumer_group_for_heartbeat(gid, joining, records, self.effects)
         instance_id = req.get("instanceId")
         member_id: str = req.get("memberId") or ""
         self._throw_if_full(group, member_id, instance_id)
@@ -445,7 +449,9 @@ class ConsumerHeartbeat:
                                            subscription_changed, owned)
         if not updated.assignment_equals(member):
             self.records.append(rec.current_assignment_record(group.group_id, updated, self.coord.profile))
-            if updated.state == UNREVOKED_PARTITIONS:
+            if updated.classic_member_metadata is not None:
+                pass  # classic-protocol members have join and sync timeouts instead
+            elif updated.state == UNREVOKED_PARTITIONS:
                 self.coord.schedule_consumer_rebalance_timeout(group.group_id, updated, self.now)
             else:
                 self.coord.cancel_consumer_rebalance_timeout(group.group_id, updated.member_id)

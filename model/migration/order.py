@@ -1,0 +1,78 @@
+"""Iteration orders of the Java collections the migration paths walk.
+
+- ``ConsumerGroup.members()`` is a ``TimelineHashMap`` (``timeline/BaseHashTable``): slot =
+  Fibonacci hash of ``String.hashCode`` (top bits), capacity 2 doubling when
+  ``(size + 1) * 0.75 > capacity``; colliding keys keep insertion order. The conversion records
+  and the classic group built on a downgrade (its leader is the first member) follow it. The
+  model orders the current members as a freshly built table would (capacity never shrinks in
+  Java, so a table that once held more members may differ; records are compared within a run).
+- assignments serialized by the coordinator walk a ``HashMap<Uuid, Set<Integer>>``: topics by
+  ``Uuid.hashCode``, partitions in ``HashSet<Integer>`` order.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Iterable
+
+from kgspec.model.javaorder import hashmap_capacity, java_string_hash
+
+_MASK64 = (1 << 64) - 1
+_FIBONACCI = -7046029254386353131 & _MASK64
+
+
+def _signed32(h: int) -> int:
+    return h - (1 << 32) if h & 0x80000000 else h
+
+
+def timeline_capacity(size: int) -> int:
+    capacity = 2
+    for n in range(1, size + 1):
+        if n * 0.75 > capacity:
+            capacity *= 2
+    return capacity
+
+
+def timeline_order(keys: Iterable[str]) -> list[str]:
+    """The order a ``TimelineHashMap<String, _>`` filled with ``keys`` iterates them."""
+    unique = list(dict.fromkeys(keys))
+    capacity = timeline_capacity(len(unique))
+    shift = 65 - capacity.bit_length()  # 65 - log2size, log2size = 32 - numberOfLeadingZeros(capacity)
+
+    def slot(key: str) -> int:
+        return ((_signed32(java_string_hash(key)) * _FIBONACCI) & _MASK64) >> shift
+
+    return sorted(unique, key=slot)
+
+
+def _uuid_hash(topic_id: str) -> int | None:
+    """``Uuid.hashCode`` of a Kafka base64 topic id; None when the id is not one."""
+    try:
+        raw = base64.urlsafe_b64decode(topic_id + "=" * (-len(topic_id) % 4))
+    except (binascii.Error, ValueError):
+        return None
+    if len(raw) != 16:
+        return None
+    msb, lsb = int.from_bytes(raw[:8], "big"), int.from_bytes(raw[8:], "big")
+    xor = msb ^ lsb
+    return ((xor >> 32) ^ xor) & 0xFFFFFFFF
+
+
+def uuid_hashmap_order(topic_ids: Iterable[str]) -> list[str]:
+    """``HashMap<Uuid, _>`` order; ids that are not Kafka Uuids go last, sorted (a model choice)."""
+    ids = list(dict.fromkeys(topic_ids))
+    mask = hashmap_capacity(len(ids)) - 1
+    known = [(t, h) for t in ids if (h := _uuid_hash(t)) is not None]
+    unknown = sorted(t for t in ids if _uuid_hash(t) is None)
+    ordered = sorted(known, key=lambda th: (th[1] ^ (th[1] >> 16)) & mask)
+    return [t for t, _ in ordered] + unknown
+
+
+def int_hashset_order(values: Iterable[int]) -> list[int]:
+    """``new HashSet<>(collection)`` of partition numbers: by bucket, then value."""
+    vals = sorted(set(values))
+    capacity = 16
+    while capacity < max(int(len(vals) / 0.75) + 1, 16):
+        capacity *= 2
+    return sorted(vals, key=lambda v: (v ^ (v >> 16)) & (capacity - 1))
