@@ -133,9 +133,31 @@ def normalize_record_value(value: dict[str, Any] | None) -> Any:
                 for e in v if e.get("partitions"))
         elif (name == "subscribedTopicNames" and isinstance(v, list)) or (name == "topics" and isinstance(v, list)):
             out[name] = sorted(v)
+        elif name == "members" and isinstance(v, list) and value.get("protocolType") == "consumer":
+            # GroupMetadata: assignments the coordinator serialized (a downgrade) walk a HashMap of
+            # topic ids, so their byte order is not Kafka's contract (its tests normalize it too).
+            out[name] = [normalize_consumer_member(m) for m in v]
         else:
             out[name] = v
     return out
+
+
+def consumer_assignment_key(b64: Any) -> Any:
+    """An embedded-protocol assignment as (version, sorted topic-partitions, user data); the
+    bytes themselves when they are not one (``Assertions.assertSyncGroupResponse`` in Kafka)."""
+    from kgspec.model.migration.protocol import SchemaError, decode_assignment
+
+    try:
+        a = decode_assignment(b64)
+    except (SchemaError, TypeError):
+        return b64
+    return a.version, sorted((t, p) for t, ps in a.partitions for p in ps), a.user_data
+
+
+def normalize_consumer_member(m: Any) -> Any:
+    if not isinstance(m, dict) or "assignment" not in m:
+        return m
+    return {**m, "assignment": consumer_assignment_key(m["assignment"])}
 
 
 # --- streams (StreamsGroupHeartbeat 88, StreamsGroupDescribe 89) -----------------------------
