@@ -36,6 +36,13 @@ class Profile:
     empty_group_resets_assignment_epoch: bool
     # The seed documents as written (KIP-1071 topology epochs, Connect draft).
     kip_text: bool = False
+    # --- online migration (model/migration) ---
+    # KAFKA-20272 (4.3): a classic member of a consumer group is told REBALANCE_IN_PROGRESS when its
+    # epoch is below the *assignment* epoch; before, below the group epoch (classicGroupHeartbeatToConsumerGroup).
+    mixed_rejoin_on_assignment_epoch: bool = True
+    # KAFKA-20273 (4.3): a downgrade by static replacement rebalances iff the target is stale
+    # (assignmentEpoch < groupEpoch); before, iff the joining member's subscription changed.
+    downgrade_rebalances_on_stale_assignment: bool = True
     # --- streams groups on trunk (HEAD of the Kafka mirror; docs/streams.md "Profiles") ---
     # KAFKA-20169 (#22245): static members (instanceId accepted; replacement, -2 temporary leave,
     # UNRELEASED_INSTANCE_ID, FENCED_INSTANCE_ID; epoch bumps only for topology epoch, rack, tags,
@@ -81,6 +88,8 @@ _STREAMS_TRUNK: dict[str, bool] = {
 PROFILES: dict[str, Profile] = {
     "kafka-4.1": Profile(
         name="kafka-4.1",
+        mixed_rejoin_on_assignment_epoch=False,
+        downgrade_rebalances_on_stale_assignment=False,
         new_group_initial_epoch=0,
         consumer_unrevoked_exit_bumps_epoch=True,
         rejoin_with_epoch_zero=False,
@@ -92,6 +101,8 @@ PROFILES: dict[str, Profile] = {
     ),
     "kafka-4.2": Profile(
         name="kafka-4.2",
+        mixed_rejoin_on_assignment_epoch=False,
+        downgrade_rebalances_on_stale_assignment=False,
         new_group_initial_epoch=0,
         consumer_unrevoked_exit_bumps_epoch=False,
         rejoin_with_epoch_zero=True,

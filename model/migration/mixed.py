@@ -111,12 +111,14 @@ def _join(coord: Coordinator, group: ConsumerGroup, req: JoinRequest, now: int) 
         group_epoch = step._update_subscription_metadata(group, bump, member, updated)
     effects: Effects = []
     if downgrading:
-        rebalance = group.assignment_epoch < group_epoch
+        stale = coord.profile.downgrade_rebalances_on_stale_assignment
+        rebalance = group.assignment_epoch < group_epoch if stale else bump
         if not rebalance:
             updated = step._maybe_reconcile(group, updated, group.assignment_epoch,
                                             group.target_of(updated.member_id, updated.instance_id), bump, owned)
+        reason = "with stale assignment" if stale else "for static member replacement with different subscription"
         downgrade.convert(coord, group, set(), updated, rebalance,
-                          f"Downgrade group {gid} from consumer to classic with stale assignment.",
+                          f"Downgrade group {gid} from consumer to classic {reason}.",
                           records, effects, now)
     else:
         target_epoch, target = coord.consumer_maybe_update_target(group, group_epoch, member, updated, records, now)
@@ -259,7 +261,8 @@ def heartbeat(coord: Coordinator, group: ConsumerGroup, req: dict[str, Any], ver
     except CoordinatorError as exc:
         return Outcome(heartbeat_response(version, int(exc.error)), explain=[exc.message or exc.error.name])
     coord.schedule_consumer_session_timeout(group.group_id, member_id, now, mm.session_timeout(member))
-    if (member.member_epoch < group.assignment_epoch or member.state == UNREVOKED_PARTITIONS
+    behind = group.assignment_epoch if coord.profile.mixed_rejoin_on_assignment_epoch else group.group_epoch
+    if (member.member_epoch < behind or member.state == UNREVOKED_PARTITIONS
             or (member.state == UNRELEASED_PARTITIONS and not waiting_on_unreleased_partition(group, member))):
         _schedule_join_if_absent(coord, group.group_id, member, now)
         return Outcome(heartbeat_response(version, int(Errors.REBALANCE_IN_PROGRESS)),

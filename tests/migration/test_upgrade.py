@@ -173,3 +173,26 @@ def test_non_joining_heartbeat_to_classic_group_is_not_found() -> None:
     assert result.response is not None
     assert result.response["errorCode"] == int(Errors.GROUP_ID_NOT_FOUND)
     assert result.response["errorMessage"] == f"Group {GROUP} is not a consumer group."
+
+
+def test_upgrade_of_rebalancing_group_fails_parked_calls() -> None:
+    """testConsumerGroupHeartbeatWithPreparingRebalanceClassicGroup: the parked JoinGroup of a member
+    that rejoined is answered REBALANCE_IN_PROGRESS with its member id; the group still converts."""
+    from kgspec.model.migration.protocol import encode_assignment
+
+    h = MixedHarness({"foo": 2}, configs={"group.min.session.timeout.ms": 0})
+    sub = subscription(["foo"])
+    h.stable_classic_group(2, [("m1", "c1", 10000, 5000, sub, encode_assignment([("foo", [0])], 3)),
+                               ("m2", "c2", 10000, 5000, sub, encode_assignment([("foo", [1])], 3))], leader="m1")
+    parked = h.join_classic("m1", [("range", sub)])  # the leader rejoins: PREPARING_REBALANCE, parked
+    assert parked.response is None
+    assert parked.pending is not None
+    result = h.join_consumer("m3", ["foo"])
+    assert result.response is not None
+    assert result.response["errorCode"] == 0
+    assert h.done[parked.pending]["errorCode"] == int(Errors.REBALANCE_IN_PROGRESS)
+    assert h.done[parked.pending]["memberId"] == "m1"
+    assert [r.type for r in result.records][:2] == [2, 5]
+    group = h.coord.groups[GROUP]
+    assert group.members["m1"].member_epoch == 2
+    assert group.members["m2"].member_epoch == 2
