@@ -115,6 +115,7 @@ class Simulator:
         self._protocol: dict[str, str] = {}  # group id -> "consumer" or "streams"
         self._creating: set[str] = set()  # internal topics the cluster is about to create
         self.lost_assignments: list[str] = []  # the Kafka gap settle() tolerated (streams)
+        self._lost_responses: set[tuple[str, int]] = set()  # (client, correlation id) answered into the void
 
     # --- set-up ---------------------------------------------------------------------------
 
@@ -394,7 +395,14 @@ class Simulator:
                                             client.API_VERSION, client.API_KEY))
         self._written(result.records, self.now)
         self._track_session(gid, request, response)
-        for at in self.network.send(client.name, f"{client.name}<", self.now):
+        # The answers to a duplicated request share the connection's fate: once one is lost, so
+        # is the other (a byte-identical copy is not a retry, so it must not smuggle in a
+        # second, different answer the first would have made unnecessary).
+        key = (client.name, corr)
+        deliveries = [] if key in self._lost_responses else self.network.send(client.name, f"{client.name}<", self.now)
+        if not deliveries:
+            self._lost_responses.add(key)
+        for at in deliveries:
             self._push(at, "response", (client, corr, response))
         return response, bool(result.records)
 
