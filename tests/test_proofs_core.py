@@ -26,7 +26,7 @@ def test_core_names_cover_both_protocols() -> None:
                          "target-validity", "epoch-fencing", "session-expiry"}
     assert INVARIANTS["epoch-fencing"].steps is not None
     assert set(INVARIANTS["epoch-fencing"].steps) == {"heartbeat", "heartbeat_lost", "heartbeat_unreported",
-                                                      "heartbeat_unreported_lost"}
+                                                      "heartbeat_unreported_lost", "heartbeat_stale"}
     assert set(INVARIANTS["session-expiry"].steps or {}) == {"session_timeout"}
     assert INVARIANTS["processid-exclusivity"].protocols == ("streams",)
 

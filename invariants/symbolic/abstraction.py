@@ -110,6 +110,7 @@ class ConsumerRefinement:
         self.names: dict[str, str] = {}  # member id -> abstract name
         self.clients: dict[str, Any] = {}  # member id -> latest client object
         self.inflight: dict[int, tuple[int, dict[str, Any]]] = {}  # id(client) -> (corr, request)
+        self.handled: dict[int, dict[str, Any]] = {}  # id(request) -> request, every request handled
         self.processes = processes
         self.state: ConcreteState = initial(self.protocol, (), self.tasks, processes)
         self.reports: list[StepReport] = []
@@ -127,10 +128,13 @@ class ConsumerRefinement:
         def wrapped_handle(api_key: int, api_version: int, request: dict[str, Any], **kw: Any) -> Any:
             if request.get("groupId") != self.gid or not kw.get("apply", True):
                 return handle(api_key, api_version, request, **kw)
+            again = self.handled.get(id(request)) is request  # the network delivers a copy again
             pre = self._before(request)
             result = handle(api_key, api_version, request, **kw)
+            self.handled[id(request)] = request
             self.inflight = {k: v for k, v in self.inflight.items() if v[1] is not request}
-            self._after(pre, "call", request=request, response=result.response)
+            self._scan()  # a duplicate still queued is what the coordinator sees next
+            self._after(pre, "call", request=request, response=result.response, again=again)
             return result
 
         def wrapped_advance(now: int) -> Any:
@@ -304,14 +308,14 @@ class ConsumerRefinement:
         for a in names:
             if a in state.members:
                 continue
-            s.epoch[a] = s.prev_epoch[a] = s.client_epoch[a] = 0
+            s.epoch[a] = s.prev_epoch[a] = s.client_epoch[a] = s.dup_epoch[a] = 0
             s.mstate[a] = "STABLE"
             s.subscribed[a] = self._subscribed(by_name[a])
             if s.protocol == "streams":
                 s.process_of[a] = self._process_of(by_name[a])
             s.last_assigned[a] = empty
             for r in s.roles:
-                for fld in (s.assigned, s.pending, s.target, s.owned):
+                for fld in (s.assigned, s.pending, s.target, s.owned, s.dup_owned):
                     fld[r][a] = empty
         return s
 
@@ -339,11 +343,17 @@ class ConsumerRefinement:
                         acts.append({"action": "join", "member": x,
                                      "subscribed": sorted(post.subscribed[x])})
                         bumps -= 1
+                elif info.get("again"):
+                    # a duplicate: the network kept a copy of the request (the client's view
+                    # while it was in flight), delivered after the original
+                    acts.append({"action": "duplicate", "member": x})
                 acts += [{"action": "bump"}] * bumps
                 if post.assignment_epoch != pre.assignment_epoch:
                     acts.append(self._recompute(post))
                 hb: dict[str, Any] = {"action": "heartbeat", "member": x, "response": "lost"}
-                if not self._reports_owned(request):
+                if info.get("again") and x in pre.joined and self._reports_owned(request):
+                    hb = {"action": "heartbeat_stale", "member": x}
+                elif not self._reports_owned(request):
                     hb["reported"] = False
                 acts.append(hb)
         else:
@@ -441,6 +451,9 @@ class ConsumerRefinement:
     def _with_history(reached: ConcreteState, post: ConcreteState) -> ConcreteState:
         """History variables come from the abstract run; the rest must match the model."""
         post.last_assigned = dict(reached.last_assigned)
+        # the network's copies are history too (the run's ``duplicate`` steps)
+        post.has_dup, post.dup_epoch = set(reached.has_dup), dict(reached.dup_epoch)
+        post.dup_owned = {r: dict(d) for r, d in reached.dup_owned.items()}
         for m in reached.members:
             if m not in post.joined or m in post.away:
                 post.epoch[m] = reached.epoch[m]
@@ -473,9 +486,10 @@ def project(s: ConcreteState, members: set[str]) -> ConcreteState:
     out = copy.copy(s)
     out.members = keep
     out.process_of = {m: p for m, p in s.process_of.items() if m in members}
-    for name in ("epoch", "prev_epoch", "client_epoch", "mstate", "subscribed", "last_assigned"):
+    out.has_dup = s.has_dup & members
+    for name in ("epoch", "prev_epoch", "client_epoch", "mstate", "subscribed", "last_assigned", "dup_epoch"):
         setattr(out, name, {m: v for m, v in getattr(s, name).items() if m in members})
-    for name in ("assigned", "pending", "target", "owned"):
+    for name in ("assigned", "pending", "target", "owned", "dup_owned"):
         setattr(out, name, {r: {m: v for m, v in d.items() if m in members}
                             for r, d in getattr(s, name).items()})
     return out
@@ -486,7 +500,7 @@ def describe_difference(a: ConcreteState, b: ConcreteState) -> str:
     out = []
     for name in ("group_epoch", "assignment_epoch", "joined", "away", "epoch", "prev_epoch",
                  "client_epoch", "mstate", "subscribed", "assigned", "pending", "target", "owned",
-                 "last_assigned", "epoch_owner"):
+                 "last_assigned", "epoch_owner", "has_dup", "dup_epoch", "dup_owned"):
         x, y = getattr(a, name), getattr(b, name)
         if x != y:
             out.append(f"{name}: {x} != {y}")

@@ -68,10 +68,10 @@ class BmcResult:
 
 class Unrolling:
     def __init__(self, protocol: str, mutant: str | None, inst: Instance,
-                 async_client: bool = False) -> None:
+                 async_client: bool = False, network: bool = True) -> None:
         streams = protocol == "streams"
         self.protocol, self.mutant, self.inst = protocol, mutant, inst
-        self.ctx = Ctx(streams=streams, mutant=mutant, async_client=async_client)
+        self.ctx = Ctx(streams=streams, mutant=mutant, async_client=async_client, network=network)
         self.sorts = finite_sorts(inst.members, inst.tasks, inst.processes if streams else ())
         self.pid = make_process_of(self.sorts)
         self.acts = actions(self.ctx)
@@ -126,6 +126,9 @@ def realizable(u: Unrolling) -> Any:
     def hb(i: int) -> Any:
         return z3.Or(u.act[i] == code["heartbeat"], u.act[i] == code["heartbeat_lost"])
 
+    def any_hb(i: int) -> Any:
+        return z3.Or(hb(i), u.act[i] == code["heartbeat_stale"]) if "heartbeat_stale" in code else hb(i)
+
     def within(j: int) -> bool:
         return j < k
 
@@ -143,7 +146,7 @@ def realizable(u: Unrolling) -> Any:
                 if within(i + 2) else z3.BoolVal(False)
             conj.append(z3.Implies(a == code["replace"], z3.Or(direct, via)))
         conj.append(z3.Implies(a == code["recompute"], hb(i + 1) if within(i + 1) else z3.BoolVal(False)))
-        conj.append(z3.Implies(hb(i), pre.ge == pre.ae))
+        conj.append(z3.Implies(any_hb(i), pre.ge == pre.ae))
         conj.append(a != code["bump"])
         t = bound_vars(srt, (srt.task,), "rt")[0]
         x, y = bound_vars(srt, (srt.member, srt.member), "rm")
@@ -174,11 +177,12 @@ def _sticky_streams_target(u: Unrolling, pre: State, post: State) -> Any:
 
 def run_bmc(protocol: str, invariant: str, mutant: str | None = None, depth: int = 10,
             timeout_s: float = 60.0, inst: Instance | None = None,
-            replayable: bool = False) -> BmcResult:
+            replayable: bool = False, async_client: bool = False, network: bool = True) -> BmcResult:
     """A shortest trace from the initial state to a violation of ``invariant`` (step or
-    state part), up to ``depth`` steps; ``replayable`` adds :func:`realizable`."""
+    state part), up to ``depth`` steps; ``replayable`` adds :func:`realizable`;
+    ``async_client`` / ``network`` switch the client-local / network actions on."""
     inst = inst or (STREAMS_INSTANCE if protocol == "streams" else CONSUMER_INSTANCE)
-    u = Unrolling(protocol, mutant, inst)
+    u = Unrolling(protocol, mutant, inst, async_client, network)
     s = z3.Solver()
     s.set(random_seed=SEED)
     s.add(init(u.ctx, u.states[0]))
@@ -263,18 +267,28 @@ def extract(u: Unrolling, model: Any, invariant: str) -> Counterexample:
         elif action == "replace":
             step["new_member"] = rd.name(u.arg_n[k])
             line = f"replace {mname} by {step['new_member']} (static, same instance id)"
-        elif action in ("heartbeat", "heartbeat_lost"):
-            step["action"] = "heartbeat"
-            step["response"] = "delivered" if action == "heartbeat" else "lost"
+        elif action == "duplicate":
+            pre = u.states[k]
+            sent = rd.roles(pre, "owned", m)
+            step.update(client_epoch=rd.val(pre.f("client_epoch")(m)).as_long(), owned=sent)
+            line = (f"duplicate {mname}: the network keeps a copy of its request "
+                    f"(epoch {step['client_epoch']}, owned {_fmt(sent)})")
+        elif action in ("heartbeat", "heartbeat_lost", "heartbeat_stale"):
+            stale = action == "heartbeat_stale"
+            step["action"] = "heartbeat_stale" if stale else "heartbeat"
+            if not stale:
+                step["response"] = "delivered" if action == "heartbeat" else "lost"
             res = {"epoch": rd.val(post.f("epoch")(m)).as_long(),
                    "state": rd.name(post.f("mstate")(m)),
                    "assigned": rd.roles(post, "assigned", m),
                    "pending": rd.roles(post, "pending", m)}
             step["result"] = res
-            line = (f"heartbeat {mname} (epoch {rd.val(u.states[k].f('client_epoch')(m))}) → "
+            sent_epoch = rd.val(u.states[k].f("dup_epoch" if stale else "client_epoch")(m))
+            line = (f"{'stale copy of a heartbeat' if stale else 'heartbeat'} {mname} (epoch {sent_epoch}"
+                    + (f", owned {_fmt(rd.roles(u.states[k], 'dup_owned', m))}" if stale else "") + ") → "
                     f"epoch {res['epoch']} {res['state']} assigned {_fmt(res['assigned'])}"
                     + (f" pending {_fmt(res['pending'])}" if _fmt(res["pending"]) != "{}" else "")
-                    + ("" if action == "heartbeat" else " [response lost]"))
+                    + ("" if action == "heartbeat" else " [response lost]" if not stale else ""))
         cex.steps.append(step)
         cex.text.append(line)
     cex.text.append("violates " + invariant + ": " + describe_final(rd, u))

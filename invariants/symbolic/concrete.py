@@ -65,6 +65,10 @@ class ConcreteState:
     epoch_owner: dict[str, str | None] = field(default_factory=dict)
     standby_procs: dict[str, frozenset[str]] = field(default_factory=dict)
     warmup_procs: dict[str, frozenset[str]] = field(default_factory=dict)
+    # the network's copy of an earlier request per member (``duplicate`` / ``heartbeat_stale``)
+    has_dup: set[str] = field(default_factory=set)
+    dup_epoch: dict[str, int] = field(default_factory=dict)
+    dup_owned: dict[str, dict[str, Tasks]] = field(default_factory=dict)
 
     @property
     def roles(self) -> tuple[str, ...]:
@@ -79,12 +83,12 @@ def initial(protocol: str, members: tuple[str, ...], tasks: tuple[str, ...],
     s = ConcreteState(protocol, members, tasks, processes, dict(process_of or {}))
     empty: Tasks = frozenset()
     for m in members:
-        s.epoch[m] = s.prev_epoch[m] = s.client_epoch[m] = 0
+        s.epoch[m] = s.prev_epoch[m] = s.client_epoch[m] = s.dup_epoch[m] = 0
         s.mstate[m] = "STABLE"
         s.subscribed[m] = empty
         s.last_assigned[m] = empty
     for r in s.roles:
-        for fld in (s.assigned, s.pending, s.target, s.owned):
+        for fld in (s.assigned, s.pending, s.target, s.owned, s.dup_owned):
             fld[r] = dict.fromkeys(members, empty)
     for t in tasks:
         s.epoch_owner[t] = None
@@ -124,9 +128,10 @@ def _drop(s: ConcreteState, m: str) -> None:
     s.group_epoch += 1
 
 
-def epoch_ok(s: ConcreteState, m: str, mutant: str | None, reported: bool = True) -> bool:
-    ce, ep = s.client_epoch[m], s.epoch[m]
-    subset = reported and all(s.owned[r][m] <= s.assigned[r][m] for r in s.roles)
+def epoch_ok(s: ConcreteState, m: str, mutant: str | None, reported: bool = True, stale: bool = False) -> bool:
+    ce, ep = (s.dup_epoch[m] if stale else s.client_epoch[m]), s.epoch[m]
+    sent = s.dup_owned if stale else s.owned
+    subset = reported and all(sent[r][m] <= s.assigned[r][m] for r in s.roles)
     if mutant == "lost-response-no-subset":
         subset = True
     lower = ce == s.prev_epoch[m] and subset
@@ -151,11 +156,15 @@ def _unreleased(s: ConcreteState, r: str, m: str, t: str, mutant: str | None) ->
     return (held and owner is not None and s.process_of[owner] == p) or same
 
 
-def _heartbeat(s: ConcreteState, m: str, delivered: bool, mutant: str | None, reported: bool = True) -> None:
-    _guard(m in s.joined and m not in s.away and epoch_ok(s, m, mutant, reported))
+def _heartbeat(s: ConcreteState, m: str, delivered: bool, mutant: str | None, reported: bool = True,
+               stale: bool = False) -> None:
+    _guard(m in s.joined and m not in s.away and epoch_ok(s, m, mutant, reported, stale))
+    if stale:  # the copy must not understate what the client owns now
+        _guard(m in s.has_dup and all(s.owned[r][m] <= s.dup_owned[r][m] for r in s.roles))
     st, ep, te = s.mstate[m], s.epoch[m], s.assignment_epoch
+    sent = s.dup_owned if stale else s.owned
     # not reported: the coordinator assumes the client owns everything it holds
-    claimed = {r: s.owned[r][m] if reported else s.held(r, m) for r in s.roles}
+    claimed = {r: sent[r][m] if reported else s.held(r, m) for r in s.roles}
     owns_pending = any(claimed[r] & s.pending[r][m] for r in s.roles)
     reconcile = ((st == "STABLE" and ep != te) or (st == "UNREVOKED" and not owns_pending)
                  or st == "UNRELEASED")
@@ -251,6 +260,7 @@ def apply(state: ConcreteState, step: dict[str, Any], mutant: str | None = None)
         s.mstate[m] = "STABLE"
         s.subscribed[m] = frozenset(step["subscribed"])
         s.last_assigned[m] = frozenset()
+        s.has_dup.discard(m)
         for r in s.roles:
             s.assigned[r][m] = s.pending[r][m] = s.target[r][m] = frozenset()
         s.group_epoch += 1
@@ -279,6 +289,14 @@ def apply(state: ConcreteState, step: dict[str, Any], mutant: str | None = None)
     elif act == "heartbeat":
         _heartbeat(s, m, step.get("response", "delivered") == "delivered", mutant,
                    step.get("reported", True))
+    elif act == "duplicate":
+        _guard(m in s.joined)
+        s.has_dup.add(m)
+        s.dup_epoch[m] = s.client_epoch[m]
+        for r in s.roles:
+            s.dup_owned[r][m] = s.owned[r][m]
+    elif act == "heartbeat_stale":
+        _heartbeat(s, m, False, mutant, stale=True)
     elif act == "heartbeat_fenced":
         _guard(m in s.joined and m not in s.away and not epoch_ok(s, m, mutant))
         _clear_client(s, m)
@@ -414,6 +432,7 @@ class _Universe:
         f = [st.ge == s.group_epoch, st.ae == s.assignment_epoch]
         for m, mc in M.items():
             f += [fn["joined"](mc) == (m in s.joined), fn["away"](mc) == (m in s.away),
+                  fn["has_dup"](mc) == (m in s.has_dup), fn["dup_epoch"](mc) == s.dup_epoch[m],
                   fn["epoch"](mc) == s.epoch[m], fn["prev_epoch"](mc) == s.prev_epoch[m],
                   fn["client_epoch"](mc) == s.client_epoch[m],
                   fn["mstate"](mc) == self.sorts.mstates[s.mstate[m]]]
@@ -424,7 +443,8 @@ class _Universe:
                     f += [fn[f"assigned_{r}"](mc, tc) == (t in s.assigned[r][m]),
                           fn[f"pending_{r}"](mc, tc) == (t in s.pending[r][m]),
                           fn[f"target_{r}"](mc, tc) == (t in s.target[r][m]),
-                          fn[f"owned_{r}"](mc, tc) == (t in s.owned[r][m])]
+                          fn[f"owned_{r}"](mc, tc) == (t in s.owned[r][m]),
+                          fn[f"dup_owned_{r}"](mc, tc) == (t in s.dup_owned[r][m])]
         for t, tc in T.items():
             owner = s.epoch_owner[t]
             f.append(fn["has_epoch"](tc) == (owner is not None))

@@ -24,6 +24,7 @@ with the abstract step's: the mutated model must reproduce the counterexample
 
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -46,7 +47,7 @@ START_MS = 1000
 SESSION_MS = 45000
 REBALANCE_MS = 30000  # what members send unless a rebalance timeout must fire sooner
 CONFIGS = {"group.consumer.assignment.interval.ms": 0, "group.consumer.assignors": "range"}
-_HEARTBEATS = ("heartbeat", "heartbeat_lost")
+_HEARTBEATS = ("heartbeat", "heartbeat_lost", "heartbeat_stale")
 # member metadata, target member, current assignment (consumer 5, 7, 8; streams 19, 21, 22)
 _MEMBER_TOMBSTONES = frozenset({5, 7, 8, 19, 21, 22})
 
@@ -77,10 +78,16 @@ class _Events:
         self.steps = steps
         # event index -> abstract step indexes it realizes
         self.groups: list[list[int]] = []
+        # event index -> the ``duplicate`` steps just before it (the network copies a request;
+        # no event of its own)
+        self.copies: dict[int, list[int]] = {}
         i = 0
         while i < len(steps):
             a = steps[i]["action"]
-            if a in ("join", "replace", "recompute"):
+            if a == "duplicate":
+                self.copies.setdefault(len(self.groups), []).append(i)
+                i += 1
+            elif a in ("join", "replace", "recompute"):
                 j = i + 1
                 while steps[j]["action"] != "heartbeat":
                     j += 1
@@ -219,6 +226,7 @@ class _Replay:
         self.corr = 0
         self.target: dict[str, list[str]] | None = None
         self.notes: list[str] = []
+        self.copies: dict[str, tuple[int, Any]] = {}
 
     @property
     def configs(self) -> dict[str, Any]:
@@ -318,12 +326,33 @@ class _Replay:
     def forget(self, m: str) -> None:
         self.epoch[m], self.owned[m] = 0, []
 
+    def keep_copy(self, m: str) -> None:
+        """The network keeps a copy of the request ``m`` sends now (epoch, owned tasks)."""
+        self.copies[m] = (self.epoch[m], copy.deepcopy(self._owned_of(m)))
+
+    def _owned_of(self, m: str) -> Any:
+        return self.owned[m]
+
+    def _set_owned(self, m: str, owned: Any) -> None:
+        self.owned[m] = owned
+
+    def stale(self, m: str, now: int) -> dict[str, Any]:
+        """The kept copy reaches the coordinator: the same request again, after newer ones."""
+        epoch, sent = self.copies[m]
+        current = self._owned_of(m)
+        self._set_owned(m, sent)
+        try:
+            return self.heartbeat(m, epoch, now, False)
+        finally:
+            self._set_owned(m, current)
+
 
 def export_trace(cex: Counterexample, profile: str = "kafka-4.3") -> ExportedTrace:
     """Replay ``cex`` (a realizable counterexample) through the mutated model."""
     out = ExportedTrace(cex.protocol, cex.mutant, cex.invariant)
     states = _states(cex)
-    groups = _Events(cex.steps).groups
+    script = _Events(cex.steps)
+    groups = script.groups
     times, rto = _schedule(cex, groups, states)
     rp: _Replay = (_StreamsReplay if cex.protocol == "streams" else _Replay)(cex, profile, rto, states)
     out.events.append({"header": {"format": "kgspec-trace/1", "profile": profile, "configs": rp.configs}})
@@ -331,6 +360,8 @@ def export_trace(cex: Counterexample, profile: str = "kafka-4.3") -> ExportedTra
     out.step_lines = [0] * len(cex.steps)
     for k, g in enumerate(groups):
         now = times[k]
+        for i in script.copies.get(k, []):
+            rp.keep_copy(cex.steps[i]["member"])
         first = cex.steps[g[0]]
         a, m = first["action"], first.get("member", "")
         event: dict[str, Any]
@@ -346,6 +377,9 @@ def export_trace(cex: Counterexample, profile: str = "kafka-4.3") -> ExportedTra
         elif a in ("heartbeat_fenced", "zombie_heartbeat"):
             event = rp.heartbeat(m, rp.epoch[m], now, False)
             rp.forget(m)
+        elif a == "heartbeat_stale":  # the copy, delivered late; nobody reads the response
+            event = rp.stale(m, now)
+            _compare(rp, first, event["response"], g[0], out.mismatches)
         else:
             last = cex.steps[g[-1]]
             hb_member = last["member"]
@@ -358,7 +392,7 @@ def export_trace(cex: Counterexample, profile: str = "kafka-4.3") -> ExportedTra
             if last.get("response") == "delivered" and event["response"]["errorCode"] == 0:
                 rp.adopt(hb_member, event["response"])
         out.events.append(event)
-        for i in g:
+        for i in [*g, *script.copies.get(k, [])]:
             out.step_lines[i] = len(out.events)
     rp.advance(times[-1])
     out.events.append(rp.probe(times[-1]))
@@ -458,6 +492,12 @@ class _StreamsReplay(_Replay):
 
     def forget(self, m: str) -> None:
         self.epoch[m], self.tasks_owned[m] = 0, {}
+
+    def _owned_of(self, m: str) -> Any:
+        return self.tasks_owned[m]
+
+    def _set_owned(self, m: str, owned: Any) -> None:
+        self.tasks_owned[m] = owned
 
     def outcome(self, m: str) -> tuple[int, str, Any] | None:
         group = self.coord.streams_groups.get(GROUP)

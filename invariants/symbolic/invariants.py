@@ -183,6 +183,11 @@ def _epoch_fencing_unreported(pre: State, post: State, m: Expr, n: Expr) -> Expr
     return epoch_ok(Ctx(streams=pre.streams), pre, m, reported=False)
 
 
+def _epoch_fencing_stale(pre: State, post: State, m: Expr, n: Expr) -> Expr:
+    from kgspec.invariants.symbolic.rules import Ctx, epoch_ok
+    return epoch_ok(Ctx(streams=pre.streams), pre, m, stale=True)
+
+
 def _session_expiry(pre: State, post: State, m: Expr, n: Expr) -> Expr:
     """A member whose session timer fires is out of the group afterwards (its tasks released:
     holders-are-members)."""
@@ -204,7 +209,8 @@ INVARIANTS: dict[str, Invariant] = {i.name: i for i in (
     Invariant("epoch-fencing", True, _BOTH, (), lambda s: [],
               steps={"heartbeat": _epoch_fencing, "heartbeat_lost": _epoch_fencing,
                      "heartbeat_unreported": _epoch_fencing_unreported,
-                     "heartbeat_unreported_lost": _epoch_fencing_unreported}),
+                     "heartbeat_unreported_lost": _epoch_fencing_unreported,
+                     "heartbeat_stale": _epoch_fencing_stale}),
     Invariant("session-expiry", True, _BOTH, (), lambda s: [],
               steps={"session_timeout": _session_expiry}),
     Invariant("partition-epoch-map", False, _BOTH, (*_OWNERSHIP, "no-double-ownership"),

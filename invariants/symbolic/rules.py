@@ -35,6 +35,9 @@ class Ctx:
     # releasing on its own): the asynchronous client of the executable model. The proofs
     # include them; BMC leaves them out unless asked (atomic delivery finds shorter traces).
     async_client: bool = True
+    # Network actions: a copy of a member's request kept by the network and delivered late
+    # (``duplicate`` / ``heartbeat_stale``).
+    network: bool = True
 
     def on(self, name: str) -> bool:
         return self.mutant == name
@@ -98,6 +101,7 @@ def join(ctx: Ctx, pre: State, post: State, m: Expr, n: Expr) -> Expr:
         "client_epoch": _member_upd(m, lambda: z3.IntVal(0), pre.f("client_epoch")),
         "mstate": _member_upd(m, lambda: pre.sorts.mstates["STABLE"], pre.f("mstate")),
         "last_assigned": _member_upd(m, false, pre.f("last_assigned")),
+        "has_dup": _member_upd(m, false, pre.f("has_dup")),  # a new incarnation: no copies of its requests
         "subscribed": lambda x, t: None,  # free for m; framed for the others below
         "group_epoch": lambda: pre.ge + 1,
     }
@@ -167,12 +171,22 @@ def recompute(ctx: Ctx, pre: State, post: State, m: Expr, n: Expr) -> Expr:
     return z3.And(pre.ge > pre.ae, frame(pre, post, upd), target_valid(ctx, post))
 
 
-def epoch_ok(ctx: Ctx, pre: State, m: Expr, reported: bool = True) -> Expr:
+def _sent_owned(pre: State, stale: bool) -> Callable[[str, Expr, Expr], Expr]:
+    """What the request reports as owned: the client's tasks, or those of the network's copy."""
+    if stale:
+        return lambda r, m, t: pre.f(f"dup_owned_{r}")(m, t)
+    return pre.O
+
+
+def epoch_ok(ctx: Ctx, pre: State, m: Expr, reported: bool = True, stale: bool = False) -> Expr:
     """throwIf…MemberEpochIsInvalid: 0, the current epoch, or the previous one with owned ⊆ assigned
-    (an owned set not reported is never contained: ``areOwned…ContainedInAssigned…``)."""
-    ce, ep = pre.f("client_epoch")(m), pre.f("epoch")(m)
+    (an owned set not reported is never contained: ``areOwned…ContainedInAssigned…``).
+    ``stale``: the request is the network's copy (``dup_epoch``, ``dup_owned``)."""
+    ce = pre.f("dup_epoch")(m) if stale else pre.f("client_epoch")(m)
+    ep = pre.f("epoch")(m)
+    sent = _sent_owned(pre, stale)
     t = _tv(pre)
-    subset = forall(pre.sorts, [t], z3.And([z3.Implies(pre.O(r, m, t), pre.A(r, m, t)) for r in pre.roles])) \
+    subset = forall(pre.sorts, [t], z3.And([z3.Implies(sent(r, m, t), pre.A(r, m, t)) for r in pre.roles])) \
         if reported else z3.BoolVal(False)
     if ctx.on("lost-response-no-subset"):
         subset = z3.BoolVal(True)
@@ -198,7 +212,8 @@ def _unreleased(ctx: Ctx, pre: State, r: str, m: Expr, t: Expr) -> Expr:
     return z3.Or(z3.And(held_act, pre.process_of(pre.f("epoch_owner")(t)) == p), same_proc)
 
 
-def _heartbeat(ctx: Ctx, pre: State, post: State, m: Expr, delivered: bool, reported: bool = True) -> Expr:
+def _heartbeat(ctx: Ctx, pre: State, post: State, m: Expr, delivered: bool, reported: bool = True,
+               stale: bool = False) -> Expr:
     roles, ms = pre.roles, pre.sorts.mstates
     ep, te, st = pre.f("epoch")(m), pre.ae, pre.f("mstate")(m)
     t = _tv(pre)
@@ -209,8 +224,10 @@ def _heartbeat(ctx: Ctx, pre: State, post: State, m: Expr, delivered: bool, repo
            for r in roles}
     unrel = {r: (lambda r_: lambda x: _unreleased(ctx, pre, r_, m, x))(r) for r in roles}
     # An owned set not reported (null task lists) counts as owning everything (``ownsRevoked…``).
+    sent = _sent_owned(pre, stale)
+
     def owns(r_: str, x: Expr) -> Expr:
-        return pre.O(r_, m, x) if reported else z3.BoolVal(True)
+        return sent(r_, m, x) if reported else z3.BoolVal(True)
 
     owns_pending = exists(pre.sorts, [t], z3.Or([z3.And(owns(r, t), pre.R(r, m, t)) for r in roles]))
     owns_revoke = exists(pre.sorts, [t], z3.Or([z3.And(owns(r, t), revoke[r](t)) for r in roles]))
@@ -266,8 +283,34 @@ def _heartbeat(ctx: Ctx, pre: State, post: State, m: Expr, delivered: bool, repo
             upd[fld] = (lambda r_, old: lambda q, x: z3.If(
                 q == pm, z3.Or(held_new(r_, x), z3.And(old(q, x), z3.Not(pre.H(r_, m, x)))),
                 old(q, x)))(r, pre.f(fld))
-    guard = z3.And(pre.f("joined")(m), z3.Not(pre.f("away")(m)), epoch_ok(ctx, pre, m, reported))
+    guard = z3.And(pre.f("joined")(m), z3.Not(pre.f("away")(m)), epoch_ok(ctx, pre, m, reported, stale))
+    if stale:
+        # The copy may be delivered late only while it does not understate what the client
+        # owns: a request that omits a task the client took since would let the coordinator
+        # release it (Kafka relies on one in-flight request per connection; docs/proofs.md).
+        guard = z3.And(guard, pre.f("has_dup")(m), forall(pre.sorts, [t], z3.And(
+            [z3.Implies(pre.O(r, m, t), pre.f(f"dup_owned_{r}")(m, t)) for r in roles])))
     return z3.And(guard, frame(pre, post, upd))
+
+
+def duplicate(ctx: Ctx, pre: State, post: State, m: Expr, n: Expr) -> Expr:
+    """The network keeps a copy of the request ``m``'s client sends now (its epoch and the
+    owned tasks it reports), to deliver it again later (``heartbeat_stale``)."""
+    upd: dict[str, Callable[..., Expr]] = {
+        "has_dup": _member_upd(m, lambda: z3.BoolVal(True), pre.f("has_dup")),
+        "dup_epoch": _member_upd(m, lambda: pre.f("client_epoch")(m), pre.f("dup_epoch")),
+    }
+    for r in pre.roles:
+        upd[f"dup_owned_{r}"] = (lambda r_: _member_upd(
+            m, lambda x: pre.O(r_, m, x), pre.f(f"dup_owned_{r_}")))(r)
+    return z3.And(pre.f("joined")(m), frame(pre, post, upd))
+
+
+def heartbeat_stale(ctx: Ctx, pre: State, post: State, m: Expr, n: Expr) -> Expr:
+    """The network's copy of an earlier request of ``m`` reaches the coordinator (a duplicate,
+    or a request overtaken by newer ones): processed like any heartbeat with the copy's epoch
+    and owned tasks; the client never sees the response."""
+    return _heartbeat(ctx, pre, post, m, delivered=False, stale=True)
 
 
 def heartbeat_unreported(ctx: Ctx, pre: State, post: State, m: Expr, n: Expr) -> Expr:
@@ -419,6 +462,8 @@ def actions(ctx: Ctx) -> dict[str, Rule]:
         acts |= {"client_receive": client_receive, "client_reconcile": client_reconcile,
                  "client_release": client_release, "heartbeat_unreported": heartbeat_unreported,
                  "heartbeat_unreported_lost": heartbeat_unreported_lost}
+    if ctx.network:
+        acts |= {"duplicate": duplicate, "heartbeat_stale": heartbeat_stale}
     if not ctx.streams:
         acts["static_leave"] = static_leave
         acts["replace"] = replace
@@ -433,11 +478,12 @@ def init(ctx: Ctx, s: State) -> Expr:
     per_mt = [z3.Not(s.f("last_assigned")(m, t))]
     for r in s.roles:
         per_mt += [z3.Not(s.A(r, m, t)), z3.Not(s.R(r, m, t)), z3.Not(s.T(r, m, t)),
-                   z3.Not(s.O(r, m, t))]
+                   z3.Not(s.O(r, m, t)), z3.Not(s.f(f"dup_owned_{r}")(m, t))]
     conj = [s.ge == 1, s.ae == 1,
             forall(s.sorts, [m], z3.And(z3.Not(s.f("joined")(m)), z3.Not(s.f("away")(m)),
                                   s.f("epoch")(m) == 0, s.f("prev_epoch")(m) == 0,
-                                  s.f("client_epoch")(m) == 0,
+                                  s.f("client_epoch")(m) == 0, z3.Not(s.f("has_dup")(m)),
+                                  s.f("dup_epoch")(m) == 0,
                                   s.f("mstate")(m) == srt.mstates["STABLE"])),
             forall(s.sorts, [m, t], z3.And(per_mt)),
             forall(s.sorts, [t], z3.Not(s.f("has_epoch")(t)))]

@@ -24,6 +24,9 @@ epoch_owner         Task → Member                      ... and the member it p
 standby_procs       Process × Task → Bool              streams: currentStandbyTaskProcessIds
 warmup_procs        Process × Task → Bool              streams: currentWarmupTaskProcessIds
 process_of          Member → Process                   streams: processId (rigid, all states)
+has_dup             Member → Bool                      the network holds a copy of a request of m
+dup_epoch           Member → Int                       ... its member epoch
+dup_owned_<r>       Member × Task → Bool               ... the owned tasks it reports, role r
 ==================  =================================  =========================================
 
 Roles: the consumer protocol has one role, ``act`` (a partition); streams has ``act``
@@ -60,9 +63,10 @@ class State:
             "joined": (m, b), "away": (m, b), "epoch": (m, i), "prev_epoch": (m, i),
             "client_epoch": (m, i), "mstate": (m, sorts.mstate), "subscribed": (m, t, b),
             "last_assigned": (m, t, b), "has_epoch": (t, b), "epoch_owner": (t, m),
+            "has_dup": (m, b), "dup_epoch": (m, i),
         }
         for r in self.roles:
-            for kind in ("assigned", "pending", "target", "owned"):
+            for kind in ("assigned", "pending", "target", "owned", "dup_owned"):
                 sigs[f"{kind}_{r}"] = (m, t, b)
         if streams:
             sigs["standby_procs"] = (sorts.process, t, b)
