@@ -161,18 +161,33 @@ def realizable(u: Unrolling) -> Any:
 
 
 def _sticky_streams_target(u: Unrolling, pre: State, post: State) -> Any:
-    """What the sticky task assignor does on the streams instance (one task, two members): an
-    active task stays with a previous owner that is still a member; no warm-ups (the trace sets
-    none); standbys only with ``standby-on-active-process`` (one replica: at most one standby,
-    never on the active member's own... unless the mutant allows it)."""
+    """What the sticky task assignor does on a streams instance of one subtopology (tasks in
+    partition order): with quota q = ⌈tasks / members⌉, each active task goes back to its
+    previous owner while that member is still in the group and under the quota (tasks
+    considered in order), no member gets more than q, and every task has an owner (the rest go
+    to whoever has room). No warm-ups (the trace sets none); standbys only with
+    ``standby-on-active-process`` (one replica)."""
     srt = u.sorts
     y, t = bound_vars(srt, (srt.member, srt.task), "st")
-    conj = [forall(srt, [y, t], z3.Implies(z3.And(pre.T("act", y, t), post.f("joined")(y)),
-                                           post.T("act", y, t))),
+    members, tasks = list(srt.members.values()), list(srt.tasks.values())
+    joined = z3.Sum([z3.If(post.f("joined")(x), 1, 0) for x in members])
+    q = z3.Int(f"quota@{post.tag}")
+    conj = [z3.Implies(joined > 0, z3.And(q * joined >= len(tasks), (q - 1) * joined < len(tasks))),
             forall(srt, [y, t], z3.Not(post.T("wup", y, t)))]
+    for x in members:
+        kept: list[Any] = []
+        for tc in tasks:
+            keep = z3.And(pre.T("act", x, tc), post.f("joined")(x),
+                          z3.Sum([z3.If(k, 1, 0) for k in kept] or [z3.IntVal(0)]) < q)
+            conj.append(z3.Implies(keep, post.T("act", x, tc)))
+            kept.append(keep)
+        conj.append(z3.Sum([z3.If(post.T("act", x, tc), 1, 0) for tc in tasks]) <= q)
     if not u.ctx.on("standby-on-active-process"):
         conj.append(forall(srt, [y, t], z3.Not(post.T("sby", y, t))))
     return z3.And(conj)
+
+
+STREAMS_TWO_TASKS = Instance(("m1", "m2"), ("t0", "t1"), ("P0", "P1"))
 
 
 def run_bmc(protocol: str, invariant: str, mutant: str | None = None, depth: int = 10,

@@ -470,7 +470,7 @@ class _StreamsReplay(_Replay):
             "userEndpoint": None, "clientTags": None, "taskOffsets": None, "taskEndOffsets": None,
             "shutdownApplication": False,
         }
-        if joining:
+        if joining or epoch == 0:  # a join, or its retry after a lost response: the full request
             request.update({"topology": self._topology(), "rebalanceTimeoutMs": self.rto.get(m, REBALANCE_MS),
                             "processId": self.cex.process_of[m], "clientTags": [],
                             "activeTasks": [], "standbyTasks": [], "warmupTasks": []})

@@ -131,15 +131,21 @@ def _print(results: list[dict[str, Any]], mutant: str | None) -> None:
 
 def _export(results: list[dict[str, Any]], args: argparse.Namespace) -> str | None:
     """Replay the first replayable counterexample through the mutated model into a trace."""
-    from kgspec.invariants.symbolic.bmc import run_bmc
+    from kgspec.invariants.symbolic.bmc import STREAMS_INSTANCE, STREAMS_TWO_TASKS, run_bmc
     from kgspec.invariants.symbolic.export import export_trace
 
     quiet = args.json == "-"
     for entry in results:
         if entry["result"] == "proved":
             continue
-        bmc = run_bmc(entry["protocol"], entry["invariant"], args.mutant, max(args.bmc_depth, 14),
-                      args.timeout, replayable=True)
+        # streams: with one task the sticky assignor never moves it away from a member that
+        # stays, so revocations need the two-task instance (tried second: it is slower)
+        instances = [STREAMS_INSTANCE, STREAMS_TWO_TASKS] if entry["protocol"] == "streams" else [None]
+        for inst in instances:
+            bmc = run_bmc(entry["protocol"], entry["invariant"], args.mutant, max(args.bmc_depth, 14),
+                          args.timeout, inst=inst, replayable=True)
+            if bmc.counterexample is not None:
+                break
         if bmc.counterexample is None:
             continue
         exported = export_trace(bmc.counterexample)
