@@ -244,12 +244,15 @@ def lost_assignments(group: StreamsGroup | None, clients: Mapping[str, ClientVie
 
 
 def streams_convergence(group: StreamsGroup | None, clients: Mapping[str, ClientView],
-                        source_topics_exist: bool, tolerate_lost_assignment: bool = False) -> list[str]:
+                        ready_expected: bool, tolerate_lost_assignment: bool = False) -> list[str]:
     """Convergence of a streams group (``clients``: member id -> view; owned by role).
 
     Members are exactly the live clients, the target is computed, every member is STABLE
     at the assignment epoch on both sides owning exactly its target in every role, and the
-    group is Stable — unless a source topic is missing, when NotReady is the right state.
+    group is Stable when ``ready_expected`` — the caller's judgement: NotReady is the right
+    state while a source topic is missing or an internal topic has the wrong partition count
+    (INCORRECTLY_PARTITIONED_TOPICS after a source topic grew: Kafka does not repartition a
+    changelog), both of which need an operator; missing internal topics the cluster creates.
 
     Kafka (4.3 and trunk) breaks this after a lost response: the coordinator sends a streams
     member its tasks only when it joins or its assigned tasks change
@@ -282,7 +285,7 @@ def streams_convergence(group: StreamsGroup | None, clients: Mapping[str, Client
         owned: dict[str, Any] = dict(view.owned)  # a streams client's view: role -> subtopology -> tasks
         if (owned != target and mid not in lost) or assigned != target:
             problems.append(f"member {mid} owns {owned}, is assigned {assigned}, target {target}")
-    if source_topics_exist and group.state != STABLE_STATE and not problems:
-        problems.append(f"group is {group.state}, not Stable, although its source topics exist")
+    if ready_expected and group.state != STABLE_STATE and not problems:
+        problems.append(f"group is {group.state}, not Stable, although nothing needs an operator")
     return problems
 

@@ -57,6 +57,7 @@ from kgspec.model.sim import trace
 from kgspec.model.sim.client import IN_GROUP, ClientOptions, MemberClient, SimClient
 from kgspec.model.sim.network import Network, NetworkConfig
 from kgspec.model.sim.streams_client import StreamsSimClient
+from kgspec.model.streams.configure import Status
 from kgspec.model.streams.member import StreamsMember
 
 MEMBER_TOMBSTONE_TYPES = frozenset({CONSUMER_GROUP_MEMBER_METADATA, CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER,
@@ -538,16 +539,26 @@ class Simulator:
                     if c.group_id == gid and c.alive and c.state in IN_GROUP}
             if self._protocol.get(gid) == "streams":
                 group = coord.streams_groups.get(gid)
-                topology = group.topology if group is not None else None
-                sources = {t for sub in topology.subtopologies for t in sub.source_topics} if topology else set()
                 tolerate = not self.config.strict_streams_convergence
-                found = streams_convergence(group, live, all(coord.topics.by_name(t) for t in sources), tolerate)
+                found = streams_convergence(group, live, self._ready_expected(gid), tolerate)
                 if tolerate:
                     self.lost_assignments.extend(lost_assignments(group, live))
             else:
                 found = convergence(coord.groups.get(gid), live)
             self.violations.extend(Violation("convergence", gid, m) for m in found)
         return self.violations
+
+    def _ready_expected(self, gid: str) -> bool:
+        """Whether a streams group should be ready once faults stop: every source topic exists
+        and no topic has the wrong partition count (both need an operator, not time)."""
+        group = self.coordinator.streams_groups.get(gid)
+        if group is None or group.topology is None:
+            return True
+        sources = {t for sub in group.topology.subtopologies for t in sub.source_topics}
+        configured = group.configured_topology
+        status = configured.status.status if configured is not None and configured.status is not None else None
+        return (all(self.coordinator.topics.by_name(t) for t in sources)
+                and status not in (Status.MISSING_SOURCE_TOPICS, Status.INCORRECTLY_PARTITIONED_TOPICS))
 
     def finish(self, describe: bool = False) -> list[dict[str, Any]]:
         """The trace so far, closed by a tick at the current time.

@@ -192,3 +192,20 @@ def test_settle_tolerates_the_lost_assignment_by_default_and_reports_it() -> Non
     assert sim.violations == []
     assert len(sim.lost_assignments) == 1
     assert sim.lost_assignments[0].endswith("the response that carried the assignment was lost")
+
+
+def test_a_grown_source_topic_leaves_the_changelog_incorrectly_partitioned_and_the_group_not_ready() -> None:
+    # Found by the streams nightly run: Kafka does not repartition a changelog, so NotReady
+    # (INCORRECTLY_PARTITIONED_TOPICS) is where the group converges until an operator acts.
+    sim = Simulator(0, SimConfig())
+    sim.set_topic("s0", 1)
+    sim.add_streams_client("g", "p0", streams_topology("stateful"))
+    assert sim.settle() == []
+    sim.set_topic("s0", 2)
+    assert sim.settle() == []
+    group = sim.coordinator.streams_groups["g"]
+    last = [e["response"]["status"] for e in sim.events if "response" in e][-1]
+    assert (group.state, last) == ("NotReady", [{
+        "statusCode": 2,
+        "statusDetail": "Existing topic app-store-changelog has different number of partitions: expected 2, found 1"}])
+    assert sim.clients["c1"].owned == {}
