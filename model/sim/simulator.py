@@ -116,7 +116,7 @@ class Simulator:
         self._protocol: dict[str, str] = {}  # group id -> "consumer" or "streams"
         self._creating: set[str] = set()  # internal topics the cluster is about to create
         self.lost_assignments: list[str] = []  # the Kafka gap settle() tolerated (streams)
-        self._lost_responses: set[tuple[str, int]] = set()  # (client, correlation id) answered into the void
+        self._lost_responses: set[tuple[MemberClient, int]] = set()  # (client, correlation id) answered into the void
 
     # --- set-up ---------------------------------------------------------------------------
 
@@ -399,7 +399,7 @@ class Simulator:
         # The answers to a duplicated request share the connection's fate: once one is lost, so
         # is the other (a byte-identical copy is not a retry, so it must not smuggle in a
         # second, different answer the first would have made unnecessary).
-        key = (client.name, corr)
+        key = (client, corr)  # the incarnation, not the name: a restarted client counts from 1 again
         deliveries = [] if key in self._lost_responses else self.network.send(client.name, f"{client.name}<", self.now)
         if not deliveries:
             self._lost_responses.add(key)
