@@ -224,7 +224,9 @@ class Coordinator:
                 raise rec.ReplayError(f"Group {record.key.get('groupId')} is not a consumer group.")
             rec.replay(self.groups, record, self._new_group, self.profile)
         elif record.type in streams_rec.STREAMS_RECORD_TYPES:
-            if record.key.get("groupId") in self.groups:
+            # getOrMaybeCreatePersistedStreamsGroup: another type is an IllegalStateException.
+            if record.key.get("groupId") in self.groups or (
+                    record.value is not None and record.key.get("groupId") in self.classic_groups):
                 raise rec.ReplayError(f"Group {record.key.get('groupId')} is not a streams group.")
             streams_rec.replay(self.streams_groups, record, lambda gid: streams_ops.new_group(self, gid))
         elif record.type in connect_ops.CONNECT_RECORD_TYPES:

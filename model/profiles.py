@@ -43,6 +43,13 @@ class Profile:
     # KAFKA-20273 (4.3): a downgrade by static replacement rebalances iff the target is stale
     # (assignmentEpoch < groupEpoch); before, iff the joining member's subscription changed.
     downgrade_rebalances_on_stale_assignment: bool = True
+    # KAFKA-19570 (#20288, 4.2): offline migration between classic and streams groups: a joining
+    # StreamsGroupHeartbeat tombstones an EMPTY classic group, a JoinGroup an EMPTY streams group
+    # (GMM.getOrCreateStreamsGroup, classicGroupJoin). 4.1: any group of the other type is refused.
+    streams_offline_migration: bool = True
+    # Seed KIP-1071 "Online Migration from a Classic Consumer Group to a Streams Group" (kip only;
+    # Kafka never implemented it): model/migration/streams_*.py, docs/migration.md.
+    streams_online_migration: bool = False
     # --- streams groups on trunk (HEAD of the Kafka mirror; docs/streams.md "Profiles") ---
     # KAFKA-20169 (#22245): static members (instanceId accepted; replacement, -2 temporary leave,
     # UNRELEASED_INSTANCE_ID, FENCED_INSTANCE_ID; epoch bumps only for topology epoch, rack, tags,
@@ -89,6 +96,7 @@ PROFILES: dict[str, Profile] = {
     "kafka-4.1": Profile(
         name="kafka-4.1",
         mixed_rejoin_on_assignment_epoch=False,
+        streams_offline_migration=False,
         downgrade_rebalances_on_stale_assignment=False,
         new_group_initial_epoch=0,
         consumer_unrevoked_exit_bumps_epoch=True,
@@ -149,6 +157,7 @@ PROFILES: dict[str, Profile] = {
         kip_text=True,
         streams_kip_topology_epochs=True,
         streams_kip_warmup_promotion=True,
+        streams_online_migration=True,
     ),
 }
 

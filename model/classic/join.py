@@ -71,12 +71,23 @@ def join(step: Step, call: ParkedCall, req: JoinRequest) -> None:
         # An empty consumer group makes way for a classic group.
         tombstones = mixed.delete_empty_consumer_group(coord, consumer)
         step.why(f"empty consumer group {req.group_id} deleted: a classic group takes its id")
-    if req.group_id in coord.streams_groups:
-        if len(coord.streams_groups[req.group_id].members) > 0:
+    streams = coord.streams_groups.get(req.group_id)
+    if streams is not None:
+        # classic <-> streams; streams_mixed imports this module
+        from kgspec.model.migration import streams_mixed
+
+        if streams.members and coord.profile.streams_online_migration:  # kip: a classic Streams member
+            outcome = streams_mixed.join(coord, streams, req, step.now)
+            step.take(outcome)
+            step.answer(call, outcome.response)
+            return
+        if streams.members or not coord.profile.streams_offline_migration:
+            step.why(f"group {req.group_id} is a streams group")
             step.answer(call, join_response(req.version, int(Errors.INCONSISTENT_GROUP_PROTOCOL)))
             return
-        raise CoordinatorError(Errors.UNKNOWN_SERVER_ERROR,
-                               "JoinGroup to an empty streams group (tombstone and replace) is not modelled yet")
+        # KAFKA-19570 (4.2+): an empty streams group makes way for a classic group.
+        tombstones = streams_mixed.delete_empty_streams_group(coord, streams)
+        step.why(f"empty streams group {req.group_id} deleted: a classic group takes its id")
     unknown = req.member_id == ""
     group = step.groups.get(req.group_id)
     is_new_group = group is None
@@ -97,7 +108,7 @@ def join(step: Step, call: ParkedCall, req: JoinRequest) -> None:
         _join_existing_member(step, call, req, group)
     if is_new_group and len(step.records) == records_before:
         # Kafka commits a new group to its timeline with an empty GroupMetadata record. A deleted
-        # empty consumer group's tombstones go with it (otherwise Kafka drops them).
+        # empty consumer or streams group's tombstones go with it (otherwise Kafka drops them).
         step.records.extend(tombstones)
         step.records.append(empty_group_metadata_record(group))
 

@@ -28,6 +28,13 @@ def heartbeat(step: Step, req: dict[str, Any], version: int) -> dict[str, Any]:
         outcome = mixed.heartbeat(step.coord, consumer, req, version, step.now)
         step.take(outcome)
         return outcome.response
+    streams = _streams_migrating(step, group_id)
+    if streams is not None:
+        from kgspec.model.migration import streams_mixed
+
+        outcome = streams_mixed.heartbeat(step.coord, streams, req, version, step.now)
+        step.take(outcome)
+        return outcome.response
     group = step.groups.get(group_id)
     if group is None:
         return heartbeat_response(version, int(Errors.UNKNOWN_MEMBER_ID))
@@ -68,6 +75,13 @@ def leave(step: Step, req: dict[str, Any], version: int) -> dict[str, Any]:
         outcome = mixed.leave(step.coord, consumer, identities, version, step.now)
         step.take(outcome)
         return outcome.response
+    streams = _streams_migrating(step, group_id)
+    if streams is not None:
+        from kgspec.model.migration import streams_mixed
+
+        outcome = streams_mixed.leave(step.coord, streams, identities, version, step.now)
+        step.take(outcome)
+        return outcome.response
     group = step.groups.get(group_id)
     if group is None:
         return leave_response(version, 0, [_member(mid, iid, int(Errors.UNKNOWN_MEMBER_ID)) for mid, iid, _ in identities])
@@ -103,6 +117,15 @@ def leave(step: Step, req: dict[str, Any], version: int) -> dict[str, Any]:
         elif group.state == PREPARING_REBALANCE:
             maybe_complete_join_phase(step, group)
     return leave_response(version, 0, answers)
+
+
+def _streams_migrating(step: Step, group_id: str) -> Any:
+    """kip: a non-empty streams group takes classic calls (online migration). Kafka answers a
+    streams group as an unknown group (UnknownMemberIdException "Group g not found.")."""
+    streams = step.coord.streams_groups.get(group_id)
+    if streams is not None and streams.members and step.coord.profile.streams_online_migration:
+        return streams
+    return None
 
 
 def _member(member_id: str, instance_id: str | None, error: int) -> dict[str, Any]:

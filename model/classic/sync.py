@@ -37,6 +37,14 @@ def sync(step: Step, call: ParkedCall, req: dict[str, Any], version: int) -> Non
         step.take(outcome)
         step.answer(call, outcome.response)
         return
+    streams = step.coord.streams_groups.get(group_id)
+    if streams is not None and streams.members and step.coord.profile.streams_online_migration:
+        from kgspec.model.migration import streams_mixed  # kip: classic Streams members
+
+        outcome = streams_mixed.sync(step.coord, streams, req, version, step.now)
+        step.take(outcome)
+        step.answer(call, outcome.response)
+        return
     group = step.groups.get(group_id)
     if group is None or group.is_empty:
         step.answer(call, sync_response(version, int(Errors.UNKNOWN_MEMBER_ID)))

@@ -53,7 +53,10 @@ def describe_consumer_groups(coord: Coordinator, request: dict[str, Any], api_ve
         if group is None:
             groups.append({
                 "errorCode": int(Errors.GROUP_ID_NOT_FOUND),
-                "errorMessage": f"Group {group_id} not found.",
+                # GMM.consumerGroup(groupId, offset): another type is "not a consumer group".
+                "errorMessage": f"Group {group_id} is not a consumer group."
+                if group_id in coord.streams_groups or group_id in coord.classic_groups
+                else f"Group {group_id} not found.",
                 "groupId": group_id, "groupState": "", "groupEpoch": 0, "assignmentEpoch": 0,
                 "assignorName": "", "members": [], "authorizedOperations": AUTHORIZED_OPERATIONS_OMITTED,
             })

@@ -85,7 +85,7 @@ def convert(coord: Coordinator, group: ConsumerGroup, leaving: set[str], joining
     classic = from_consumer_group(coord, group, order, leaving, joining, replaced, now)
     record = group_metadata_record(classic, classic.group_assignment())
     records.append(record)
-    effects.append(lambda: _install(coord, classic, rebalance, reason, now))
+    effects.append(lambda: install(coord, classic, rebalance, reason, now))
 
 
 def tombstones(group: ConsumerGroup, order: list[str], rename: dict[str, str]) -> list[Record]:
@@ -134,10 +134,12 @@ def _classic_member(m: ConsumerMember) -> ClassicMember:
                          mm.session_timeout(m), mm.CONSUMER_PROTOCOL_TYPE, mm.protocols(m))
 
 
-def _install(coord: Coordinator, classic: ClassicGroup, rebalance: bool, reason: str, now: int) -> None:
-    """Swap in the in-memory classic group, reschedule heartbeats, maybe ``prepareRebalance``."""
+def install(coord: Coordinator, classic: ClassicGroup, rebalance: bool, reason: str, now: int) -> None:
+    """Swap in the in-memory classic group, reschedule heartbeats, maybe ``prepareRebalance``
+    (also the end of a streams downgrade under kip, ``streams_downgrade.py``)."""
     gid = classic.group_id
     coord.groups.pop(gid, None)
+    coord.streams_groups.pop(gid, None)
     coord.forget_consumer_group(gid)
     coord.classic_groups[gid] = classic
     step = Step(coord, now)

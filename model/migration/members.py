@@ -30,15 +30,31 @@ def uses_classic(member: ConsumerMember) -> bool:
 
 
 def session_timeout(member: ConsumerMember) -> int:
-    meta = member.classic_member_metadata
+    return session_timeout_of(member.classic_member_metadata)
+
+
+def protocols(member: ConsumerMember) -> Protocols:
+    return protocols_of(member.classic_member_metadata)
+
+
+# The same for any member type that carries the metadata (streams members under kip).
+def session_timeout_of(meta: dict[str, Any] | None) -> int:
     assert meta is not None
     return int(meta["sessionTimeoutMs"])
 
 
-def protocols(member: ConsumerMember) -> Protocols:
-    meta = member.classic_member_metadata
+def protocols_of(meta: dict[str, Any] | None) -> Protocols:
     assert meta is not None
     return tuple((p["name"], p.get("metadata") or "") for p in meta.get("supportedProtocols") or [])
+
+
+def supports_protocols(member_protocols: list[Protocols], protocol_type: str, names: set[str]) -> bool:
+    """``supportsClassicProtocols``: type "consumer" and a name every classic member lists."""
+    if protocol_type != CONSUMER_PROTOCOL_TYPE:
+        return False
+    if not member_protocols:
+        return bool(names)
+    return any(all(name in {n for n, _ in ps} for ps in member_protocols) for name in names)
 
 
 def first_protocol(member: ConsumerMember) -> tuple[str, str]:

@@ -16,7 +16,7 @@ Kafka reverts to the classic group when the write fails; the model's writes alwa
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from kgspec.model.classic.group import ClassicGroup
@@ -72,7 +72,7 @@ def convert(coord: Coordinator, classic: ClassicGroup, records: list[Record], ef
     """``convertToConsumerGroup``: the consumer group the records build, not yet registered."""
     gid = classic.group_id
     members = classic.members.values()  # HashMap order: the order Kafka completes the futures in
-    effects.append(lambda: _fail_parked_calls(coord, classic, members, now))
+    effects.append(lambda: fail_parked_calls(coord, classic, members, now))
     records.append(group_metadata_tombstone(gid))
     group = from_classic_group(coord, classic)
     order = timeline_order(group.members)
@@ -126,7 +126,7 @@ def from_classic_group(coord: Coordinator, classic: ClassicGroup) -> ConsumerGro
     return group
 
 
-def _fail_parked_calls(coord: Coordinator, classic: ClassicGroup, members: list[ClassicMember], now: int) -> None:
+def fail_parked_calls(coord: Coordinator, classic: ClassicGroup, members: Iterable[ClassicMember], now: int) -> None:
     """``completeAllJoinFutures`` / ``completeAllSyncFutures`` with REBALANCE_IN_PROGRESS."""
     step = Step(coord, now)
     for member in members:

@@ -74,7 +74,8 @@ def describe_streams_groups(coord: Coordinator, request: dict[str, Any]) -> dict
     for gid in request.get("groupIds") or []:
         group = coord.streams_groups.get(gid)
         if group is None:
-            message = f"Group {gid} is not a streams group." if gid in coord.groups else f"Group {gid} not found."
+            other = gid in coord.groups or gid in coord.classic_groups  # GMM.streamsGroup(groupId, offset)
+            message = f"Group {gid} is not a streams group." if other else f"Group {gid} not found."
             out.append({"errorCode": int(Errors.GROUP_ID_NOT_FOUND), "errorMessage": message, "groupId": gid,
                         "groupState": "", "groupEpoch": 0, "assignmentEpoch": 0, "topology": None,
                         "members": [], "authorizedOperations": AUTHORIZED_OPERATIONS_OMITTED})

@@ -219,10 +219,13 @@ def _member_snapshot(m: StreamsMember) -> dict[str, Any]:
     def h(x: Holdings) -> dict[str, Any]:
         return {role: {s: dict(sorted(p.items())) for s, p in sorted(x.get(role, {}).items()) if p} for role in ROLES}
 
-    return {
+    out: dict[str, Any] = {
         "memberEpoch": m.member_epoch, "previousMemberEpoch": m.previous_member_epoch, "state": m.state,
         "instanceId": m.instance_id, "rackId": m.rack_id, "clientId": m.client_id, "clientHost": m.client_host,
         "rebalanceTimeoutMs": m.rebalance_timeout_ms, "topologyEpoch": m.topology_epoch,
         "processId": m.process_id, "userEndpoint": m.user_endpoint, "clientTags": dict(sorted(m.client_tags.items())),
         "assigned": h(m.assigned), "pendingRevocation": h(m.pending_revocation),
     }
+    if m.classic_member_metadata is not None:  # kip: a classic-protocol member (online migration)
+        out["classicMemberMetadata"] = m.classic_member_metadata
+    return out

@@ -17,7 +17,7 @@ exactly as in Kafka (``getOrCreateStreamsGroup`` does not add to the groups map)
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -172,6 +172,14 @@ class StreamsHeartbeat:
     records: list[Record] = field(default_factory=list)
     explain: list[str] = field(default_factory=list)
     internal_topics_to_create: dict[str, CreatableTopic] = field(default_factory=dict)
+    # Online migration: in-memory changes beside the records (parked classic calls failed), run
+    # after the records are applied (``Result.effects``).
+    effects: list[Callable[[], None]] = field(default_factory=list)
+    # kip online migration: a classic JoinGroup translated into this heartbeat
+    # (model/migration/streams_mixed.py): the member's classic metadata and the topology epoch
+    # its Streams user data carries (the request has no topology).
+    classic_metadata: dict[str, Any] | None = None
+    classic_topology_epoch: int | None = None
 
     def run(self) -> dict[str, Any]:
         epoch = self.req["memberEpoch"]
@@ -207,7 +215,11 @@ class StreamsHeartbeat:
                 self.explain.append(f"static member {member_id} left temporarily (epoch -2); group epoch kept")
                 response["memberId"] = member.member_id
                 return response
-        self.records.extend(ops.fence_records(coord, group, member))
+        from kgspec.model.migration.streams_downgrade import (
+            fence,  # the last streams member may downgrade (kip)
+        )
+
+        self.records.extend(fence(coord, group, [member], self.effects, self.now))
         self.explain.append(f"member {member_id} left the streams group; group epoch bumped")
         return response
 
@@ -225,7 +237,7 @@ class StreamsHeartbeat:
 
         instance_id: str | None = req.get("instanceId")
         if joining:
-            group = ops.group_for_join(coord, gid)
+            group = ops.group_for_join(coord, gid, records, self.effects, self.now)
             self._throw_if_full(group, instance_id, member_id)
         else:
             group = ops.group_or_throw(coord, gid)
@@ -259,6 +271,10 @@ class StreamsHeartbeat:
             updated.rebalance_timeout_ms = req["rebalanceTimeoutMs"]
         if self.topology is not None:
             updated.topology_epoch = self.topology.epoch
+        elif self.classic_topology_epoch is not None:
+            updated.topology_epoch = self.classic_topology_epoch
+        if profile.streams_online_migration:
+            updated.classic_member_metadata = self.classic_metadata  # a streams heartbeat clears it
         updated.client_id = self.client_id
         updated.client_host = self.client_host
         if req.get("processId") is not None:
@@ -370,12 +386,14 @@ class StreamsHeartbeat:
                                                   in_place=profile.streams_in_place_role_changes)
             if not reconciled.assignment_equals(updated):
                 records.append(srec.current_assignment_record(gid, reconciled, profile))
-                if reconciled.state == UNREVOKED_TASKS:
+                # Classic members are timed by their join / sync timeouts instead (kip migration).
+                if reconciled.state == UNREVOKED_TASKS and self.classic_metadata is None:
                     ops.schedule_rebalance_timeout(coord, gid, reconciled, self.now)
                 else:
                     ops.cancel_rebalance_timeout(coord, gid, member_id)
 
-        ops.schedule_session_timeout(coord, gid, member_id, self.now)
+        session = None if self.classic_metadata is None else int(self.classic_metadata["sessionTimeoutMs"])
+        ops.schedule_session_timeout(coord, gid, member_id, self.now, session)
         if req.get("shutdownApplication"):
             group.shutdown_request_member_id = group.shutdown_request_member_id or member_id
 

@@ -8,6 +8,7 @@ id -> partition -> assignment epoch. Only active tasks carry assignment epochs i
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from kgspec.model.reconcile import Holdings
 
@@ -73,13 +74,20 @@ class StreamsMember:
     client_tags: dict[str, str] = field(default_factory=dict)
     assigned: Holdings = field(default_factory=empty_holdings)
     pending_revocation: Holdings = field(default_factory=empty_holdings)
+    # kip only (seed online migration): a member on the classic protocol, as consumer groups mark
+    # theirs (session timeout, JoinGroup protocols). kgspec's tagged field of record 19.
+    classic_member_metadata: dict[str, Any] | None = None
 
     def copy(self) -> StreamsMember:
         return StreamsMember(
             self.member_id, self.member_epoch, self.previous_member_epoch, self.state,
             self.instance_id, self.rack_id, self.client_id, self.client_host,
             self.rebalance_timeout_ms, self.topology_epoch, self.process_id, self.user_endpoint,
-            dict(self.client_tags), normalize(self.assigned), normalize(self.pending_revocation))
+            dict(self.client_tags), normalize(self.assigned), normalize(self.pending_revocation),
+            self.classic_member_metadata)
+
+    def uses_classic(self) -> bool:
+        return self.classic_member_metadata is not None
 
     def is_reconciled_to(self, epoch: int) -> bool:
         return self.state == STABLE and self.member_epoch == epoch
@@ -92,6 +100,7 @@ class StreamsMember:
             and self.rebalance_timeout_ms == other.rebalance_timeout_ms
             and self.topology_epoch == other.topology_epoch and self.process_id == other.process_id
             and self.user_endpoint == other.user_endpoint and self.client_tags == other.client_tags
+            and self.classic_member_metadata == other.classic_member_metadata
         )
 
     def assignment_equals(self, other: StreamsMember) -> bool:

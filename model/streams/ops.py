@@ -10,7 +10,7 @@ Kafka sources: ``GroupMetadataManager`` (4.3) ``streamsGroupFenceMember``,
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from kgspec.model.errors import CoordinatorError, Errors
@@ -33,24 +33,37 @@ if TYPE_CHECKING:
 
 STREAMS_GROUP_HEARTBEAT = 88
 STREAMS_GROUP_DESCRIBE = 89
-STREAMS_TIMER_KINDS = frozenset({"streams-session", "streams-rebalance", "streams-initial-rebalance"})
+STREAMS_TIMER_KINDS = frozenset({"streams-session", "streams-rebalance", "streams-initial-rebalance",
+                                 "streams-classic-join", "streams-classic-sync"})
 
 
 def new_group(coord: Coordinator, group_id: str) -> StreamsGroup:
     return StreamsGroup(group_id, coord.profile.new_group_initial_epoch)
 
 
-def group_for_join(coord: Coordinator, group_id: str) -> StreamsGroup:
-    """``getOrCreateStreamsGroup``: a new group is transient until its records are replayed."""
+def not_a_streams_group(group_id: str) -> CoordinatorError:
+    """``castToStreamsGroup``: the id names a group of another type."""
+    return CoordinatorError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a streams group.")
+
+
+def group_for_join(coord: Coordinator, group_id: str, records: list[Record],
+                   effects: list[Callable[[], None]], now: int) -> StreamsGroup:
+    """``getOrCreateStreamsGroup``: a new group is transient until its records are replayed; a
+    classic group of that id goes to ``model/migration/streams_upgrade.py`` (tombstoned when empty)."""
     if group_id in coord.groups:
-        raise CoordinatorError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a streams group.")
+        raise not_a_streams_group(group_id)
+    classic = coord.classic_groups.get(group_id)
+    if classic is not None:
+        from kgspec.model.migration import streams_upgrade
+
+        return streams_upgrade.group_for_join(coord, classic, records, effects, now)
     return coord.streams_groups.get(group_id) or new_group(coord, group_id)
 
 
 def group_or_throw(coord: Coordinator, group_id: str, *, leave: bool = False) -> StreamsGroup:
     """``getStreamsGroupOrThrow`` (heartbeat) / ``streamsGroup`` (leave)."""
-    if group_id in coord.groups:
-        raise CoordinatorError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a streams group.")
+    if group_id in coord.groups or group_id in coord.classic_groups:
+        raise not_a_streams_group(group_id)
     group = coord.streams_groups.get(group_id)
     if group is None:
         text = f"Group {group_id} not found." if leave else f"Streams group {group_id} not found."
@@ -115,15 +128,24 @@ def topic_partition_counts(coord: Coordinator) -> dict[str, int]:
 def fence_records(coord: Coordinator, group: StreamsGroup, member: StreamsMember) -> list[Record]:
     """``streamsGroupFenceMember``: tombstones 22, 21, 19, then 17 with group epoch + 1 (and on
     trunk, KAFKA-20442 #22047, record 20 (new epoch, timestamp 0) when the last member goes)."""
+    return fence_members_records(coord, group, [member])
+
+
+def fence_members_records(coord: Coordinator, group: StreamsGroup, members: list[StreamsMember]) -> list[Record]:
+    """Several members at once (a classic LeaveGroup naming several, kip only; kgspec's choice,
+    as ``consumerGroupFenceMembers`` does it: every member's tombstones, then one epoch bump)."""
     gid = group.group_id
-    records = [srec.current_assignment_tombstone(gid, member.member_id),
-               srec.target_member_tombstone(gid, member.member_id),
-               srec.member_metadata_tombstone(gid, member.member_id),
-               srec.group_metadata_record(gid, group.group_epoch + 1, group.metadata_hash,
-                                          group.validated_topology_epoch, group.last_assignment_configs)]
-    if coord.profile.empty_group_resets_assignment_epoch and len(group.members) == 1:
+    records: list[Record] = []
+    for member in members:
+        records += [srec.current_assignment_tombstone(gid, member.member_id),
+                    srec.target_member_tombstone(gid, member.member_id),
+                    srec.member_metadata_tombstone(gid, member.member_id)]
+    records.append(srec.group_metadata_record(gid, group.group_epoch + 1, group.metadata_hash,
+                                              group.validated_topology_epoch, group.last_assignment_configs))
+    if coord.profile.empty_group_resets_assignment_epoch and len(group.members) == len(members):
         records.append(srec.target_metadata_record(gid, group.group_epoch + 1, 0))
-    cancel_member_timers(coord, gid, member.member_id)
+    for member in members:
+        cancel_member_timers(coord, gid, member.member_id)
     return records
 
 
@@ -218,8 +240,11 @@ def schedule_initial_rebalance(coord: Coordinator, group_id: str, deadline: int)
                                           "streams-initial-rebalance", group_id))
 
 
-def schedule_session_timeout(coord: Coordinator, group_id: str, member_id: str, now: int) -> None:
-    timeout = coord.config.int("group.streams.session.timeout.ms")
+def schedule_session_timeout(coord: Coordinator, group_id: str, member_id: str, now: int,
+                             timeout: int | None = None) -> None:
+    """``timeout``: a classic-protocol member's own session timeout (kip online migration)."""
+    if timeout is None:
+        timeout = coord.config.int("group.streams.session.timeout.ms")
     coord.timers.schedule(Timer(f"session-timeout-{group_id}-{member_id}", now + timeout,
                                 "streams-session", group_id, member_id))
 
@@ -237,6 +262,18 @@ def cancel_rebalance_timeout(coord: Coordinator, group_id: str, member_id: str) 
 def cancel_member_timers(coord: Coordinator, group_id: str, member_id: str) -> None:
     coord.timers.cancel(f"session-timeout-{group_id}-{member_id}")
     coord.timers.cancel(f"rebalance-timeout-{group_id}-{member_id}")
+    coord.timers.cancel(f"join-{group_id}-{member_id}")  # classic-protocol members (kip migration)
+    coord.timers.cancel(f"sync-{group_id}-{member_id}")
+
+
+def schedule_classic_timer(coord: Coordinator, group_id: str, member_id: str, what: str, deadline: int,
+                           if_absent: bool = False) -> None:
+    """A classic-protocol member's ``join-{g}-{m}`` / ``sync-{g}-{m}`` timeout (kip; it fences)."""
+    timer = Timer(f"{what}-{group_id}-{member_id}", deadline, f"streams-classic-{what}", group_id, member_id)
+    if if_absent:
+        coord.timers.schedule_if_absent(timer)
+    else:
+        coord.timers.schedule(timer)
 
 
 def fire(coord: Coordinator, timer: Timer) -> tuple[list[Record], str]:
@@ -248,13 +285,21 @@ def fire(coord: Coordinator, timer: Timer) -> tuple[list[Record], str]:
     member = group.members.get(timer.member_id or "")
     if member is None:
         return [], f"{timer.key}: member is gone"
+    from kgspec.model.migration.streams_downgrade import fence  # a fence may downgrade (kip)
+
+    effects = coord._timer_effects
     if timer.kind == "streams-session":
         if coord.mutants.active("no-session-fencing"):
             return [], f"member {member.member_id}'s session expired (mutant: not fenced)"
-        return fence_records(coord, group, member), f"member {member.member_id} fenced: its session expired"
+        return fence(coord, group, [member], effects, timer.deadline_ms), \
+            f"member {member.member_id} fenced: its session expired"
+    if timer.kind in ("streams-classic-join", "streams-classic-sync"):
+        what = "join" if timer.kind == "streams-classic-join" else "sync"
+        return (fence(coord, group, [member], effects, timer.deadline_ms),
+                f"classic member {member.member_id} fenced: it did not {what} within its rebalance timeout")
     if member.member_epoch != timer.epoch:
         return [], f"member {member.member_id} left epoch {timer.epoch} in time"
-    return (fence_records(coord, group, member),
+    return (fence(coord, group, [member], effects, timer.deadline_ms),
             f"member {member.member_id} fenced: it did not revoke within its rebalance timeout")
 
 
@@ -303,10 +348,17 @@ def handle(coord: Coordinator, api_key: int, request: dict[str, Any], now: int, 
         validate(request, topology, coord.profile)
         response = step.run()
     except CoordinatorError as exc:
-        return Result(error_response(exc, default_recovery_lag(coord)), [], [*step.explain, exc.message or ""], exc)
+        # Parked classic calls failed by an online upgrade (kip) stay failed, as for consumer groups.
+        if apply:
+            for effect in step.effects:
+                effect()
+        return Result(error_response(exc, default_recovery_lag(coord)), [], [*step.explain, exc.message or ""], exc,
+                      effects=[] if apply else step.effects)
     if apply:
         coord.apply(step.records)
-    result = Result(response, step.records, step.explain)
+        for effect in step.effects:
+            effect()
+    result = Result(response, step.records, step.explain, effects=[] if apply else step.effects)
     coord.last_streams_topics_to_create = step.internal_topics_to_create
     return result
 

@@ -75,6 +75,8 @@ def member_metadata_record(group_id: str, m: StreamsMember) -> Record:
         "userEndpoint": None if m.user_endpoint is None else {"host": m.user_endpoint[0], "port": m.user_endpoint[1]},
         "clientTags": [{"key": k, "value": v} for k, v in sorted(m.client_tags.items())],
     }
+    if m.classic_member_metadata is not None:  # kip: kgspec's tagged field (model/migration/streams_*.py)
+        value["classicMemberMetadata"] = m.classic_member_metadata
     return Record(STREAMS_GROUP_MEMBER_METADATA, {"groupId": group_id, "memberId": m.member_id}, value)
 
 
@@ -241,6 +243,7 @@ def replay(groups: dict[str, StreamsGroup], record: Record, new_group: Callable[
         ep = value.get("userEndpoint")
         m.user_endpoint = None if ep is None else (str(ep["host"]), int(ep["port"]))
         m.client_tags = {str(t["key"]): str(t["value"]) for t in value.get("clientTags") or []}
+        m.classic_member_metadata = value.get("classicMemberMetadata")
         group.put_member(m)
         return
 
