@@ -291,6 +291,10 @@ class StreamsHeartbeat:
             records.append(srec.member_metadata_record(gid, updated))
             # KAFKA-20169: a static member's record bumps the epoch only for epoch-relevant changes.
             bump = instance_id is None or static.epoch_relevant_change(member, updated)
+            # kip: a classic member's JoinGroup metadata (its owned tasks) alone does not bump, as a
+            # consumer group's classic member bumps only for a new subscription (kgspec's choice).
+            if is_new is False and updated.metadata_equals(member, ignore_classic=True):
+                bump = False
             self.explain.append(f"member {member_id}'s metadata changed (record 19)")
 
         # 2. Initialize or check the topology.

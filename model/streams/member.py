@@ -92,15 +92,16 @@ class StreamsMember:
     def is_reconciled_to(self, epoch: int) -> bool:
         return self.state == STABLE and self.member_epoch == epoch
 
-    def metadata_equals(self, other: StreamsMember) -> bool:
-        """Whether the fields persisted in StreamsGroupMemberMetadata (record 19) are equal."""
+    def metadata_equals(self, other: StreamsMember, *, ignore_classic: bool = False) -> bool:
+        """Whether the fields persisted in StreamsGroupMemberMetadata (record 19) are equal
+        (``ignore_classic``: all but the kip migration's ``classicMemberMetadata``)."""
         return (
-            self.instance_id == other.instance_id and self.rack_id == other.rack_id
+            (ignore_classic or self.classic_member_metadata == other.classic_member_metadata)
+            and self.instance_id == other.instance_id and self.rack_id == other.rack_id
             and self.client_id == other.client_id and self.client_host == other.client_host
             and self.rebalance_timeout_ms == other.rebalance_timeout_ms
             and self.topology_epoch == other.topology_epoch and self.process_id == other.process_id
             and self.user_endpoint == other.user_endpoint and self.client_tags == other.client_tags
-            and self.classic_member_metadata == other.classic_member_metadata
         )
 
     def assignment_equals(self, other: StreamsMember) -> bool:
