@@ -38,8 +38,12 @@ class ClassicHistory:
 
 
 def record_problems(history: ClassicHistory, value: dict[str, Any] | None) -> list[tuple[str, str]]:
-    """Checks of one GroupMetadata record value (None: a tombstone, which resets nothing)."""
+    """Checks of one GroupMetadata record value. A tombstone deletes the group: a group created
+    later under that id starts afresh at generation 0 (an empty streams or consumer group
+    replaced by a JoinGroup, KAFKA-19570), so the history restarts."""
     if value is None:
+        history.generation = None
+        history.protocols.clear()
         return []
     generation = value.get("generation")
     if not isinstance(generation, int):

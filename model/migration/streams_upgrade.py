@@ -16,14 +16,16 @@ data (:mod:`kgspec.model.migration.streams_protocol`). Mirroring ``convertToCons
 
 1. answers parked JoinGroup / SyncGroup calls REBALANCE_IN_PROGRESS;
 2. writes the GroupMetadata tombstone; 19 per member (process id, topology epoch, endpoint and
-   tags from the user data, ``classicMemberMetadata``); 17 (epoch = the generation, metadata hash 0,
-   no validated topology, the current assignment configs); 21 per member (its last classic
-   assignment); 20 (the generation, timestamp 0); 22 per member (STABLE at the generation);
+   tags from the user data, ``classicMemberMetadata``); 23, the joining member's topology (the
+   seed: it "initializes the group with the topology metadata"; the classic members carry only
+   its epoch); 17 (epoch = the generation, metadata hash 0, the topology's epoch as validated when
+   its configuration is ready, else -1; the current assignment configs); 21 per member (its last
+   classic assignment, or nothing while NotReady: no task in a target then, as everywhere); 20
+   (the generation, timestamp 0); 22 per member (STABLE at the generation, its classic tasks);
 3. arms each member's session timeout with its classic session timeout;
 
-then the heartbeat continues on the converted group: the joining member initializes the topology
-(the classic members carry only its epoch), the group epoch becomes generation + 1 (the seed's
-example: generation 23, group epoch 24), the target is computed for everyone.
+then the heartbeat continues on the converted group: the group epoch becomes generation + 1 (the
+seed's example: generation 23, group epoch 24) and the target is computed for everyone.
 Failures are GROUP_ID_NOT_FOUND with kgspec's messages (the seed gives none), worded as Kafka's
 consumer-group upgrade messages.
 """
@@ -48,8 +50,10 @@ from kgspec.model.migration.upgrade import fail_parked_calls
 from kgspec.model.records import Record
 from kgspec.model.streams import ops
 from kgspec.model.streams import records as srec
+from kgspec.model.streams.configure import configure_topology
 from kgspec.model.streams.group import StreamsGroup
 from kgspec.model.streams.member import ACTIVE, STABLE, STANDBY, WARMUP, StreamsMember
+from kgspec.model.streams.topology import Topology
 from kgspec.spec.classic import EMPTY
 
 if TYPE_CHECKING:
@@ -59,7 +63,7 @@ Effects = list[Callable[[], None]]
 
 
 def group_for_join(coord: Coordinator, classic: ClassicGroup, records: list[Record], effects: Effects,
-                   now: int) -> StreamsGroup:
+                   now: int, topology: Topology | None = None) -> StreamsGroup:
     """The classic branch of ``getOrCreateStreamsGroup`` (and, under kip, the online upgrade)."""
     gid = classic.group_id
     if coord.profile.streams_offline_migration and classic.state == EMPTY:
@@ -68,7 +72,7 @@ def group_for_join(coord: Coordinator, classic: ClassicGroup, records: list[Reco
         return ops.new_group(coord, gid)
     if coord.profile.streams_online_migration and classic.state != EMPTY:
         validate_upgrade(coord, classic)
-        return convert(coord, classic, records, effects, now)
+        return convert(coord, classic, records, effects, now, topology)
     raise ops.not_a_streams_group(gid)
 
 
@@ -86,7 +90,7 @@ def validate_upgrade(coord: Coordinator, classic: ClassicGroup) -> None:
 
 
 def convert(coord: Coordinator, classic: ClassicGroup, records: list[Record], effects: Effects,
-            now: int) -> StreamsGroup:
+            now: int, topology: Topology | None) -> StreamsGroup:
     """The streams group the conversion records build (not registered: it is replayed)."""
     gid = classic.group_id
     group = from_classic_group(coord, classic)
@@ -94,7 +98,16 @@ def convert(coord: Coordinator, classic: ClassicGroup, records: list[Record], ef
     records.append(group_metadata_tombstone(gid))
     for mid in order:
         records.append(srec.member_metadata_record(gid, group.members[mid]))
-    records.append(srec.group_metadata_record(gid, group.group_epoch, 0, -1, group.last_assignment_configs))
+    if topology is not None:  # the joining member's: "initializes the group with the topology metadata"
+        records.append(srec.topology_record(gid, topology))
+        group.topology = topology
+        group.configured_topology = configure_topology(topology, ops.topic_partition_counts(coord))
+        if group.configured_topology.is_ready:
+            group.validated_topology_epoch = topology.epoch
+    if group.validated_topology_epoch == -1:  # NotReady: no member is given tasks (TargetAssignmentBuilder)
+        group.target = {mid: {ACTIVE: {}, STANDBY: {}, WARMUP: {}} for mid in group.members}
+    records.append(srec.group_metadata_record(gid, group.group_epoch, 0, group.validated_topology_epoch,
+                                              group.last_assignment_configs))
     for mid in order:
         records.append(srec.target_member_record(gid, mid, group.target[mid]))
     records.append(srec.target_metadata_record(gid, group.assignment_epoch, 0))

@@ -237,7 +237,7 @@ class StreamsHeartbeat:
 
         instance_id: str | None = req.get("instanceId")
         if joining:
-            group = ops.group_for_join(coord, gid, records, self.effects, self.now)
+            group = ops.group_for_join(coord, gid, records, self.effects, self.now, self.topology)
             self._throw_if_full(group, instance_id, member_id)
         else:
             group = ops.group_or_throw(coord, gid)

@@ -26,6 +26,7 @@ from kgspec.model.streams.member import (
     StreamsMember,
     TaskSets,
 )
+from kgspec.model.streams.topology import Topology
 from kgspec.model.timers import Timer
 
 if TYPE_CHECKING:
@@ -47,7 +48,7 @@ def not_a_streams_group(group_id: str) -> CoordinatorError:
 
 
 def group_for_join(coord: Coordinator, group_id: str, records: list[Record],
-                   effects: list[Callable[[], None]], now: int) -> StreamsGroup:
+                   effects: list[Callable[[], None]], now: int, topology: Topology | None = None) -> StreamsGroup:
     """``getOrCreateStreamsGroup``: a new group is transient until its records are replayed; a
     classic group of that id goes to ``model/migration/streams_upgrade.py`` (tombstoned when empty)."""
     if group_id in coord.groups:
@@ -56,7 +57,7 @@ def group_for_join(coord: Coordinator, group_id: str, records: list[Record],
     if classic is not None:
         from kgspec.model.migration import streams_upgrade
 
-        return streams_upgrade.group_for_join(coord, classic, records, effects, now)
+        return streams_upgrade.group_for_join(coord, classic, records, effects, now, topology)
     return coord.streams_groups.get(group_id) or new_group(coord, group_id)
 
 

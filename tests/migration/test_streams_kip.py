@@ -122,29 +122,35 @@ def converted() -> tuple[Harness, Result]:
 
 
 def test_first_streams_heartbeat_converts_the_classic_group_at_its_generation() -> None:
-    """The GroupMetadata tombstone, 19*, 17 (generation 23), 21*, 20 (23), 22* (STABLE at 23),
-    then C's join: 19, 23 (C initializes the topology), 17 at 24 = generation + 1, 21*, 20, 22."""
+    """The GroupMetadata tombstone, 19*, 23 (C's topology initializes the group), 17 (generation
+    23, the topology validated), 21*, 20 (23), 22* (STABLE at 23), then C's join: 19, 17 at 24 =
+    generation + 1, 21*, 20, 22."""
     h, result = converted()
     assert result.response is not None
     assert result.response["errorCode"] == 0
-    assert [r.type for r in result.records] == [2, 19, 19, 17, 21, 21, 20, 22, 22, 19, 23, 17, 21, 21, 21, 20, 22]
+    assert [r.type for r in result.records] == [2, 19, 19, 23, 17, 21, 21, 20, 22, 22, 19, 17, 21, 21, 21, 20, 22]
     assert result.records[0].value is None
-    assert result.records[3].value == {"epoch": 23, "metadataHash": 0,
+    assert result.records[3].value is not None
+    assert result.records[3].value["epoch"] == 0
+    assert result.records[4].value == {"epoch": 23, "metadataHash": 0, "validatedTopologyEpoch": 0,
                                        "lastAssignmentConfigs": [{"key": "num.standby.replicas", "value": "1"}]}
-    assert result.records[6].value == {"assignmentEpoch": 23}
+    assert result.records[5].value == {"activeTasks": [{"subtopologyId": "0", "partitions": [0, 2, 4]}],
+                                       "standbyTasks": [{"subtopologyId": "0", "partitions": [1, 3, 5]}],
+                                       "warmupTasks": []}
+    assert result.records[7].value == {"assignmentEpoch": 23}
     a19 = result.records[1].value
     assert a19 is not None
     assert a19["processId"] == "pA"
     assert a19["topologyEpoch"] == 0
     assert a19["classicMemberMetadata"]["sessionTimeoutMs"] == 10000
-    a22 = result.records[7].value
+    a22 = result.records[8].value
     assert a22 is not None
     assert (a22["memberEpoch"], a22["previousMemberEpoch"], a22["state"]) == (23, 23, STABLE)
     assert a22["activeTasks"] == [{"subtopologyId": "0", "partitions": [0, 2, 4], "assignmentEpochs": [23, 23, 23]}]
     assert a22["standbyTasks"] == [{"subtopologyId": "0", "partitions": [1, 3, 5]}]
     assert result.records[11].value is not None
     assert result.records[11].value["epoch"] == 24
-    assert "classicMemberMetadata" not in (result.records[9].value or {})
+    assert "classicMemberMetadata" not in (result.records[10].value or {})
     assert result.response["memberEpoch"] == 24
     group = h.c.streams_groups[G]
     assert (group.group_epoch, group.assignment_epoch) == (24, 24)
@@ -157,6 +163,20 @@ def test_first_streams_heartbeat_converts_the_classic_group_at_its_generation() 
     assert sets(result.response and {e["subtopologyId"]: frozenset(e["partitions"])
                                      for e in result.response["standbyTasks"]}) == {"0": [0, 1]}
     assert h.member("C").state == UNRELEASED_TASKS  # its actives 4 and 5 are still A's and B's
+
+
+def test_conversion_of_a_not_ready_topology_targets_no_task() -> None:
+    """Without the changelog topic the topology is NotReady: 17 has no validated epoch, 21 is empty
+    for every converted member (their current tasks stay in 22 until they revoke them)."""
+    h = Harness()
+    h.c.delete_topic("app-store-changelog")
+    h.classic_group()
+    result = h.join_streams(100)
+    assert [r.type for r in result.records][:10] == [2, 19, 19, 23, 17, 21, 21, 20, 22, 22]
+    assert result.records[4].value is not None
+    assert "validatedTopologyEpoch" not in result.records[4].value
+    assert result.records[5].value == {"activeTasks": [], "standbyTasks": [], "warmupTasks": []}
+    assert h.c.streams_groups[G].state == "NotReady"
 
 
 def test_conversion_arms_the_classic_session_timeouts() -> None:
