@@ -23,12 +23,13 @@ def test_all_invariants_proved(protocol: str) -> None:
 
 def test_core_names_cover_both_protocols() -> None:
     assert set(CORE) == {"no-double-ownership", "processid-exclusivity", "epoch-monotonicity",
-                         "target-validity", "epoch-fencing", "session-expiry"}
+                         "target-validity", "epoch-fencing", "session-expiry", "commit-fencing"}
     assert INVARIANTS["epoch-fencing"].steps is not None
     assert set(INVARIANTS["epoch-fencing"].steps) == {"heartbeat", "heartbeat_lost", "heartbeat_unreported",
                                                       "heartbeat_unreported_lost", "heartbeat_stale"}
     assert set(INVARIANTS["session-expiry"].steps or {}) == {"session_timeout"}
     assert INVARIANTS["processid-exclusivity"].protocols == ("streams",)
+    assert INVARIANTS["commit-fencing"].protocols == ("streams",)
 
 
 def test_unmutated_bmc_finds_nothing() -> None:

@@ -36,6 +36,8 @@ BREAKS = {
     ("consumer", "assignor-double-assign"): ("target-validity", "target-validity", 3),
     ("consumer", "replay-drops-tombstone"): ("no-double-ownership", "no-double-ownership", 6),
     ("streams", "grant-before-ack"): ("no-double-ownership", "no-double-ownership", 7),
+    # revoking at the target epoch: the streams UNREVOKED clause (and commit-fencing, below)
+    ("streams", "bump-while-revoking"): ("epoch-monotonicity", "epoch-monotonicity", 6),
     ("streams", "standby-on-active-process"): ("target-validity", "processid-exclusivity", 3),
     ("streams", "assignor-double-assign"): ("target-validity", "target-validity", 3),
     ("streams", "replay-drops-tombstone"): ("no-double-ownership", "no-double-ownership", 8),
@@ -53,7 +55,7 @@ UNREACHED: dict[tuple[str, str], int] = {}  # mutants failing a proof with no re
 BENIGN = {
     ("consumer", "standby-on-active-process"),  # no standbys: the same encoding
     ("streams", "lost-partition-epoch"),
-    ("streams", "no-withholding"), ("streams", "bump-while-revoking"),
+    ("streams", "no-withholding"),
 }
 SLOW = {("consumer", "lost-partition-epoch"), ("consumer", "accept-stale-epoch"),  # ~18 s, ~14 s of BMC
         ("streams", "accept-stale-epoch"), ("streams", "lost-response-no-subset")}  # ~10 s, ~9 s
@@ -163,3 +165,28 @@ def test_counterexample_replays_to_violation(protocol: str, mutant: str) -> None
 @pytest.mark.parametrize(("protocol", "mutant"), sorted(SLOW))
 def test_long_counterexample_replays_to_violation(protocol: str, mutant: str) -> None:
     _replay(protocol, mutant)
+
+
+@pytest.mark.slow
+def test_streams_bump_while_revoking_breaks_commit_fencing() -> None:
+    """The safety consequence for streams: revoking at the target epoch, the member leaves
+    UNREVOKED at that same epoch, so a task leaves it with no epoch bump and a request (an
+    OffsetCommit) the client sent at that epoch while it still owned the task would be
+    accepted unchecked. Needs the asynchronous client (~20 s of BMC)."""
+    res = run_bmc("streams", "commit-fencing", "bump-while-revoking", depth=10, timeout_s=600,
+                  async_client=True)
+    assert res.found
+    assert res.counterexample is not None
+    cex = res.counterexample
+    assert len(cex.steps) == 10
+    assert [s["action"] for s in cex.steps].count("duplicate") == 1
+    inst = cex.instance
+    state = initial("streams", inst.members, inst.tasks, inst.processes, cex.process_of)
+    for step in cex.steps:
+        post = apply(state, step, "bump-while-revoking")
+        assert step_satisfies_transition(state, step, post, "bump-while-revoking"), step
+        state = post
+    assert not python_holds("commit-fencing", state)
+    assert not state_satisfies("commit-fencing", state)
+    assert prove_all("streams", "bump-while-revoking", timeout_s=60,
+                     names=["commit-fencing"])["commit-fencing"].result != "proved"

@@ -45,10 +45,11 @@ STREAMS_EXPORTS = {
     "accept-stale-epoch": ("epoch-fencing", "last", "errorCode", 11),
     "grant-before-ack": ("no-double-ownership", "last", "activeTasks", 8),
     "lost-response-no-subset": ("epoch-fencing", "last", "errorCode", 10),
+    "bump-while-revoking": ("epoch-monotonicity", "last", "memberEpoch", 7),
 }
-STREAMS_TWO = {"grant-before-ack", "lost-response-no-subset"}
+STREAMS_TWO = {"grant-before-ack", "lost-response-no-subset", "bump-while-revoking"}
 STREAMS_SLOW = {"assignor-double-assign", "replay-drops-tombstone", "accept-stale-epoch",
-                "lost-response-no-subset"}
+                "lost-response-no-subset", "bump-while-revoking"}
 
 
 def _check(path: Path) -> tuple[int, list[dict[str, Any]]]:

@@ -288,11 +288,24 @@ def extract(u: Unrolling, model: Any, invariant: str) -> Counterexample:
             step.update(client_epoch=rd.val(pre.f("client_epoch")(m)).as_long(), owned=sent)
             line = (f"duplicate {mname}: the network keeps a copy of its request "
                     f"(epoch {step['client_epoch']}, owned {_fmt(sent)})")
-        elif action in ("heartbeat", "heartbeat_lost", "heartbeat_stale"):
+        elif action in ("client_receive", "client_reconcile", "client_release"):
+            ce = rd.val(post.f("client_epoch")(m)).as_long()
+            owned = rd.roles(post, "owned", m)
+            if action != "client_reconcile":
+                step["client_epoch"] = ce
+            if action != "client_receive":
+                step["owned"] = owned
+            line += f" (client epoch {ce}, owns {_fmt(owned)})"
+        elif action in ("heartbeat", "heartbeat_lost", "heartbeat_stale", "heartbeat_unreported",
+                        "heartbeat_unreported_lost"):
             stale = action == "heartbeat_stale"
+            unreported = action.startswith("heartbeat_unreported")
+            lost = action.endswith("_lost")
             step["action"] = "heartbeat_stale" if stale else "heartbeat"
             if not stale:
-                step["response"] = "delivered" if action == "heartbeat" else "lost"
+                step["response"] = "lost" if lost else "delivered"
+            if unreported:
+                step["reported"] = False
             res = {"epoch": rd.val(post.f("epoch")(m)).as_long(),
                    "state": rd.name(post.f("mstate")(m)),
                    "assigned": rd.roles(post, "assigned", m),
@@ -303,7 +316,8 @@ def extract(u: Unrolling, model: Any, invariant: str) -> Counterexample:
                     + (f", owned {_fmt(rd.roles(u.states[k], 'dup_owned', m))}" if stale else "") + ") → "
                     f"epoch {res['epoch']} {res['state']} assigned {_fmt(res['assigned'])}"
                     + (f" pending {_fmt(res['pending'])}" if _fmt(res["pending"]) != "{}" else "")
-                    + ("" if action == "heartbeat" else " [response lost]" if not stale else ""))
+                    + (" [owned tasks not reported]" if unreported else "")
+                    + (" [response lost]" if lost else ""))
         cex.steps.append(step)
         cex.text.append(line)
     cex.text.append("violates " + invariant + ": " + describe_final(rd, u))

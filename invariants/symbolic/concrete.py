@@ -320,6 +320,7 @@ def apply(state: ConcreteState, step: dict[str, Any], mutant: str | None = None)
         s.mstate[n] = "STABLE"
         s.subscribed[n] = s.subscribed[m]
         s.last_assigned[n], s.last_assigned[m] = frozenset(), s.assigned["act"][m]
+        s.has_dup.discard(n)
         for t in s.assigned["act"][m]:
             if s.epoch_owner[t] is not None:
                 s.epoch_owner[t] = n
@@ -378,10 +379,10 @@ def python_holds(name: str, s: ConcreteState) -> bool:
     if name == "epoch-monotonicity":
         ok = 1 <= s.assignment_epoch <= s.group_epoch and all(
             0 <= s.prev_epoch[m] <= s.epoch[m] <= s.assignment_epoch for m in cur)
-        if s.protocol == "consumer":
-            ok = ok and all(s.epoch[m] < s.assignment_epoch
-                            for m in cur if s.mstate[m] == "UNREVOKED")
-        return ok
+        return ok and all(s.epoch[m] < s.assignment_epoch for m in cur if s.mstate[m] == "UNREVOKED")
+    if name == "commit-fencing":
+        return all(s.dup_owned["act"][m] <= s.held("act", m) for m in cur
+                   if m in s.has_dup and m not in s.away and s.dup_epoch[m] == s.epoch[m])
     if name == "target-validity":
         return target_ok(s, None)
     raise ValueError(f"no Python twin for {name!r}")

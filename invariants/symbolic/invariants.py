@@ -42,7 +42,7 @@ import z3
 from kgspec.invariants.symbolic.state import Expr, State, bound_vars, forall
 
 CORE = ("no-double-ownership", "processid-exclusivity", "epoch-monotonicity", "target-validity",
-        "epoch-fencing", "session-expiry")
+        "epoch-fencing", "session-expiry", "commit-fencing")
 
 # A property of one action's steps: (pre, post, m, n) -> formula that must hold.
 StepProperty = Callable[[State, State, Expr, Expr], Expr]
@@ -97,13 +97,13 @@ def processid_exclusivity(s: State) -> list[Expr]:
 def epoch_state(s: State) -> list[Expr]:
     (m,) = _vars(s, "m")
     ep, pv = s.f("epoch")(m), s.f("prev_epoch")(m)
-    out = [s.ae >= 1, s.ae <= s.ge,
-           forall(s.sorts, [m], z3.Implies(s.f("joined")(m), z3.And(pv >= 0, pv <= ep, ep <= s.ae)))]
-    if not s.streams:  # streams leaves UNREVOKED at memberEpoch + 1, which may reach the target
-        out.append(forall(s.sorts, [m], z3.Implies(
-            z3.And(s.f("joined")(m), s.f("mstate")(m) == s.sorts.mstates["UNREVOKED"]),
-            ep < s.ae)))
-    return out
+    # Both protocols: revocations run at the old epoch, strictly behind the target. (Streams
+    # leaves UNREVOKED at memberEpoch + 1; that stays behind because a new revocation needs a
+    # new target: unrevoked-behind-target.)
+    return [s.ae >= 1, s.ae <= s.ge,
+            forall(s.sorts, [m], z3.Implies(s.f("joined")(m), z3.And(pv >= 0, pv <= ep, ep <= s.ae))),
+            forall(s.sorts, [m], z3.Implies(
+                z3.And(s.f("joined")(m), s.f("mstate")(m) == s.sorts.mstates["UNREVOKED"]), ep < s.ae))]
 
 
 def epoch_action(pre: State, post: State) -> list[Expr]:
@@ -166,6 +166,35 @@ def client_epoch_bounded(s: State) -> list[Expr]:
                                       s.f("client_epoch")(m) <= s.f("epoch")(m)))]
 
 
+def unrevoked_behind_target(s: State) -> list[Expr]:
+    """Streams: a revoking member still assigned something outside the target is at least two
+    epochs behind it (the target changed since it started revoking), so leaving UNREVOKED at
+    memberEpoch + 1 with more to revoke stays behind the target."""
+    return [_per_mtr(s, lambda r, m, t: z3.Implies(
+        z3.And(s.f("joined")(m), s.f("mstate")(m) == s.sorts.mstates["UNREVOKED"],
+               s.A(r, m, t), z3.Not(s.T(r, m, t))),
+        s.f("epoch")(m) + 1 < s.ae))]
+
+
+def copy_epoch_bounded(s: State) -> list[Expr]:
+    """The network's copy of a member's request never carries an epoch above the member's."""
+    (m,) = _vars(s, "m")
+    return [forall(s.sorts, [m], z3.Implies(z3.And(s.f("joined")(m), s.f("has_dup")(m)),
+                                            s.f("dup_epoch")(m) <= s.f("epoch")(m)))]
+
+
+def commit_fencing(s: State) -> list[Expr]:
+    """A request of m's client still in the network (a duplicate heartbeat, or an OffsetCommit
+    for the tasks it owned) that carries m's current epoch names only active tasks m still
+    holds: validateOffsetCommit accepts a commit at the current member epoch without looking
+    at the partitions, so a task may leave a member only with an epoch bump. (A static member
+    after its -2 leave is at epoch -2 in Kafka, which fences every commit.)"""
+    return [_per_mtr(s, lambda r, m, t: z3.Implies(
+        z3.And(s.f("joined")(m), z3.Not(s.f("away")(m)), s.f("has_dup")(m),
+               s.f("dup_epoch")(m) == s.f("epoch")(m),
+               s.f("dup_owned_act")(m, t)), s.H("act", m, t)), ("act",))]
+
+
 def reconciled_within_target(s: State) -> list[Expr]:
     return [_per_mtr(s, lambda r, m, t: z3.Implies(
         z3.And(s.f("joined")(m), s.f("epoch")(m) == s.ae, s.A(r, m, t)), s.T(r, m, t)))]
@@ -204,7 +233,9 @@ INVARIANTS: dict[str, Invariant] = {i.name: i for i in (
               processid_exclusivity),
     Invariant("epoch-monotonicity", True, _BOTH,
               ("client-epoch-bounded", "reconciled-within-target", "holders-are-members",
-               "away-client-closed"), epoch_state, epoch_action),
+               "away-client-closed", "unrevoked-behind-target"), epoch_state, epoch_action),
+    Invariant("commit-fencing", True, ("streams",),
+              (*_OWNERSHIP, "epoch-monotonicity", "copy-epoch-bounded"), commit_fencing),
     Invariant("target-validity", True, _BOTH, ("holders-are-members",), target_validity),
     Invariant("epoch-fencing", True, _BOTH, (), lambda s: [],
               steps={"heartbeat": _epoch_fencing, "heartbeat_lost": _epoch_fencing,
@@ -227,6 +258,10 @@ INVARIANTS: dict[str, Invariant] = {i.name: i for i in (
     Invariant("client-epoch-bounded", False, _BOTH, ("epoch-monotonicity",), client_epoch_bounded),
     Invariant("reconciled-within-target", False, _BOTH, ("epoch-monotonicity",),
               reconciled_within_target),
+    Invariant("unrevoked-behind-target", False, ("streams",), ("epoch-monotonicity",),
+              unrevoked_behind_target),
+    Invariant("copy-epoch-bounded", False, _BOTH, ("epoch-monotonicity", "client-epoch-bounded"),
+              copy_epoch_bounded),
 )}
 
 

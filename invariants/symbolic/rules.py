@@ -376,6 +376,7 @@ def replace(ctx: Ctx, pre: State, post: State, m: Expr, n: Expr) -> Expr:
         "last_assigned": lambda x, t: z3.If(x == n, False, z3.If(
             x == m, pre.A("act", m, t), pre.f("last_assigned")(x, t))),
         "epoch_owner": lambda t: z3.If(pre.A("act", m, t), n, pre.f("epoch_owner")(t)),
+        "has_dup": _member_upd(n, lambda: z3.BoolVal(False), pre.f("has_dup")),  # a new member id
     }
     guard = z3.And(m != n, pre.f("joined")(m), pre.f("away")(m), z3.Not(pre.f("joined")(n)),
                    _nothing_owned(pre, n))
