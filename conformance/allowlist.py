@@ -68,6 +68,9 @@ PEER_SESSION_SLACK_MS = 1100
 OPERATORS = ("ne", "in", "gt", "lt", "present", "samePath")
 _MISSING = object()
 
+# Allow-lists shipped with kgspec, usable by name: `kgspec check --allow librdkafka-mock`.
+BUNDLED = Path(__file__).resolve().parent / "allowlists"
+
 
 class AllowListError(ValueError):
     """The allow-list file is not valid (the message names the entry and the problem)."""
@@ -110,6 +113,9 @@ class AllowList:
 
     @classmethod
     def load(cls, path: str | Path) -> AllowList:
+        """Read an allow-list file, or a bundled one by name (``librdkafka-mock``)."""
+        if not Path(path).exists() and (BUNDLED / f"{path}.json").is_file():
+            path = BUNDLED / f"{path}.json"
         try:
             raw = json.loads(Path(path).read_text(encoding="utf-8"))
         except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:

@@ -71,6 +71,14 @@ def test_fixture_conforms_under_the_allow_list_with_clients(data: Path, name: st
     assert counts == {e: EXPECTED_ALLOWED[name].get(e, 0) for e in counts}
 
 
+def test_bundled_allow_list_by_name_is_the_same_list(data: Path) -> None:
+    _, by_path = check(data / "session-timeout.jsonl", "--allow", str(ALLOW))
+    status, by_name = check(data / "session-timeout.jsonl", "--allow", "librdkafka-mock")
+    assert status == 0
+    assert by_name["allowList"]["allowed"] == by_path["allowList"]["allowed"]
+    assert Path(by_name["allowList"]["path"]).resolve() == ALLOW.resolve()
+
+
 @pytest.mark.parametrize("name", SCENARIOS)
 def test_fixture_fails_without_the_allow_list(data: Path, name: str) -> None:
     status, report = check(data / f"{name}.jsonl")

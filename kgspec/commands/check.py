@@ -35,7 +35,8 @@ def register(sub: Any) -> None:
     p.add_argument("--clients", action="store_true", help="also judge clients against the client-side rules")
     p.add_argument("--allow", metavar="FILE",
                    help="allow-list of a peer's known, classified departures (JSON, see docs/checking.md): "
-                        "matching findings are reported as allowed and do not fail the check")
+                        "matching findings are reported as allowed and do not fail the check; "
+                        "a bundled list by name: librdkafka-mock")
     p.add_argument("--mutant", action="append", default=[], choices=sorted(CATALOGUE),
                    help="check against a model with this seeded bug switched on (repeatable)")
     p.add_argument("--tz", help="time zone of request-log timestamps (default UTC)")
