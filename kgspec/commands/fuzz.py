@@ -33,6 +33,10 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--hypothesis-profile", choices=HYPOTHESIS_PROFILES, default=None,
                         help="Hypothesis settings profile (default: $HYPOTHESIS_PROFILE, else ci)")
     parser.add_argument("--no-shrink", action="store_true", help="stop at the first failure, unshrunk")
+    parser.add_argument("--observable", action="store_true",
+                        help="check only the invariants a trace can show (skip internal-only ones such as "
+                             "partition-epoch-index); by default a run broken only by those is followed by "
+                             "a second search without them, and that run is written")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
     parser.set_defaults(run=run)
 
@@ -68,19 +72,34 @@ def run(args: argparse.Namespace) -> int:
     else:
         result = run_fuzz(Mutants(tuple(args.mutant)), seed=args.seed, budget_s=args.budget,
                           hypothesis_profile=args.hypothesis_profile, profile=args.profile,
-                          out=str(out), shrink=not args.no_shrink, protocol=args.protocol)
+                          out=str(out), shrink=not args.no_shrink, protocol=args.protocol,
+                          observable=True if args.observable else None)
     mutated = f" with mutant(s) {', '.join(args.mutant)}" if args.mutant else ""
     if result.failure is None:
         print(f"no invariant broke{mutated}: {result.batches} batch(es) in {result.elapsed_s:.1f} s")
         return 0
+    shrunk = "shrunk to" if not args.no_shrink else "unshrunk,"
     failure = result.failure
-    print(f"invariant broken{mutated} after {result.elapsed_s:.1f} s; shrunk to {failure.steps} steps:")
+    print(f"invariant broken{mutated} after {result.elapsed_s:.1f} s; {shrunk} {failure.steps} steps:")
+    _show(failure)
+    if not failure.observable:
+        if result.observable is None:
+            print("only internal-only invariants broke (no response or describe shows them), and no run "
+                  f"breaking an observable one was found in {result.observable_batches} batch(es): "
+                  "`kgspec check` will not flag the trace")
+        else:
+            print(f"only internal-only invariants broke; searching without them, an observable one broke "
+                  f"({shrunk} {result.observable.steps} steps), the run written:")
+            _show(result.observable)
+    print(f"trace: {result.trace_path}")
+    return 1
+
+
+def _show(failure: Any) -> None:
     for step in failure.program:
         print(f"  {step}")
     for violation in failure.violations[:5]:
         print(f"  {violation}")
-    print(f"trace: {result.trace_path}")
-    return 1
 
 
 def _with_progress(run_fuzz: Any, args: argparse.Namespace, out: Path) -> Any:
@@ -97,4 +116,5 @@ def _with_progress(run_fuzz: Any, args: argparse.Namespace, out: Path) -> Any:
 
         return run_fuzz(Mutants(tuple(args.mutant)), seed=args.seed, budget_s=args.budget,
                         hypothesis_profile=args.hypothesis_profile, profile=args.profile,
-                        out=str(out), shrink=not args.no_shrink, progress=progress, protocol=args.protocol)
+                        out=str(out), shrink=not args.no_shrink, progress=progress, protocol=args.protocol,
+                        observable=True if args.observable else None)

@@ -9,6 +9,7 @@ Hypothesis shrinks the program to the fewest rules that still break it.
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -24,7 +25,7 @@ from hypothesis.stateful import (
     precondition,
     rule,
 )
-from kgspec.invariants import Violation
+from kgspec.invariants import PARTITION_EPOCH_INDEX, Violation
 from kgspec.model.mutants import NONE, Mutants
 from kgspec.model.sim import profiles
 from kgspec.model.sim.client import ClientOptions
@@ -43,6 +44,13 @@ TOPICS = ("t0", "t1")
 MAX_CLIENTS = 6
 SUBSCRIPTIONS = ("t0", "t0,t1", "t1", "regex")
 STALL_MS = (5000, 40000, 70000)  # within, past the rebalance timeout (30 s), past the session timeout (45 s)
+# Invariants over state no response or describe shows (a derived index). A run they stop is
+# not something `kgspec check` can flag, so the fuzzer then searches again without them until
+# an observable consequence breaks (KAFKA-16147: the lost index entry lets a partition be
+# granted while owned).
+INTERNAL_ONLY = frozenset({PARTITION_EPOCH_INDEX})
+
+Call = tuple[str, dict[str, Any]]  # a rule and its drawn arguments, as Hypothesis called it
 
 
 @dataclass(slots=True)
@@ -53,6 +61,22 @@ class Failure:
     events: list[dict[str, Any]]
     steps: int  # rules run, @initialize included
     program: list[str] = field(default_factory=list)
+    calls: list[Call] = field(default_factory=list)  # replayable with run_program
+
+    @property
+    def observable(self) -> bool:
+        """Whether an invariant a trace can show broke (not only an internal-only one)."""
+        return any(v.invariant not in INTERNAL_ONLY for v in self.violations)
+
+
+def recorded(function: Callable[..., None]) -> Callable[..., None]:
+    """Remember each rule call with its arguments, so a shrunk program can be replayed."""
+    @functools.wraps(function)
+    def call(self: GroupMachine, **kwargs: Any) -> None:
+        self.calls.append((function.__name__, dict(kwargs)))
+        function(self, **kwargs)
+
+    return call
 
 
 class GroupMachine(RuleBasedStateMachine):
@@ -65,11 +89,16 @@ class GroupMachine(RuleBasedStateMachine):
     profile: ClassVar[str] = "kafka-4.3"
     last_failure: ClassVar[Failure | None] = None
     trace_path: ClassVar[str | None] = None  # where a failing run is written, when set
+    ignore: ClassVar[frozenset[str]] = frozenset()  # invariants not checked (the observable phase)
 
     def __init__(self) -> None:
         super().__init__()
-        self.sim = Simulator(0, SimConfig(profile=self.profile), self.mutants)
+        self.sim = Simulator(0, self._config(NetworkConfig()), self.mutants)
         self.program: list[str] = []
+        self.calls: list[Call] = []
+
+    def _config(self, network: NetworkConfig, configs: dict[str, Any] | None = None) -> SimConfig:
+        return SimConfig(profile=self.profile, configs=configs or {}, network=network, ignore=self.ignore)
 
     def _note(self, text: str) -> None:
         self.program.append(text)
@@ -82,11 +111,13 @@ class GroupMachine(RuleBasedStateMachine):
         return len([c for c in self.sim.clients.values() if not c.done])
 
     @rule(ms=st.sampled_from([1000, 3000, 6000, 20000, 60000]))
+    @recorded
     def advance(self, ms: int) -> None:
         self.sim.run_for(ms)
         self._note(f"advance({ms})")
 
     @rule(index=st.integers(0, MAX_CLIENTS - 1))
+    @recorded
     def leave(self, index: int) -> None:
         name = self._pick(index)
         if name is not None:
@@ -94,6 +125,7 @@ class GroupMachine(RuleBasedStateMachine):
         self._note(f"leave({name})")
 
     @rule(index=st.integers(0, MAX_CLIENTS - 1))
+    @recorded
     def crash(self, index: int) -> None:
         name = self._pick(index)
         if name is not None:
@@ -101,6 +133,7 @@ class GroupMachine(RuleBasedStateMachine):
         self._note(f"crash({name})")
 
     @rule(index=st.integers(0, MAX_CLIENTS - 1), ms=st.sampled_from([3000, 20000, 60000]))
+    @recorded
     def isolate(self, index: int, ms: int) -> None:
         name = self._pick(index)
         if name is not None:
@@ -109,6 +142,7 @@ class GroupMachine(RuleBasedStateMachine):
 
     @rule(index=st.integers(0, MAX_CLIENTS - 1), ms=st.sampled_from(STALL_MS),
           whole_process=st.booleans())
+    @recorded
     def stall(self, index: int, ms: int, whole_process: bool) -> None:
         """The application stops polling (past the rebalance timeout: a stale member), or the
         whole process freezes (past the session timeout: fenced, then a rejoin with epoch 0)."""
@@ -119,16 +153,19 @@ class GroupMachine(RuleBasedStateMachine):
 
     @rule(loss=st.sampled_from([0.0, 0.1, 0.3]), duplicate=st.sampled_from([0.0, 0.3]),
           max_delay_ms=st.sampled_from([5, 50, 500]))
+    @recorded
     def network(self, loss: float, duplicate: float, max_delay_ms: int) -> None:
         self.sim.set_network(NetworkConfig(loss, duplicate, 1, max_delay_ms))
         self._note(f"network(loss={loss}, duplicate={duplicate}, max_delay_ms={max_delay_ms})")
 
     @rule()
+    @recorded
     def failover(self) -> None:
         self.sim.failover()
         self._note("failover()")
 
     @rule()
+    @recorded
     def settle(self) -> None:
         self.sim.settle()
         self._note("settle()")
@@ -143,7 +180,7 @@ class GroupMachine(RuleBasedStateMachine):
     def teardown(self) -> None:
         if self.sim.violations:
             failure = Failure(list(self.sim.violations), self.sim.finish(describe=True), len(self.program),
-                              list(self.program))
+                              list(self.program), list(self.calls))
             type(self).last_failure = failure
             if self.trace_path is not None:
                 # Hypothesis runs the shrunk program last, so the file ends up holding it.
@@ -157,10 +194,11 @@ class ConsumerGroupMachine(GroupMachine):
                 members=st.integers(1, 3), static=st.booleans(),
                 reconcile_ms=st.sampled_from([0, 300, 3000]), loss=st.sampled_from([0.0, 0.05, 0.2]),
                 duplicate=st.sampled_from([0.0, 0.3]))
+    @recorded
     def start(self, seed: int, partitions: int, members: int, static: bool, reconcile_ms: int,
               loss: float, duplicate: float) -> None:
         network = NetworkConfig(loss, duplicate, 1, 20)
-        self.sim = Simulator(seed, SimConfig(profile=self.profile, network=network), self.mutants)
+        self.sim = Simulator(seed, self._config(network), self.mutants)
         self.sim.set_topic(TOPICS[0], partitions)
         for _ in range(members):
             self.sim.add_client(GROUP, (TOPICS[0],), static=static,
@@ -171,6 +209,7 @@ class ConsumerGroupMachine(GroupMachine):
     @precondition(lambda self: self._live() < MAX_CLIENTS)
     @rule(static=st.booleans(), subscription=st.sampled_from(SUBSCRIPTIONS),
           reconcile_ms=st.sampled_from([0, 300, 3000]))
+    @recorded
     def join(self, static: bool, subscription: str, reconcile_ms: int) -> None:
         topics, regex = _subscription(subscription)
         options = ClientOptions(reconcile_ms=reconcile_ms, topic_regex=regex)
@@ -179,6 +218,7 @@ class ConsumerGroupMachine(GroupMachine):
 
     @precondition(lambda self: self._live() < MAX_CLIENTS)
     @rule(lifetime_ms=st.sampled_from([1000, 3000, 6000]), reconcile_ms=st.sampled_from([0, 300, 3000]))
+    @recorded
     def bounce(self, lifetime_ms: int, reconcile_ms: int) -> None:
         """A member that joins and leaves again soon (a crash-looping or scaled-down pod)."""
         name = self.sim.add_client(GROUP, TOPICS[:1], options=ClientOptions(reconcile_ms=reconcile_ms))
@@ -186,6 +226,7 @@ class ConsumerGroupMachine(GroupMachine):
         self._note(f"bounce({name}, lifetime_ms={lifetime_ms}, reconcile_ms={reconcile_ms})")
 
     @rule(index=st.integers(0, MAX_CLIENTS - 1), downtime_ms=st.sampled_from([100, 2000, 50000]))
+    @recorded
     def restart_static(self, index: int, downtime_ms: int) -> None:
         name = self._pick(index)
         if name is not None:
@@ -193,6 +234,7 @@ class ConsumerGroupMachine(GroupMachine):
         self._note(f"restart_static({name}, downtime_ms={downtime_ms})")
 
     @rule(index=st.integers(0, MAX_CLIENTS - 1), subscription=st.sampled_from(SUBSCRIPTIONS))
+    @recorded
     def resubscribe(self, index: int, subscription: str) -> None:
         """subscribe() again mid-run: other topic names or a pattern (the group epoch bumps)."""
         name = self._pick(index)
@@ -202,6 +244,7 @@ class ConsumerGroupMachine(GroupMachine):
 
     @rule(topic=st.sampled_from(TOPICS), action=st.sampled_from(["grow", "delete", "recreate"]),
           partitions=st.integers(1, 8))
+    @recorded
     def topic(self, topic: str, action: str, partitions: int) -> None:
         info = self.sim.coordinator.topics.by_name(topic)
         if action == "delete":
@@ -230,11 +273,12 @@ class StreamsGroupMachine(GroupMachine):
                 topology=st.sampled_from(STREAMS_TOPOLOGIES), sources_exist=st.booleans(),
                 reconcile_ms=st.sampled_from([0, 300, 3000]), loss=st.sampled_from([0.0, 0.05, 0.2]),
                 duplicate=st.sampled_from([0.0, 0.3]))
+    @recorded
     def start(self, seed: int, partitions: int, processes: int, threads: int, standbys: int, topology: str,
               sources_exist: bool, reconcile_ms: int, loss: float, duplicate: float) -> None:
         network = NetworkConfig(loss, duplicate, 1, 20)
         configs = {"group.streams.num.standby.replicas": standbys}
-        self.sim = Simulator(seed, SimConfig(profile=self.profile, configs=configs, network=network), self.mutants)
+        self.sim = Simulator(seed, self._config(network, configs), self.mutants)
         self.topology_kind = topology
         sources = source_topics(topology)
         for t in sources if sources_exist else sources[:1]:
@@ -256,6 +300,7 @@ class StreamsGroupMachine(GroupMachine):
 
     @precondition(lambda self: self._live() < MAX_CLIENTS)
     @rule(process=st.integers(0, 3), reconcile_ms=st.sampled_from([0, 300, 3000]))
+    @recorded
     def join(self, process: int, reconcile_ms: int) -> None:
         """A stream thread joins: of a running process, or of a new one."""
         pid = self._process(process)
@@ -266,6 +311,7 @@ class StreamsGroupMachine(GroupMachine):
     @precondition(lambda self: self._live() < MAX_CLIENTS)
     @rule(process=st.integers(0, 3), lifetime_ms=st.sampled_from([1000, 3000, 6000]),
           reconcile_ms=st.sampled_from([0, 300, 3000]))
+    @recorded
     def bounce(self, process: int, lifetime_ms: int, reconcile_ms: int) -> None:
         """A stream thread that joins and leaves again soon."""
         pid = self._process(process)
@@ -275,6 +321,7 @@ class StreamsGroupMachine(GroupMachine):
         self._note(f"bounce({name}, {pid}, lifetime_ms={lifetime_ms}, reconcile_ms={reconcile_ms})")
 
     @rule(process=st.integers(0, 3))
+    @recorded
     def crash_process(self, process: int) -> None:
         """A whole Kafka Streams instance dies: all its threads at once."""
         pid = self.processes[process % len(self.processes)]
@@ -283,6 +330,7 @@ class StreamsGroupMachine(GroupMachine):
 
     @rule(topic=st.sampled_from(STREAMS_SOURCES), action=st.sampled_from(["create", "grow", "delete"]),
           partitions=st.integers(1, 6))
+    @recorded
     def topic(self, topic: str, action: str, partitions: int) -> None:
         """An operator creates, grows or deletes a source topic."""
         info = self.sim.coordinator.topics.by_name(topic)
@@ -296,40 +344,54 @@ class StreamsGroupMachine(GroupMachine):
 MACHINES: dict[str, type[GroupMachine]] = {"consumer": ConsumerGroupMachine, "streams": StreamsGroupMachine}
 
 
-def machine_for(mutants: Mutants = NONE, profile: str = "kafka-4.3",
-                protocol: str = "consumer") -> type[GroupMachine]:
+def machine_for(mutants: Mutants = NONE, profile: str = "kafka-4.3", protocol: str = "consumer",
+                ignore: frozenset[str] = frozenset()) -> type[GroupMachine]:
     """A machine class with ``mutants`` switched on (class attributes: one class per run)."""
     base = MACHINES[protocol]
-    return type(base.__name__, (base,), {"mutants": mutants, "profile": profile, "last_failure": None})
+    return type(base.__name__, (base,), {"mutants": mutants, "profile": profile, "last_failure": None,
+                                         "ignore": ignore})
+
+
+def run_program(machine: type[GroupMachine], calls: list[Call], trace_path: str | None = None) -> Failure | None:
+    """Run a recorded program (``Failure.calls``) as Hypothesis would: the invariants after
+    every rule, stop at the first failure, then teardown (which writes the trace when
+    ``trace_path`` is set). The failure, or None if the program passes."""
+    runner: type[GroupMachine] = type(machine.__name__, (machine,), {"trace_path": trace_path, "last_failure": None})
+    instance = runner()
+    try:
+        for name, kwargs in calls:
+            getattr(instance, name)(**kwargs)
+            if instance.sim.violations:
+                break
+    finally:
+        instance.teardown()
+    return runner.last_failure
 
 
 @dataclass(slots=True)
 class FuzzResult:
-    failure: Failure | None
+    failure: Failure | None  # what broke first (possibly only an internal-only invariant)
     elapsed_s: float
     batches: int
     trace_path: str | None = None
+    # After an internal-only failure: the run that broke an observable invariant, searched
+    # for without the internal-only ones (None if none was found within the budget).
+    observable: Failure | None = None
+    observable_batches: int = 0
 
     @property
     def failed(self) -> bool:
         return self.failure is not None
 
+    @property
+    def written(self) -> Failure | None:
+        """The failure written as the trace: the observable one when there is one."""
+        return self.observable or self.failure
 
-def run_fuzz(mutants: Mutants = NONE, *, seed: int = 0, budget_s: float | None = None,
-             hypothesis_profile: str | None = None, profile: str = "kafka-4.3",
-             out: str | None = None, shrink: bool = True,
-             progress: Callable[[float, int], None] | None = None, protocol: str = "consumer") -> FuzzResult:
-    """Run the machine in batches (seed, seed+1, ...) until one fails or the budget is spent.
 
-    Without a budget, one batch of the profile's ``max_examples``. The shrunk failing run
-    is written to ``out`` as a contract trace. ``shrink=False`` stops at the first failure
-    (the time to kill), leaving the program unshrunk.
-    """
-    base = profiles.load(hypothesis_profile)
-    machine = machine_for(mutants, profile, protocol)
-    phases = tuple(hypothesis.Phase) if shrink else (hypothesis.Phase.explicit, hypothesis.Phase.generate)
-    chosen = hypothesis.settings(base, derandomize=False, database=None, phases=phases)
-    start = time.perf_counter()
+def _search(machine: type[GroupMachine], chosen: hypothesis.settings, seed: int, budget_s: float | None,
+            start: float, progress: Callable[[float, int], None] | None) -> int:
+    """Batches (seed, seed+1, ...) until one fails or the budget is spent; the batch count."""
     batches = 0
     while True:
         test = get_state_machine_test(machine, settings=chosen)
@@ -344,9 +406,39 @@ def run_fuzz(mutants: Mutants = NONE, *, seed: int = 0, budget_s: float | None =
         if progress is not None:
             progress(elapsed, batches)
         if machine.last_failure is not None or budget_s is None or elapsed >= budget_s:
-            break
+            return batches
+
+
+def run_fuzz(mutants: Mutants = NONE, *, seed: int = 0, budget_s: float | None = None,
+             hypothesis_profile: str | None = None, profile: str = "kafka-4.3",
+             out: str | None = None, shrink: bool = True,
+             progress: Callable[[float, int], None] | None = None, protocol: str = "consumer",
+             observable: bool | None = None) -> FuzzResult:
+    """Run the machine in batches (seed, seed+1, ...) until one fails or the budget is spent.
+
+    Without a budget, one batch of the profile's ``max_examples``. The shrunk failing run
+    is written to ``out`` as a contract trace. ``shrink=False`` stops at the first failure
+    (the time to kill), leaving the program unshrunk.
+
+    ``observable``: None (the default) checks every invariant and, when only internal-only
+    ones (``INTERNAL_ONLY``) broke, searches again without them — from the same seed, with
+    the same budget again — for a run whose trace `kgspec check` can flag, and writes that
+    one. True checks only the observable invariants from the start; False never searches again.
+    """
+    base = profiles.load(hypothesis_profile)
+    phases = tuple(hypothesis.Phase) if shrink else (hypothesis.Phase.explicit, hypothesis.Phase.generate)
+    chosen = hypothesis.settings(base, derandomize=False, database=None, phases=phases)
+    start = time.perf_counter()
+    machine = machine_for(mutants, profile, protocol, INTERNAL_ONLY if observable else frozenset())
+    batches = _search(machine, chosen, seed, budget_s, start, progress)
     result = FuzzResult(machine.last_failure, time.perf_counter() - start, batches)
-    if result.failure is not None and out is not None:
-        write_trace(result.failure.events, out)
+    if observable is None and result.failure is not None and not result.failure.observable:
+        second = machine_for(mutants, profile, protocol, INTERNAL_ONLY)
+        phase_start = time.perf_counter()
+        result.observable_batches = _search(second, chosen, seed, budget_s, phase_start, progress)
+        result.observable = second.last_failure
+        result.elapsed_s = time.perf_counter() - start
+    if result.written is not None and out is not None:
+        write_trace(result.written.events, out)
         result.trace_path = out
     return result

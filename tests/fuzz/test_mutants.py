@@ -3,17 +3,25 @@ the unmutated model survives.
 
 Kills run without shrinking (time to first failure); ``docs/fuzzing.md`` has the shrunk
 lengths from ``kgspec fuzz --protocol P --mutant NAME``. Each kill names an invariant that
-caught it (several may break at the failing step; the expected one must be among them).
+caught it (several may break at the failing step; the expected one must be among them), and
+the trace the fuzzer writes is flagged by ``kgspec check`` — for lost-partition-epoch, whose
+first kill is internal-only, the trace of the observable phase. Exact flagged lines of the
+shrunk programs: ``test_mutant_traces.py``.
 """
 
 from __future__ import annotations
 
+import contextlib
+import io
 import os
 import time
+from pathlib import Path
 
 import pytest
 from kgspec.model.mutants import CATALOGUE, Mutants
-from kgspec.model.sim.machine import run_fuzz
+from kgspec.model.sim.machine import INTERNAL_ONLY, machine_for, run_fuzz, run_program
+
+from kgspec.cli import main
 
 BUDGET_S = 30.0  # per pair; each is killed far sooner
 
@@ -46,13 +54,26 @@ def test_every_mutant_protocol_pair_is_listed() -> None:
 
 
 @pytest.mark.parametrize(("protocol", "name"), sorted(KILLED_BY), ids=[f"{p}:{n}" for p, n in sorted(KILLED_BY)])
-def test_mutant_is_killed(protocol: str, name: str) -> None:
+def test_mutant_is_killed(protocol: str, name: str, tmp_path: Path) -> None:
     start = time.perf_counter()
     invariant, seed = KILLED_BY[(protocol, name)]
+    out = tmp_path / "killed.jsonl"
     result = run_fuzz(Mutants({name}), seed=seed, budget_s=BUDGET_S, hypothesis_profile="ci", shrink=False,
-                      protocol=protocol)
+                      protocol=protocol, out=str(out))
     assert result.failure is not None, f"{name} survived {result.batches} batches"
     assert invariant in {v.invariant for v in result.failure.violations}
+    # An internal-only kill is followed by the observable phase; every written run is observable.
+    assert (result.observable is not None) == (invariant in INTERNAL_ONLY)
+    written = result.written
+    assert written is not None
+    assert written.observable
+    with contextlib.redirect_stdout(io.StringIO()):
+        assert main(["check", str(out)]) == 1
+    # The recorded calls replay to the same violations (the program is deterministic).
+    ignore = INTERNAL_ONLY if result.observable is not None else frozenset()
+    replayed = run_program(machine_for(Mutants({name}), protocol=protocol, ignore=ignore), written.calls)
+    assert replayed is not None
+    assert [str(v) for v in replayed.violations] == [str(v) for v in written.violations]
     assert time.perf_counter() - start < BUDGET_S
 
 

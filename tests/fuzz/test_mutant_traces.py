@@ -1,0 +1,140 @@
+"""Every mutant x protocol pair: the shrunk program, replayed as the fuzzer runs it, writes a
+trace that ``kgspec check`` (the unmutated model) flags at the line where the mutant shows.
+
+The programs are what ``kgspec fuzz --protocol P --mutant NAME`` shrank to (docs/fuzzing.md),
+as recorded calls (``Failure.calls``): the rule and its drawn arguments. *Where*: ``last`` is
+the last call of the run — the step that broke the invariant, since a run stops at the first
+violation; ``describe`` is the describe closing a failing run, for mutants whose only effect
+is coordinator state.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kgspec.model.mutants import CATALOGUE, Mutants
+from kgspec.model.sim.machine import INTERNAL_ONLY, Call, machine_for, run_program
+
+from kgspec.cli import main
+
+CONSUMER_START = {"seed": 0, "partitions": 1, "members": 1, "static": False, "reconcile_ms": 0, "loss": 0.0,
+                  "duplicate": 0.0}
+STREAMS_START = {"seed": 0, "partitions": 1, "processes": 1, "threads": 1, "standbys": 0, "topology": "stateful",
+                 "sources_exist": True, "reconcile_ms": 0, "loss": 0.0, "duplicate": 0.0}
+SETTLE: Call = ("settle", {})
+
+
+def consumer(**changed: Any) -> Call:
+    return ("start", {**CONSUMER_START, **changed})
+
+
+def streams(**changed: Any) -> Call:
+    return ("start", {**STREAMS_START, **changed})
+
+
+STALE_DUPLICATE = [consumer(members=2, reconcile_ms=300, duplicate=0.3), ("advance", {"ms": 6000})]
+STREAMS_STALE_DUPLICATE = [streams(processes=3, duplicate=0.3), ("advance", {"ms": 6000})]
+WITHHOLDING = [consumer(partitions=3, members=2, static=True, reconcile_ms=3000, loss=0.05, duplicate=0.3), SETTLE]
+
+# (protocol, mutant) -> (shrunk program, invariant that stops it, where, line, finding kind, field)
+FLAGGED: dict[tuple[str, str], tuple[list[Call], str, str, int, str, str]] = {
+    # Observable phase (partition-epoch-index ignored): c2 takes partition 1 from c1 and leaves
+    # within a second while c1's callbacks run; c1 gets it back with no index entry; c3 joins and
+    # is granted it while c1 holds it (KAFKA-16147).
+    ("consumer", "lost-partition-epoch"): (
+        [consumer(partitions=2, reconcile_ms=3000), ("bounce", {"lifetime_ms": 1000, "reconcile_ms": 3000}),
+         SETTLE, ("join", {"static": False, "subscription": "t0", "reconcile_ms": 0}), SETTLE],
+        "no-double-ownership", "last", 24, "response-mismatch", "assignment"),
+    ("consumer", "no-withholding"): (WITHHOLDING, "no-double-ownership", "last", 6, "response-mismatch",
+                                     "assignment"),
+    ("consumer", "grant-before-ack"): (WITHHOLDING, "no-double-ownership", "last", 6, "response-mismatch",
+                                       "assignment"),
+    ("consumer", "bump-while-revoking"): ([consumer(partitions=2, members=2), SETTLE], "epoch-monotonicity",
+                                          "last", 7, "response-mismatch", "memberEpoch"),
+    ("consumer", "no-session-fencing"): ([consumer(), SETTLE, ("crash", {"index": 0}), SETTLE], "session-expiry",
+                                         "describe", 20, "response-mismatch", "groupState"),
+    ("consumer", "accept-stale-epoch"): (STALE_DUPLICATE, "epoch-fencing", "last", 8, "response-mismatch",
+                                         "errorCode"),
+    ("consumer", "lost-response-no-subset"): (STALE_DUPLICATE, "epoch-fencing", "last", 8, "response-mismatch",
+                                              "errorCode"),
+    ("consumer", "replay-drops-tombstone"): (
+        [consumer(), SETTLE, ("crash", {"index": 0}), SETTLE, ("failover", {})], "replay-equivalence",
+        "describe", 21, "response-mismatch", "groupState"),
+    ("consumer", "assignor-double-assign"): (
+        [consumer(partitions=3, members=3, static=True, reconcile_ms=300, loss=0.2, duplicate=0.3), SETTLE],
+        "target-validity", "describe", 8, "response-mismatch", "targetAssignment"),
+    ("streams", "standby-on-active-process"): ([streams(standbys=1), SETTLE], "processid-exclusivity", "last", 5,
+                                               "response-mismatch", "standbyTasks"),
+    ("streams", "grant-before-ack"): (
+        [streams(partitions=2, processes=2, threads=2, standbys=1, loss=0.2), ("advance", {"ms": 1000}), SETTLE],
+        "processid-exclusivity", "last", 13, "response-mismatch", "activeTasks"),
+    ("streams", "bump-while-revoking"): (
+        [streams(standbys=1), ("bounce", {"process": 1, "lifetime_ms": 6000, "reconcile_ms": 0}), SETTLE],
+        "epoch-monotonicity", "last", 11, "response-mismatch", "memberEpoch"),
+    ("streams", "no-session-fencing"): ([streams(), ("advance", {"ms": 1000}), ("crash", {"index": 0}), SETTLE],
+                                        "session-expiry", "describe", 5, "response-mismatch", "groupState"),
+    ("streams", "accept-stale-epoch"): (STREAMS_STALE_DUPLICATE, "epoch-fencing", "last", 12, "response-mismatch",
+                                        "errorCode"),
+    ("streams", "lost-response-no-subset"): (STREAMS_STALE_DUPLICATE, "epoch-fencing", "last", 12,
+                                             "response-mismatch", "errorCode"),
+    ("streams", "replay-drops-tombstone"): (
+        [streams(), ("bounce", {"process": 0, "lifetime_ms": 1000, "reconcile_ms": 0}), SETTLE, ("failover", {})],
+        "replay-equivalence", "describe", 26, "response-mismatch", "groupState"),
+    ("streams", "assignor-double-assign"): ([streams(threads=2), SETTLE], "target-validity", "last", 6,
+                                            "response-mismatch", "activeTasks"),
+}
+PAIRS = sorted(FLAGGED)
+DESCRIBE_API_KEYS = {"consumer": 69, "streams": 89}
+
+
+def test_every_mutant_protocol_pair_has_a_flagged_trace() -> None:
+    pairs = {(p, n) for n, m in CATALOGUE.items() for p in ("consumer", "streams") if m.protocol in (p, "any")}
+    assert sorted(pairs) == PAIRS
+    assert len(PAIRS) == 17
+
+
+def _check(path: Path) -> tuple[int, list[dict[str, Any]]]:
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        rc = main(["check", str(path), "--json", "-"])
+    return rc, json.loads(out.getvalue())["findings"]
+
+
+@pytest.mark.parametrize(("protocol", "name"), PAIRS, ids=[f"{p}:{n}" for p, n in PAIRS])
+def test_shrunk_trace_is_flagged_at_the_line_where_the_mutant_shows(protocol: str, name: str,
+                                                                   tmp_path: Path) -> None:
+    calls, invariant, where, line, kind, field = FLAGGED[(protocol, name)]
+    ignore = INTERNAL_ONLY if name == "lost-partition-epoch" else frozenset()
+    path = tmp_path / f"{name}.jsonl"
+    failure = run_program(machine_for(Mutants({name}), protocol=protocol, ignore=ignore), calls, str(path))
+    assert failure is not None
+    assert failure.observable
+    assert failure.violations[0].invariant == invariant
+    assert len(calls) <= 6
+    events = [json.loads(text) for text in path.read_text(encoding="utf-8").splitlines()]
+    # The run ends: ..., the last call, one describe per group, the closing tick.
+    assert "tick" in events[-1]
+    assert events[-2]["requestHeader"]["requestApiKey"] == DESCRIBE_API_KEYS[protocol]
+    assert line == {"last": len(events) - 2, "describe": len(events) - 1}[where]
+    rc, findings = _check(path)
+    assert rc == 1
+    assert (findings[0]["line"], findings[0]["kind"], findings[0]["field"]) == (line, kind, field)
+
+
+def test_lost_partition_epoch_is_killed_first_by_the_internal_index_which_no_trace_shows(tmp_path: Path) -> None:
+    # The quick kill: with every invariant on, the same program stops on partition-epoch-index
+    # at the third step (before c3 joins), and its trace conforms: the index is internal.
+    calls = FLAGGED[("consumer", "lost-partition-epoch")][0]
+    path = tmp_path / "internal.jsonl"
+    failure = run_program(machine_for(Mutants({"lost-partition-epoch"})), calls, str(path))
+    assert failure is not None
+    assert not failure.observable
+    assert {v.invariant for v in failure.violations} == {"partition-epoch-index"}
+    assert [c[0] for c in failure.calls] == ["start", "bounce", "settle"]
+    rc, findings = _check(path)
+    assert (rc, findings) == (0, [])
