@@ -87,3 +87,28 @@ def test_simulate_with_a_mutant_and_check_exits_1(tmp_path: Path) -> None:
     argv = ["simulate", "--members", "3", "--duration-ms", "60000", "--mutant", "no-withholding",
             "--check", "-o", str(tmp_path / "m.jsonl")]
     assert main(argv) == 1
+
+
+def test_fuzz_writes_the_observable_run_after_an_internal_only_kill(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "lpe.jsonl"
+    status = main(["fuzz", "--mutant", "lost-partition-epoch", "--seed", "16", "--budget", "30", "--no-shrink",
+                   "--no-progress", "--out", str(out)])
+    assert status == 1
+    printed = capsys.readouterr().out
+    assert "[partition-epoch-index]" in printed
+    assert "only internal-only invariants broke; searching without them, an observable one broke" in printed
+    assert "[no-double-ownership]" in printed
+    assert main(["check", str(out)]) == 1
+    assert "response-mismatch (assignment)" in capsys.readouterr().out
+
+
+def test_fuzz_observable_skips_the_internal_only_invariants(tmp_path: Path,
+                                                            capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "lpe.jsonl"
+    status = main(["fuzz", "--mutant", "lost-partition-epoch", "--observable", "--seed", "16", "--budget", "30",
+                   "--no-shrink", "--no-progress", "--out", str(out)])
+    assert status == 1
+    printed = capsys.readouterr().out
+    assert "[partition-epoch-index]" not in printed
+    assert "[no-double-ownership]" in printed

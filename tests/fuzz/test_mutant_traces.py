@@ -43,13 +43,14 @@ WITHHOLDING = [consumer(partitions=3, members=2, static=True, reconcile_ms=3000,
 
 # (protocol, mutant) -> (shrunk program, invariant that stops it, where, line, finding kind, field)
 FLAGGED: dict[tuple[str, str], tuple[list[Call], str, str, int, str, str]] = {
-    # Observable phase (partition-epoch-index ignored): c2 takes partition 1 from c1 and leaves
-    # within a second while c1's callbacks run; c1 gets it back with no index entry; c3 joins and
-    # is granted it while c1 holds it (KAFKA-16147).
+    # The observable phase's shrunk run (partition-epoch-index ignored): c1 is cut off before
+    # its join arrives; c3 owns t0-[0, 1, 2], revokes [1, 2] for c2 and c4, gets 2 back when c4
+    # leaves within a second (its callbacks still running), with no index entry; c1's join
+    # 20 s later is granted t0-2 while c3 holds it (KAFKA-16147).
     ("consumer", "lost-partition-epoch"): (
-        [consumer(partitions=2, reconcile_ms=3000), ("bounce", {"lifetime_ms": 1000, "reconcile_ms": 3000}),
-         SETTLE, ("join", {"static": False, "subscription": "t0", "reconcile_ms": 0}), SETTLE],
-        "no-double-ownership", "last", 24, "response-mismatch", "assignment"),
+        [consumer(partitions=3, members=3, reconcile_ms=3000, loss=0.05), ("isolate", {"index": 0, "ms": 20000}),
+         ("bounce", {"lifetime_ms": 1000, "reconcile_ms": 3000}), ("advance", {"ms": 60000})],
+        "no-double-ownership", "last", 16, "response-mismatch", "assignment"),
     ("consumer", "no-withholding"): (WITHHOLDING, "no-double-ownership", "last", 6, "response-mismatch",
                                      "assignment"),
     ("consumer", "grant-before-ack"): (WITHHOLDING, "no-double-ownership", "last", 6, "response-mismatch",
@@ -127,14 +128,34 @@ def test_shrunk_trace_is_flagged_at_the_line_where_the_mutant_shows(protocol: st
 
 
 def test_lost_partition_epoch_is_killed_first_by_the_internal_index_which_no_trace_shows(tmp_path: Path) -> None:
-    # The quick kill: with every invariant on, the same program stops on partition-epoch-index
-    # at the third step (before c3 joins), and its trace conforms: the index is internal.
-    calls = FLAGGED[("consumer", "lost-partition-epoch")][0]
-    path = tmp_path / "internal.jsonl"
-    failure = run_program(machine_for(Mutants({"lost-partition-epoch"})), calls, str(path))
-    assert failure is not None
-    assert not failure.observable
-    assert {v.invariant for v in failure.violations} == {"partition-epoch-index"}
-    assert [c[0] for c in failure.calls] == ["start", "bounce", "settle"]
-    rc, findings = _check(path)
-    assert (rc, findings) == (0, [])
+    # The quick kill, as the first phase shrank it (seed 0): partition-epoch-index breaks when
+    # c1 gets back the partition c2 took, and the trace conforms (the index is internal). The
+    # observable phase's program stops on the same invariant too, before c1 is granted t0-2.
+    kill = [consumer(partitions=2, reconcile_ms=3000), ("bounce", {"lifetime_ms": 1000, "reconcile_ms": 3000}),
+            SETTLE]
+    for calls in (kill, FLAGGED[("consumer", "lost-partition-epoch")][0]):
+        path = tmp_path / "internal.jsonl"
+        failure = run_program(machine_for(Mutants({"lost-partition-epoch"})), calls, str(path))
+        assert failure is not None
+        assert not failure.observable
+        assert {v.invariant for v in failure.violations} == {"partition-epoch-index"}
+        rc, findings = _check(path)
+        assert (rc, findings) == (0, [])
+
+
+@pytest.mark.slow
+def test_the_fuzzer_shrinks_lost_partition_epoch_to_an_observable_trace(tmp_path: Path) -> None:
+    # Both phases from seed 0 with shrinking (~3 min): the internal kill, then the observable run.
+    from kgspec.model.sim.machine import run_fuzz
+
+    out = tmp_path / "lpe.jsonl"
+    result = run_fuzz(Mutants({"lost-partition-epoch"}), seed=0, budget_s=600, hypothesis_profile="ci",
+                      out=str(out))
+    assert result.failure is not None
+    assert {v.invariant for v in result.failure.violations} == {"partition-epoch-index"}
+    assert result.observable is not None
+    assert result.observable.steps <= 6
+    assert "no-double-ownership" in {v.invariant for v in result.observable.violations}
+    rc, findings = _check(out)
+    assert rc == 1
+    assert findings[0]["line"] == len(out.read_text(encoding="utf-8").splitlines()) - 2  # the last call
