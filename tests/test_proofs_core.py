@@ -32,6 +32,7 @@ def test_core_names_cover_both_protocols() -> None:
     assert INVARIANTS["commit-fencing"].protocols == ("streams",)
 
 
+@pytest.mark.slow
 def test_unmutated_bmc_finds_nothing() -> None:
     res = run_bmc("consumer", "no-double-ownership", None, depth=6)
     assert (res.found, res.result, res.depth) == (False, "holds-to-depth", 6)

@@ -60,6 +60,20 @@ BENIGN = {
 SLOW = {("consumer", "lost-partition-epoch"), ("consumer", "accept-stale-epoch"),  # ~18 s, ~14 s of BMC
         ("streams", "accept-stale-epoch"), ("streams", "lost-response-no-subset")}  # ~10 s, ~9 s
 SLOW_PROOF = {("streams", "grant-before-ack")}  # the SAT (failing) obligations take ~5 s
+# The default run keeps the proofs tests within ~25 s: these (under ~1 s each) run there,
+# the rest with -m slow.
+FAST_PROOF = {("consumer", "lost-response-no-subset"), ("consumer", "accept-stale-epoch"),
+              ("consumer", "no-session-fencing"), ("consumer", "assignor-double-assign"),
+              ("streams", "no-session-fencing"), ("streams", "assignor-double-assign"),
+              ("streams", "standby-on-active-process")}
+FAST_REPLAY = {("consumer", "assignor-double-assign"), ("consumer", "no-session-fencing"),
+               ("streams", "assignor-double-assign"), ("streams", "no-session-fencing"),
+               ("streams", "standby-on-active-process")}
+
+
+def _split(pairs: set[tuple[str, str]], fast: set[tuple[str, str]]) -> list[object]:
+    """Parameters, those outside ``fast`` marked slow."""
+    return [p if p in fast else pytest.param(*p, marks=pytest.mark.slow) for p in sorted(pairs)]
 
 
 def test_every_catalogue_mutant_is_classified() -> None:
@@ -75,7 +89,7 @@ def _fails(protocol: str, mutant: str) -> None:
     assert results[failing].failed_steps
 
 
-@pytest.mark.parametrize(("protocol", "mutant"), sorted(set(BREAKS) - SLOW_PROOF))
+@pytest.mark.parametrize(("protocol", "mutant"), _split(set(BREAKS) - SLOW_PROOF, FAST_PROOF))
 def test_mutant_fails_a_proof(protocol: str, mutant: str) -> None:
     _fails(protocol, mutant)
 
@@ -92,6 +106,7 @@ def test_no_subset_fails_at_every_accepting_heartbeat() -> None:
                                                      "heartbeat_unreported_lost", "heartbeat_stale"]
 
 
+@pytest.mark.slow
 def test_no_subset_needs_the_stale_copy() -> None:
     """Without the network's copies no trace reaches a violation: a client retrying at the
     previous epoch always owns a subset of its assignment (docs/proofs.md)."""
@@ -104,6 +119,7 @@ def _all_proved(protocol: str, mutant: str) -> None:
     assert {r.result for r in results.values()} == {"proved"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("protocol", "mutant"), sorted(m for m in BENIGN if m[0] == "consumer"))
 def test_benign_mutant_keeps_every_proof(protocol: str, mutant: str) -> None:
     _all_proved(protocol, mutant)
@@ -156,7 +172,7 @@ def _replay(protocol: str, mutant: str) -> None:
         assert not state_satisfies(invariant, state)
 
 
-@pytest.mark.parametrize(("protocol", "mutant"), sorted(set(BREAKS) - SLOW))
+@pytest.mark.parametrize(("protocol", "mutant"), _split(set(BREAKS) - SLOW, FAST_REPLAY))
 def test_counterexample_replays_to_violation(protocol: str, mutant: str) -> None:
     _replay(protocol, mutant)
 

@@ -28,7 +28,8 @@ from kgspec.invariants.symbolic.state import ROLE_NAMES
 ACTIONS = ("join", "join", "leave", "session_timeout", "rebalance_timeout", "bump", "recompute",
            "recompute", "heartbeat", "heartbeat", "heartbeat", "heartbeat_lost",
            "heartbeat_fenced", "zombie_heartbeat", "static_leave", "replace",
-           "client_receive", "client_reconcile", "client_release")
+           "client_receive", "client_reconcile", "client_release", "duplicate", "heartbeat_stale",
+           "resubscribe", "shrink", "static_return")
 
 
 def _random_target(rng: random.Random, s: ConcreteState) -> dict[str, Any]:
@@ -55,7 +56,7 @@ def _random_target(rng: random.Random, s: ConcreteState) -> dict[str, Any]:
 def _random_step(rng: random.Random, s: ConcreteState) -> dict[str, Any]:
     act = rng.choice(ACTIONS)
     m = rng.choice(s.members)
-    if act == "join":
+    if act in ("join", "resubscribe"):
         return {"action": act, "member": m,
                 "subscribed": [t for t in s.tasks if rng.random() < 0.8]}
     if act == "recompute":
@@ -111,6 +112,7 @@ def test_random_walk_refines_relation(protocol: str, seed: int) -> None:
         actions_seen.add(step["action"])
     assert all(state_satisfies(n, s) for n in core)
     assert {"join", "recompute", "heartbeat"} <= actions_seen
+    assert actions_seen & {"duplicate", "heartbeat_stale", "resubscribe", "shrink", "static_return"}
 
 
 def test_relation_rejects_a_wrong_post_state() -> None:
@@ -127,3 +129,30 @@ def test_relation_rejects_a_wrong_post_state() -> None:
     assert not step_satisfies_transition(s2, step, bad)
     lost = {"action": "heartbeat", "member": "m1", "response": "lost"}
     assert not step_satisfies_transition(s2, lost, good)
+
+
+def test_return_resubscribe_and_shrink_agree_with_the_relation() -> None:
+    """A static member's own client back after -2, a resubscription, and 4.2+'s shrink to the
+    subscription (revoking at the target epoch): Python rules and the Z3 relation agree."""
+    s = initial("consumer", ("m1", "m2"), ("p0", "p1"))
+    script = [
+        {"action": "join", "member": "m1", "subscribed": ["p0", "p1"]},
+        {"action": "recompute", "target": {"m1": ["p0", "p1"]}},
+        {"action": "heartbeat", "member": "m1", "response": "delivered"},
+        {"action": "static_leave", "member": "m1"},
+        {"action": "static_return", "member": "m1"},
+        {"action": "heartbeat", "member": "m1", "response": "delivered"},
+        {"action": "resubscribe", "member": "m1", "subscribed": ["p0"]},
+        {"action": "bump"},
+        {"action": "shrink", "member": "m1"},
+    ]
+    for step in script:
+        post = apply(s, step)
+        assert step_satisfies_transition(s, step, post), step
+        assert all(python_holds(n, post) for n in ("no-double-ownership", "epoch-monotonicity")), step
+        s = post
+    assert (s.epoch["m1"], s.prev_epoch["m1"], s.mstate["m1"], s.assignment_epoch) == (2, 2, "UNREVOKED", 2)
+    assert (s.assigned["act"]["m1"], s.pending["act"]["m1"]) == (frozenset({"p0"}), frozenset({"p1"}))
+    assert s.shrinking == {"m1"}
+    wrong = apply(s, {"action": "bump"})
+    assert not step_satisfies_transition(s, {"action": "shrink", "member": "m1"}, wrong)

@@ -33,7 +33,7 @@ EXPORTS = {
     "lost-response-no-subset": ("epoch-fencing", "last", "errorCode", 10),
 }
 SLOW = {"grant-before-ack", "bump-while-revoking", "lost-partition-epoch", "accept-stale-epoch",
-        "lost-response-no-subset"}
+        "lost-response-no-subset", "assignor-double-assign", "replay-drops-tombstone"}
 # Streams (2 members x 1 task x 2 processes, the sticky assignor's choices; the consumer-only
 # mutants do not apply). A revocation needs two tasks: with one, the sticky assignor never moves
 # it away from a member that stays; those mutants run on STREAMS_TWO_TASKS.
@@ -49,7 +49,7 @@ STREAMS_EXPORTS = {
 }
 STREAMS_TWO = {"grant-before-ack", "lost-response-no-subset", "bump-while-revoking"}
 STREAMS_SLOW = {"assignor-double-assign", "replay-drops-tombstone", "accept-stale-epoch",
-                "lost-response-no-subset", "bump-while-revoking"}
+                "lost-response-no-subset", "bump-while-revoking", "grant-before-ack"}
 
 
 def _check(path: Path) -> tuple[int, list[dict[str, Any]]]:

@@ -111,6 +111,7 @@ class ConsumerRefinement:
         self.clients: dict[str, Any] = {}  # member id -> latest client object
         self.inflight: dict[int, tuple[int, dict[str, Any]]] = {}  # id(client) -> (corr, request)
         self.handled: dict[int, dict[str, Any]] = {}  # id(request) -> request, every request handled
+        self.topic_names: dict[str, str] = {}  # topic id -> name, kept after the topic is deleted
         self.processes = processes
         self.state: ConcreteState = initial(self.protocol, (), self.tasks, processes)
         self.reports: list[StepReport] = []
@@ -192,9 +193,10 @@ class ConsumerRefinement:
         topics = self.sim.coordinator.topics
         out: set[str] = set()
         for topic_id, parts in holding.items():
-            name = topics.name_of(topic_id)
+            name = topics.name_of(topic_id) or self.topic_names.get(topic_id)
             if name is None:
                 raise AbstractionError(f"topic id {topic_id} is not in the metadata")
+            self.topic_names[topic_id] = name  # members may hold a deleted topic's partitions
             out.update(_task(name, p) for p in parts)
         return frozenset(out)
 
@@ -205,6 +207,10 @@ class ConsumerRefinement:
         client = self.clients.get(member_id)
         topics: Iterable[str] = client.topics if client is not None else ()
         return frozenset(_task(t, p) for t in topics for p in range(self.topics.get(t, 0)))
+
+    def _member_subscription(self, member: Any) -> Tasks:
+        """The subscription the coordinator holds for a member (its topics' tasks)."""
+        return frozenset(_task(t, p) for t in member.subscribed_topic_names for p in range(self.topics.get(t, 0)))
 
     @staticmethod
     def _reports_owned(request: dict[str, Any]) -> bool:
@@ -271,6 +277,7 @@ class ConsumerRefinement:
                 s.epoch[a] = m.member_epoch
             s.prev_epoch[a] = m.previous_member_epoch
             s.mstate[a] = self.states[m.state]
+            s.subscribed[a] = self._member_subscription(m)
             for r, ts in self._holdings(m.assigned).items():
                 s.assigned[r][a] = ts
             for r, ts in self._holdings(m.pending_revocation).items():
@@ -343,13 +350,25 @@ class ConsumerRefinement:
                         acts.append({"action": "join", "member": x,
                                      "subscribed": sorted(post.subscribed[x])})
                         bumps -= 1
-                elif info.get("again"):
-                    # a duplicate: the network kept a copy of the request (the client's view
-                    # while it was in flight), delivered after the original
-                    acts.append({"action": "duplicate", "member": x})
+                else:
+                    if x in pre.away:  # the static member's own client is back (same member id)
+                        acts.append({"action": "static_return", "member": x})
+                    if post.subscribed[x] != pre.subscribed[x]:
+                        acts.append({"action": "resubscribe", "member": x, "subscribed": sorted(post.subscribed[x])})
+                    if info.get("again"):
+                        # a duplicate: the network kept a copy of the request (the client's
+                        # view while it was in flight), delivered after the original
+                        acts.append({"action": "duplicate", "member": x})
                 acts += [{"action": "bump"}] * bumps
                 if post.assignment_epoch != pre.assignment_epoch:
                     acts.append(self._recompute(post))
+                if any(a["action"] == "resubscribe" for a in acts):
+                    # 4.2+: no new target yet: the assignment shrinks to the subscription
+                    try:
+                        apply(self._run(pre, acts), {"action": "shrink", "member": x})
+                        acts.append({"action": "shrink", "member": x})
+                    except NotEnabled:
+                        pass
                 hb: dict[str, Any] = {"action": "heartbeat", "member": x, "response": "lost"}
                 if info.get("again") and x in pre.joined and self._reports_owned(request):
                     hb = {"action": "heartbeat_stale", "member": x}
@@ -453,6 +472,7 @@ class ConsumerRefinement:
         post.last_assigned = dict(reached.last_assigned)
         # the network's copies are history too (the run's ``duplicate`` steps)
         post.has_dup, post.dup_epoch = set(reached.has_dup), dict(reached.dup_epoch)
+        post.shrinking = set(reached.shrinking)
         post.dup_owned = {r: dict(d) for r, d in reached.dup_owned.items()}
         for m in reached.members:
             if m not in post.joined or m in post.away:
@@ -487,6 +507,7 @@ def project(s: ConcreteState, members: set[str]) -> ConcreteState:
     out.members = keep
     out.process_of = {m: p for m, p in s.process_of.items() if m in members}
     out.has_dup = s.has_dup & members
+    out.shrinking = s.shrinking & members
     for name in ("epoch", "prev_epoch", "client_epoch", "mstate", "subscribed", "last_assigned", "dup_epoch"):
         setattr(out, name, {m: v for m, v in getattr(s, name).items() if m in members})
     for name in ("assigned", "pending", "target", "owned", "dup_owned"):
@@ -500,7 +521,7 @@ def describe_difference(a: ConcreteState, b: ConcreteState) -> str:
     out = []
     for name in ("group_epoch", "assignment_epoch", "joined", "away", "epoch", "prev_epoch",
                  "client_epoch", "mstate", "subscribed", "assigned", "pending", "target", "owned",
-                 "last_assigned", "epoch_owner", "has_dup", "dup_epoch", "dup_owned"):
+                 "last_assigned", "epoch_owner", "has_dup", "dup_epoch", "dup_owned", "shrinking"):
         x, y = getattr(a, name), getattr(b, name)
         if x != y:
             out.append(f"{name}: {x} != {y}")
@@ -552,6 +573,9 @@ class StreamsRefinement(ConsumerRefinement):
 
     def _subscribed(self, member_id: str) -> Tasks:
         return frozenset(self.tasks)  # every stream thread runs the whole topology
+
+    def _member_subscription(self, member: Any) -> Tasks:
+        return frozenset(self.tasks)
 
     def _process_of(self, member_id: str) -> str:
         client = self.clients.get(member_id)

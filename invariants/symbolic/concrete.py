@@ -67,6 +67,7 @@ class ConcreteState:
     warmup_procs: dict[str, frozenset[str]] = field(default_factory=dict)
     # the network's copy of an earlier request per member (``duplicate`` / ``heartbeat_stale``)
     has_dup: set[str] = field(default_factory=set)
+    shrinking: set[str] = field(default_factory=set)  # UNREVOKED by a subscription shrink
     dup_epoch: dict[str, int] = field(default_factory=dict)
     dup_owned: dict[str, dict[str, Tasks]] = field(default_factory=dict)
 
@@ -171,15 +172,21 @@ def _heartbeat(s: ConcreteState, m: str, delivered: bool, mutant: str | None, re
     old_held = {r: s.held(r, m) for r in s.roles}
     old_pending_act = s.pending["act"][m]
     if reconcile:
-        keep = {r: s.assigned[r][m] & s.target[r][m] for r in s.roles}
-        revoke = {r: s.assigned[r][m] - s.target[r][m] for r in s.roles}
-        new = {r: s.target[r][m] - s.assigned[r][m] for r in s.roles}
+        s.shrinking.discard(m)
+        # consumer 4.2+: the target of a topic the member no longer subscribes to counts as empty
+        tgt = {r: s.target[r][m] if s.protocol == "streams" else s.target[r][m] & s.subscribed[m]
+               for r in s.roles}
+        keep = {r: s.assigned[r][m] & tgt[r] for r in s.roles}
+        revoke = {r: s.assigned[r][m] - tgt[r] for r in s.roles}
+        new = {r: tgt[r] - s.assigned[r][m] for r in s.roles}
         unrel = {r: frozenset(t for t in new[r] if _unreleased(s, r, m, t, mutant))
                  for r in s.roles}
         owns_revoke = any(claimed[r] & revoke[r] for r in s.roles)
         base = ep + 1 if s.protocol == "streams" and st == "UNREVOKED" else ep
         s.prev_epoch[m] = ep
         if owns_revoke:
+            if base == te:  # revoking at the target epoch (a subscription change)
+                s.shrinking.add(m)
             s.epoch[m] = te if mutant == "bump-while-revoking" else base
             s.mstate[m] = "UNREVOKED"
             for r in s.roles:
@@ -211,11 +218,12 @@ def _heartbeat(s: ConcreteState, m: str, delivered: bool, mutant: str | None, re
             s.owned[r][m] = s.assigned[r][m]
 
 
-def target_ok(s: ConcreteState, mutant: str | None) -> bool:
+def target_ok(s: ConcreteState, mutant: str | None, subscription: bool = True) -> bool:
     """Python twin of ``rules.target_valid``."""
     for r in s.roles:
         for m in s.members:
-            if s.target[r][m] and (m not in s.joined or not s.target[r][m] <= s.subscribed[m]):
+            if s.target[r][m] and (m not in s.joined
+                                   or (subscription and not s.target[r][m] <= s.subscribed[m])):
                 return False
     if mutant != "assignor-double-assign":
         seen: set[str] = set()
@@ -261,9 +269,30 @@ def apply(state: ConcreteState, step: dict[str, Any], mutant: str | None = None)
         s.subscribed[m] = frozenset(step["subscribed"])
         s.last_assigned[m] = frozenset()
         s.has_dup.discard(m)
+        s.shrinking.discard(m)
         for r in s.roles:
             s.assigned[r][m] = s.pending[r][m] = s.target[r][m] = frozenset()
         s.group_epoch += 1
+    elif act == "shrink":
+        st, drop = s.mstate[m], s.assigned["act"][m] - s.subscribed[m]
+        _guard(s.protocol == "consumer" and m in s.joined and m not in s.away and bool(drop) and (
+            (st == "STABLE" and s.epoch[m] == s.assignment_epoch)
+            or (st == "UNREVOKED" and bool(s.owned["act"][m] & s.pending["act"][m]))))
+        owns_drop = bool(s.owned["act"][m] & drop)
+        unrevoked = owns_drop or st == "UNREVOKED"
+        s.assigned["act"][m] -= drop
+        s.prev_epoch[m] = s.epoch[m]
+        if unrevoked:
+            s.pending["act"][m] |= drop
+            if st != "UNREVOKED" and owns_drop:
+                s.shrinking.add(m)
+            s.mstate[m] = "UNREVOKED"
+        else:
+            for t in drop:
+                s.epoch_owner[t] = None
+    elif act == "resubscribe":
+        _guard(m in s.joined and m not in s.away)
+        s.subscribed[m] = frozenset(step["subscribed"])
     elif act == "leave":
         _guard(m in s.joined and m not in s.away)
         _drop(s, m)
@@ -310,6 +339,13 @@ def apply(state: ConcreteState, step: dict[str, Any], mutant: str | None = None)
         for t in s.pending["act"][m]:
             s.epoch_owner[t] = None
         s.pending["act"][m] = frozenset()
+    elif act == "static_return":
+        _guard(s.protocol == "consumer" and m in s.joined and m in s.away and s.client_epoch[m] == 0
+               and not s.owned["act"][m])
+        s.away.discard(m)
+        s.epoch[m] = s.prev_epoch[m] = 0
+        s.mstate[m] = "STABLE"
+        s.has_dup.discard(m)
     elif act == "replace":
         n = step["new_member"]
         _guard(s.protocol == "consumer" and m != n and m in s.joined and m in s.away and n not in s.joined
@@ -379,12 +415,13 @@ def python_holds(name: str, s: ConcreteState) -> bool:
     if name == "epoch-monotonicity":
         ok = 1 <= s.assignment_epoch <= s.group_epoch and all(
             0 <= s.prev_epoch[m] <= s.epoch[m] <= s.assignment_epoch for m in cur)
-        return ok and all(s.epoch[m] < s.assignment_epoch for m in cur if s.mstate[m] == "UNREVOKED")
+        return ok and all(s.epoch[m] < s.assignment_epoch for m in cur
+                          if s.mstate[m] == "UNREVOKED" and m not in s.shrinking)
     if name == "commit-fencing":
         return all(s.dup_owned["act"][m] <= s.held("act", m) for m in cur
                    if m in s.has_dup and m not in s.away and s.dup_epoch[m] == s.epoch[m])
     if name == "target-validity":
-        return target_ok(s, None)
+        return target_ok(s, None, subscription=False)
     raise ValueError(f"no Python twin for {name!r}")
 
 
@@ -434,6 +471,7 @@ class _Universe:
         for m, mc in M.items():
             f += [fn["joined"](mc) == (m in s.joined), fn["away"](mc) == (m in s.away),
                   fn["has_dup"](mc) == (m in s.has_dup), fn["dup_epoch"](mc) == s.dup_epoch[m],
+                  fn["shrinking"](mc) == (m in s.shrinking),
                   fn["epoch"](mc) == s.epoch[m], fn["prev_epoch"](mc) == s.prev_epoch[m],
                   fn["client_epoch"](mc) == s.client_epoch[m],
                   fn["mstate"](mc) == self.sorts.mstates[s.mstate[m]]]

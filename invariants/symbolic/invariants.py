@@ -12,7 +12,8 @@ Core invariants (the names the CLI and the rest of the project use):
   (while it stays a member) and client epochs never decrease (a client epoch only resets to 0,
   on rejoin).
 * ``target-validity``: a partition / active task is in at most one member's target; targets go
-  only to members that subscribe; (streams) one process never gets a task in two roles.
+  only to members (and, when computed, within their subscriptions: the ``recompute`` rule);
+  (streams) one process never gets a task in two roles.
 * ``epoch-fencing`` (action level, heartbeats): a heartbeat is accepted only at epoch 0, the
   member epoch, or exactly the previous epoch with owned ⊆ assigned.
 * ``session-expiry`` (action level, session timeouts): a member whose session timer fires is
@@ -97,27 +98,31 @@ def processid_exclusivity(s: State) -> list[Expr]:
 def epoch_state(s: State) -> list[Expr]:
     (m,) = _vars(s, "m")
     ep, pv = s.f("epoch")(m), s.f("prev_epoch")(m)
-    # Both protocols: revocations run at the old epoch, strictly behind the target. (Streams
+    # Both protocols: revocations run at the old epoch, strictly behind the target, except a
+    # consumer's subscription shrink (``shrinking``), which revokes at its epoch. (Streams
     # leaves UNREVOKED at memberEpoch + 1; that stays behind because a new revocation needs a
     # new target: unrevoked-behind-target.)
     return [s.ae >= 1, s.ae <= s.ge,
             forall(s.sorts, [m], z3.Implies(s.f("joined")(m), z3.And(pv >= 0, pv <= ep, ep <= s.ae))),
             forall(s.sorts, [m], z3.Implies(
-                z3.And(s.f("joined")(m), s.f("mstate")(m) == s.sorts.mstates["UNREVOKED"]), ep < s.ae))]
+                z3.And(s.f("joined")(m), s.f("mstate")(m) == s.sorts.mstates["UNREVOKED"],
+                       z3.Not(s.f("shrinking")(m))), ep < s.ae))]
 
 
 def epoch_action(pre: State, post: State) -> list[Expr]:
     (m,) = _vars(pre, "m")
     ce0, ce1 = pre.f("client_epoch")(m), post.f("client_epoch")(m)
     return [post.ge >= pre.ge, post.ae >= pre.ae,
-            forall(pre.sorts, [m], z3.Implies(z3.And(pre.f("joined")(m), post.f("joined")(m)),
+            # (an away static member's epoch is Kafka's -2; it restarts from 0 when it returns)
+            forall(pre.sorts, [m], z3.Implies(z3.And(pre.f("joined")(m), z3.Not(pre.f("away")(m)),
+                                                     post.f("joined")(m)),
                                       post.f("epoch")(m) >= pre.f("epoch")(m))),
             forall(pre.sorts, [m], z3.Or(ce1 >= ce0, ce1 == 0))]
 
 
 def target_validity(s: State) -> list[Expr]:
     from kgspec.invariants.symbolic.rules import Ctx, target_valid
-    return [target_valid(Ctx(streams=s.streams), s)]
+    return [target_valid(Ctx(streams=s.streams), s, subscription=False)]
 
 
 def _per_mtr(s: State, body: Callable[[str, Expr, Expr], Expr], roles: tuple[str, ...] = ()) -> Expr:
@@ -169,11 +174,14 @@ def client_epoch_bounded(s: State) -> list[Expr]:
 def unrevoked_behind_target(s: State) -> list[Expr]:
     """Streams: a revoking member still assigned something outside the target is at least two
     epochs behind it (the target changed since it started revoking), so leaving UNREVOKED at
-    memberEpoch + 1 with more to revoke stays behind the target."""
+    memberEpoch + 1 with more to revoke stays behind the target; streams members never revoke
+    at the target epoch."""
     return [_per_mtr(s, lambda r, m, t: z3.Implies(
         z3.And(s.f("joined")(m), s.f("mstate")(m) == s.sorts.mstates["UNREVOKED"],
                s.A(r, m, t), z3.Not(s.T(r, m, t))),
-        s.f("epoch")(m) + 1 < s.ae))]
+        s.f("epoch")(m) + 1 < s.ae)),
+            # and (no subscriptions to shrink) it never revokes at the target epoch
+            forall(s.sorts, _vars(s, "m"), z3.Not(s.f("shrinking")(_vars(s, "m")[0])))]
 
 
 def copy_epoch_bounded(s: State) -> list[Expr]:

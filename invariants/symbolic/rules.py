@@ -102,6 +102,7 @@ def join(ctx: Ctx, pre: State, post: State, m: Expr, n: Expr) -> Expr:
         "mstate": _member_upd(m, lambda: pre.sorts.mstates["STABLE"], pre.f("mstate")),
         "last_assigned": _member_upd(m, false, pre.f("last_assigned")),
         "has_dup": _member_upd(m, false, pre.f("has_dup")),  # a new incarnation: no copies of its requests
+        "shrinking": _member_upd(m, false, pre.f("shrinking")),
         "subscribed": lambda x, t: None,  # free for m; framed for the others below
         "group_epoch": lambda: pre.ge + 1,
     }
@@ -113,6 +114,48 @@ def join(ctx: Ctx, pre: State, post: State, m: Expr, n: Expr) -> Expr:
         xm != m, post.f("subscribed")(xm, xt) == pre.f("subscribed")(xm, xt)))
     return z3.And(z3.Not(pre.f("joined")(m)), _nothing_owned(pre, m),
                   frame(pre, post, upd), subs_frame)
+
+
+def resubscribe(ctx: Ctx, pre: State, post: State, m: Expr, n: Expr) -> Expr:
+    """A member's heartbeat carries a new subscription (any); the group epoch bump and the
+    new target are separate steps (``bump``, ``recompute``)."""
+    xm, xt = bound_vars(pre.sorts, (pre.sorts.member, pre.sorts.task), "s")
+    subs_frame = forall(pre.sorts, [xm, xt], z3.Implies(
+        xm != m, post.f("subscribed")(xm, xt) == pre.f("subscribed")(xm, xt)))
+    guard = z3.And(pre.f("joined")(m), z3.Not(pre.f("away")(m)))
+    return z3.And(guard, frame(pre, post, {"subscribed": lambda x, t: None}), subs_frame)
+
+
+def shrink(ctx: Ctx, pre: State, post: State, m: Expr, n: Expr) -> Expr:
+    """Consumer, 4.2+: the heartbeat of a resubscribed member that is STABLE at the target
+    epoch (or UNREVOKED, still owning a pending partition) drops the partitions it no longer
+    subscribes to without a new target (``CurrentAssignmentBuilder.updateCurrentAssignment``):
+    if its client owns one, they go pending and the member is UNREVOKED *at its epoch*, which
+    may be the target epoch (``shrinking``); otherwise they are just dropped."""
+    ms, t = pre.sorts.mstates, _tv(pre)
+    ep, st = pre.f("epoch")(m), pre.f("mstate")(m)
+
+    def drop(x: Expr) -> Expr:  # assigned, no longer subscribed
+        return z3.And(pre.A("act", m, x), z3.Not(pre.f("subscribed")(m, x)))
+
+    owns_pending = exists(pre.sorts, [t], z3.And(pre.O("act", m, t), pre.R("act", m, t)))
+    owns_drop = exists(pre.sorts, [t], z3.And(pre.O("act", m, t), drop(t)))
+    some_drop = exists(pre.sorts, [t], drop(t))
+    unrevoked = z3.Or(owns_drop, st == ms["UNREVOKED"])
+    upd: dict[str, Callable[..., Expr]] = {
+        "assigned_act": _member_upd(m, lambda x: z3.And(pre.A("act", m, x), z3.Not(drop(x))),
+                                    pre.f("assigned_act")),
+        "pending_act": _member_upd(m, lambda x: z3.Or(pre.R("act", m, x), z3.And(unrevoked, drop(x))),
+                                   pre.f("pending_act")),
+        "mstate": _member_upd(m, lambda: z3.If(unrevoked, ms["UNREVOKED"], st), pre.f("mstate")),
+        "shrinking": _member_upd(m, lambda: z3.If(st == ms["UNREVOKED"], pre.f("shrinking")(m), owns_drop),
+                                 pre.f("shrinking")),
+        "prev_epoch": _member_upd(m, lambda: ep, pre.f("prev_epoch")),
+        "has_epoch": lambda x: z3.If(z3.And(drop(x), z3.Not(unrevoked)), False, pre.f("has_epoch")(x)),
+    }
+    guard = z3.And(pre.f("joined")(m), z3.Not(pre.f("away")(m)), some_drop,
+                   z3.Or(z3.And(st == ms["STABLE"], ep == pre.ae), z3.And(st == ms["UNREVOKED"], owns_pending)))
+    return z3.And(guard, frame(pre, post, upd))
 
 
 def leave(ctx: Ctx, pre: State, post: State, m: Expr, n: Expr) -> Expr:
@@ -140,13 +183,16 @@ def bump(ctx: Ctx, pre: State, post: State, m: Expr, n: Expr) -> Expr:
     return frame(pre, post, {"group_epoch": lambda: pre.ge + 1})
 
 
-def target_valid(ctx: Ctx, s: State) -> Expr:
-    """What any assignor must produce (the `target-validity` invariant, mutable by mutants)."""
+def target_valid(ctx: Ctx, s: State, subscription: bool = True) -> Expr:
+    """What any assignor must produce (the `target-validity` invariant, mutable by mutants).
+    ``subscription``: targets lie within the subscriptions, true when the target is computed
+    (``recompute``) but not an invariant: a member that resubscribes keeps its old target until
+    the next assignment."""
     srt = s.sorts
     m1, m2 = bound_vars(srt, (srt.member, srt.member), "v")
     t = _tv(s)
-    conj = [forall(s.sorts, [m1, t], z3.Implies(z3.Or([s.T(r, m1, t) for r in s.roles]),
-                                          z3.And(s.f("joined")(m1), s.f("subscribed")(m1, t))))]
+    holder = z3.And(s.f("joined")(m1), s.f("subscribed")(m1, t)) if subscription else s.f("joined")(m1)
+    conj = [forall(s.sorts, [m1, t], z3.Implies(z3.Or([s.T(r, m1, t) for r in s.roles]), holder))]
     if not ctx.on("assignor-double-assign"):
         conj.append(forall(s.sorts, [m1, m2, t], z3.Implies(
             z3.And(s.T("act", m1, t), s.T("act", m2, t)), m1 == m2)))
@@ -217,10 +263,14 @@ def _heartbeat(ctx: Ctx, pre: State, post: State, m: Expr, delivered: bool, repo
     roles, ms = pre.roles, pre.sorts.mstates
     ep, te, st = pre.f("epoch")(m), pre.ae, pre.f("mstate")(m)
     t = _tv(pre)
-    keep = {r: (lambda r_: lambda x: z3.And(pre.A(r_, m, x), pre.T(r_, m, x)))(r) for r in roles}
-    revoke = {r: (lambda r_: lambda x: z3.And(pre.A(r_, m, x), z3.Not(pre.T(r_, m, x))))(r)
+    # consumer 4.2+: the target of a topic the member no longer subscribes to counts as empty
+    def tgt(r_: str, x: Expr) -> Expr:
+        return pre.T(r_, m, x) if pre.streams else z3.And(pre.T(r_, m, x), pre.f("subscribed")(m, x))
+
+    keep = {r: (lambda r_: lambda x: z3.And(pre.A(r_, m, x), tgt(r_, x)))(r) for r in roles}
+    revoke = {r: (lambda r_: lambda x: z3.And(pre.A(r_, m, x), z3.Not(tgt(r_, x))))(r)
               for r in roles}
-    new = {r: (lambda r_: lambda x: z3.And(pre.T(r_, m, x), z3.Not(pre.A(r_, m, x))))(r)
+    new = {r: (lambda r_: lambda x: z3.And(tgt(r_, x), z3.Not(pre.A(r_, m, x))))(r)
            for r in roles}
     unrel = {r: (lambda r_: lambda x: _unreleased(ctx, pre, r_, m, x))(r) for r in roles}
     # An owned set not reported (null task lists) counts as owning everything (``ownsRevoked…``).
@@ -249,6 +299,9 @@ def _heartbeat(ctx: Ctx, pre: State, post: State, m: Expr, delivered: bool, repo
         return z3.If(reconcile, z3.If(owns_revoke, revoke[r](x), False), pre.R(r, m, x))
 
     upd: dict[str, Callable[..., Expr]] = {
+        # revoking at the target epoch: only a subscription change does that (consumer 4.2+)
+        "shrinking": _member_upd(m, lambda: z3.If(reconcile, z3.And(owns_revoke, base == te),
+                                                  pre.f("shrinking")(m)), pre.f("shrinking")),
         "epoch": _member_upd(m, lambda: new_epoch, pre.f("epoch")),
         "prev_epoch": _member_upd(m, lambda: z3.If(reconcile, ep, pre.f("prev_epoch")(m)),
                                   pre.f("prev_epoch")),
@@ -355,6 +408,22 @@ def static_leave(ctx: Ctx, pre: State, post: State, m: Expr, n: Expr) -> Expr:
     return z3.And(guard, frame(pre, post, upd))
 
 
+def static_return(ctx: Ctx, pre: State, post: State, m: Expr, n: Expr) -> Expr:
+    """The away static member's own client rejoins with epoch 0 and the same member id (a
+    consumer whose poll timer expired left with -2 and rejoins once the application polls):
+    it is back at epoch 0 with its assignment, as a replacement would be."""
+    upd: dict[str, Callable[..., Expr]] = {
+        "away": _member_upd(m, lambda: z3.BoolVal(False), pre.f("away")),
+        "epoch": _member_upd(m, lambda: z3.IntVal(0), pre.f("epoch")),
+        "prev_epoch": _member_upd(m, lambda: z3.IntVal(0), pre.f("prev_epoch")),
+        "mstate": _member_upd(m, lambda: pre.sorts.mstates["STABLE"], pre.f("mstate")),
+        "has_dup": _member_upd(m, lambda: z3.BoolVal(False), pre.f("has_dup")),
+    }
+    guard = z3.And(pre.f("joined")(m), pre.f("away")(m), _nothing_owned(pre, m),
+                   pre.f("client_epoch")(m) == 0)
+    return z3.And(guard, frame(pre, post, upd))
+
+
 def replace(ctx: Ctx, pre: State, post: State, m: Expr, n: Expr) -> Expr:
     """A new member ``n`` with the same instance id takes over the away member ``m``."""
     def copy(fld: str, zero: Expr) -> Callable[..., Expr]:
@@ -458,6 +527,7 @@ def actions(ctx: Ctx) -> dict[str, Rule]:
         "rebalance_timeout": rebalance_timeout, "bump": bump, "recompute": recompute,
         "heartbeat": heartbeat, "heartbeat_lost": heartbeat_lost,
         "heartbeat_fenced": heartbeat_fenced, "zombie_heartbeat": zombie_heartbeat,
+        "resubscribe": resubscribe,
     }
     if ctx.async_client:
         acts |= {"client_receive": client_receive, "client_reconcile": client_reconcile,
@@ -468,6 +538,8 @@ def actions(ctx: Ctx) -> dict[str, Rule]:
     if not ctx.streams:
         acts["static_leave"] = static_leave
         acts["replace"] = replace
+        acts["static_return"] = static_return
+        acts["shrink"] = shrink
     if ctx.on("replay-drops-tombstone"):
         acts["failover"] = failover
     return acts
@@ -484,7 +556,7 @@ def init(ctx: Ctx, s: State) -> Expr:
             forall(s.sorts, [m], z3.And(z3.Not(s.f("joined")(m)), z3.Not(s.f("away")(m)),
                                   s.f("epoch")(m) == 0, s.f("prev_epoch")(m) == 0,
                                   s.f("client_epoch")(m) == 0, z3.Not(s.f("has_dup")(m)),
-                                  s.f("dup_epoch")(m) == 0,
+                                  s.f("dup_epoch")(m) == 0, z3.Not(s.f("shrinking")(m)),
                                   s.f("mstate")(m) == srt.mstates["STABLE"])),
             forall(s.sorts, [m, t], z3.And(per_mt)),
             forall(s.sorts, [t], z3.Not(s.f("has_epoch")(t)))]

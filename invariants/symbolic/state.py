@@ -24,6 +24,7 @@ epoch_owner         Task → Member                      ... and the member it p
 standby_procs       Process × Task → Bool              streams: currentStandbyTaskProcessIds
 warmup_procs        Process × Task → Bool              streams: currentWarmupTaskProcessIds
 process_of          Member → Process                   streams: processId (rigid, all states)
+shrinking           Member → Bool                      UNREVOKED by a subscription shrink (consumer)
 has_dup             Member → Bool                      the network holds a copy of a request of m
 dup_epoch           Member → Int                       ... its member epoch
 dup_owned_<r>       Member × Task → Bool               ... the owned tasks it reports, role r
@@ -63,7 +64,7 @@ class State:
             "joined": (m, b), "away": (m, b), "epoch": (m, i), "prev_epoch": (m, i),
             "client_epoch": (m, i), "mstate": (m, sorts.mstate), "subscribed": (m, t, b),
             "last_assigned": (m, t, b), "has_epoch": (t, b), "epoch_owner": (t, m),
-            "has_dup": (m, b), "dup_epoch": (m, i),
+            "has_dup": (m, b), "dup_epoch": (m, i), "shrinking": (m, b),
         }
         for r in self.roles:
             for kind in ("assigned", "pending", "target", "owned", "dup_owned"):
