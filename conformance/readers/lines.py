@@ -27,7 +27,7 @@ def iter_lines(stream: BinaryIO, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -
             return
         line_no += 1
         if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
-            _skip_rest_of_line(stream)
+            skip_rest_of_line(stream)
             yield line_no, None
             continue
         stripped = raw.strip()
@@ -35,7 +35,7 @@ def iter_lines(stream: BinaryIO, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -
             yield line_no, stripped
 
 
-def _skip_rest_of_line(stream: BinaryIO) -> None:
+def skip_rest_of_line(stream: BinaryIO) -> None:
     while True:
         chunk = stream.readline(_SKIP_CHUNK)
         if not chunk or chunk.endswith(b"\n"):

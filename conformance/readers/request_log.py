@@ -26,19 +26,22 @@ from __future__ import annotations
 import datetime as dt
 import heapq
 import json
+from collections import deque
 from collections.abc import Collection, Iterator
 from typing import Any, BinaryIO, Final
 
 from ..events import Event, Malformed, ReadItem, Skipped
 from .header import is_number
 from .jsonfast import loads
-from .lines import DEFAULT_MAX_LINE_BYTES, iter_lines, too_long_message
+from .lines import DEFAULT_MAX_LINE_BYTES, skip_rest_of_line, too_long_message
 from .logtime import LogClock
 from .topics import TOPIC_API_KEYS, TopicTracker, topic_items
 from .validate import call_event
 
 DEFAULT_REORDER_WINDOW_MS: Final = 10 * 60 * 1000
 COMPLETED: Final = b"Completed request:"
+TOTAL_TIME: Final = b'"totalTimeMs":'
+_INF: Final = float("inf")
 # Calls that carry a group: the coordinator's APIs (consumer, classic, streams, share,
 # offsets). The checker reports the ones it does not model as `unsupported`.
 GROUP_API_KEYS: Final = frozenset({8, 9, 11, 12, 13, 14, 15, 16, 28, 42, 47, 68, 69, 76, 77, 88, 89, 90, 91, 92})
@@ -53,24 +56,89 @@ def read_request_log(stream: BinaryIO, *, tz: str | dt.tzinfo | None = None,
     ``api_keys=None`` keeps every API. Memory is bounded by the lines of one window.
     """
     parser = _LineParser(LogClock(tz), api_keys, TopicTracker() if derive_topics else None)
-    # Entries hold a call's raw JSON until it leaves the heap: bytes are compact and not
+    # Entries hold a call's raw JSON until it leaves the queue: bytes are compact and not
     # tracked by the garbage collector, parsed dicts for a whole window are neither.
-    heap: list[tuple[float, int, int, bytes | list[ReadItem]]] = []
+    queue = ArrivalQueue()
+    ordered, late = queue.ordered, queue.late  # the queue's two parts, used inline: this loop is hot
+    release, canonical = parser.release, parser.parse_canonical
     latest = float("-inf")  # the log's clock: the latest completion seen
-    for line_no, content in iter_lines(stream, max_line_bytes):
-        if content is None:
-            payload: bytes | list[ReadItem] = [Malformed(line_no, too_long_message(max_line_bytes))]
-            key, completion = None, None
+    readline, limit = stream.readline, max_line_bytes + 1
+    line_no = 0
+    while True:
+        raw = readline(limit)
+        if not raw:
+            break
+        line_no += 1
+        entry = canonical(raw, line_no)
+        if entry is None:  # anything but the canonical line: the general path decides
+            if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
+                skip_rest_of_line(stream)
+                entry = (latest, line_no, 0, [Malformed(line_no, too_long_message(max_line_bytes))])
+            else:
+                content = raw.strip()
+                if not content:
+                    continue
+                payload, key, completion = parser.parse(content, line_no)
+                if completion is not None and completion > latest:
+                    latest = completion
+                entry = (latest if key is None else key, line_no, completion or 0, payload)
+        elif entry[2] > latest:
+            latest = entry[2]
+        # ArrivalQueue.push, inline
+        if not ordered or entry[0] >= ordered[-1][0]:
+            ordered.append(entry)
         else:
-            payload, key, completion = parser.parse(content, line_no)
-            if completion is not None and completion > latest:
-                latest = completion
-        heapq.heappush(heap, (latest if key is None else key, line_no, completion or 0, payload))
+            heapq.heappush(late, entry)
         horizon = latest - reorder_window_ms
-        while heap and heap[0][0] <= horizon:
-            yield from parser.release(heapq.heappop(heap))
-    while heap:
-        yield from parser.release(heapq.heappop(heap))
+        if late or ordered[0][0] <= horizon:
+            ready = queue.pop_ready(horizon)
+            while ready is not None:
+                yield from release(ready)
+                ready = queue.pop_ready(horizon)
+    ready = queue.pop_ready(float("inf"))
+    while ready is not None:
+        yield from release(ready)
+        ready = queue.pop_ready(float("inf"))
+
+
+_Entry = tuple[float, int, int, "bytes | list[ReadItem]"]
+
+
+class ArrivalQueue:
+    """The re-ordering buffer: entries ``(key, line, completion, payload)`` out by ``(key, line)``.
+
+    A priority queue, exactly as a heap of the entries would be (line numbers are unique,
+    so payloads are never compared), but cheaper for a log: most calls arrive in the order
+    they complete, and those go to a deque in order; only a call that overtakes an earlier
+    one (a longer ``totalTimeMs``) goes to the heap. Popping takes the smaller of the two heads.
+    """
+
+    __slots__ = ("late", "ordered")
+
+    def __init__(self) -> None:
+        self.ordered: deque[_Entry] = deque()  # sorted by (key, line)
+        self.late: list[_Entry] = []  # a heap
+
+    def push(self, entry: _Entry) -> None:
+        ordered = self.ordered
+        if not ordered or entry[0] >= ordered[-1][0]:  # a later line: (key, line) sorts after
+            ordered.append(entry)
+        else:
+            heapq.heappush(self.late, entry)
+
+    def pop_ready(self, horizon: float) -> _Entry | None:
+        """Remove and return the smallest entry if its key is at most ``horizon``."""
+        ordered, late = self.ordered, self.late
+        if ordered:
+            head = ordered[0]
+            if late:
+                other = late[0]
+                if other[0] < head[0] or (other[0] == head[0] and other[1] < head[1]):
+                    return heapq.heappop(late) if other[0] <= horizon else None
+            return ordered.popleft() if head[0] <= horizon else None
+        if late and late[0][0] <= horizon:
+            return heapq.heappop(late)
+        return None
 
 
 class _LineParser:
@@ -78,6 +146,55 @@ class _LineParser:
         self._clock = clock
         self._api_keys = api_keys
         self._tracker = tracker
+        self._second, self._second_ms = b"\n", 0  # the last canonical line's second and its epoch ms (none yet)
+        # API keys whose calls are kept as calls: neither skipped nor turned into topic events
+        self._plain_keys = frozenset() if api_keys is None else \
+            frozenset(api_keys) - (TOPIC_API_KEYS if tracker is not None else frozenset())
+
+    def parse_canonical(self, raw: bytes, line_no: int) -> _Entry | None:
+        """The queue entry of a canonical call line, as :meth:`parse` would make it; else None.
+
+        Canonical: ``[yyyy-MM-dd HH:mm:ss,SSS] LEVEL Completed request:{...} (logger)`` read
+        with its newline, with a ``totalTimeMs`` that is a non-negative number. Such a line
+        needs no stripping (``[`` first, ``)`` before the newline), so every offset below is
+        the one :meth:`parse` finds in the stripped line; only the JSON is copied. Anything
+        else returns None and :meth:`parse` decides it.
+        """
+        if not raw.endswith(b")\n") or raw[0] != 91:  # "["
+            return None
+        if raw.startswith(self._second, 1) and raw[20] == 44 and raw[24:26] == b"] " and raw[21:24].isdigit():
+            # The second of the previous canonical line, which held no "] ": the stamp ends at 24.
+            completion = self._second_ms + int(raw[21:24])
+        else:
+            if raw.find(b"] ", 1) != 24 or raw[20] != 44 or not raw[21:24].isdigit():
+                return None
+            stamped = self._clock.epoch_ms(raw[1:24])  # LogClock's value: its second plus the millis
+            if stamped is None:
+                return None
+            completion = stamped
+            self._second, self._second_ms = raw[1:20], completion - int(raw[21:24])
+        space = raw.find(b" ", 26)  # after the level, as parse() partitions the rest of the line
+        if not raw.startswith(COMPLETED, space + 1):
+            return None
+        start = space + 1 + len(COMPLETED)
+        end = len(raw) - 1
+        at = raw.rfind(TOTAL_TIME, start, end)  # as _scan_total_time on the same text
+        if at < 0:
+            return None
+        at += len(TOTAL_TIME)
+        comma = raw.find(b",", at, end)
+        number = raw[at:comma]
+        if comma < 0 or b"}" in number:  # _scan_total_time stops at a "}" too: leave it to parse()
+            return None
+        try:
+            total = float(number)
+        except ValueError:
+            return None
+        if not total >= 0:
+            return None
+        key = completion - total
+        cut = raw.rfind(b" (", start, end)  # the " (kafka.request.logger)" suffix, as _cut_suffix
+        return int(key) if key.is_integer() else _ms(key), line_no, completion, raw[start:cut if cut > start else end]
 
     def parse(self, line: bytes, line_no: int) -> tuple[bytes | list[ReadItem], float | None, int | None]:
         """(items or a call's JSON to parse later, sort key, completion ms); a None key means "now"."""
@@ -94,19 +211,16 @@ class _LineParser:
         text = message[len(COMPLETED):]
         total = _scan_total_time(text)
         if total is not None:  # a call sorts by its arrival
-            return text, _ms(completion - total), completion
+            return _cut_suffix(text), _ms(completion - total), completion
         # anything odd is decided now and sorts by the line's time
-        return self._completed(text, line_no, completion), completion, completion
+        return self._completed(_cut_suffix(text), line_no, completion), completion, completion
 
     def release(self, entry: tuple[float, int, int, bytes | list[ReadItem]]) -> list[ReadItem]:
         _, line_no, completion, payload = entry
-        return self._completed(payload, line_no, completion) if isinstance(payload, bytes) else payload
+        return self._completed(payload, line_no, completion) if type(payload) is bytes else payload  # type: ignore[return-value]
 
     def _completed(self, text: bytes, line_no: int, completion: int) -> list[ReadItem]:
-        if text.endswith(b")"):  # drop the " (kafka.request.logger)" suffix of %c
-            cut = text.rfind(b" (")
-            if cut > 0:
-                text = text[:cut]
+        """The items of a call's JSON text (the logger suffix already cut)."""
         if not text.startswith(b"{"):
             return [Malformed(line_no, "request-log line without JSON (logs before Kafka 2.8 are not supported)")]
         try:
@@ -116,16 +230,35 @@ class _LineParser:
         except ValueError as exc:
             reason = f"{exc.msg} at column {exc.colno}" if isinstance(exc, json.JSONDecodeError) else str(exc)
             return [Malformed(line_no, f"request-log JSON is broken: {reason}")]
-        if not isinstance(obj, dict):
+        if type(obj) is not dict:
             return [Malformed(line_no, "request-log JSON must be an object")]
         return self._call(obj, line_no, completion)
 
     def _call(self, obj: dict[str, Any], line_no: int, completion: int) -> list[ReadItem]:
+        # The common case first: a group API's call with every field well-typed is the event
+        # that _checked_call and call_event's fast path build; anything else goes through them.
+        header, request, response = obj.get("requestHeader"), obj.get("request"), obj.get("response")
+        if type(header) is dict and type(request) is dict and type(response) is dict:
+            api_key, total = header.get("requestApiKey"), obj.get("totalTimeMs")
+            if type(api_key) is int and api_key in self._plain_keys and (
+                    (type(total) is float and 0 <= total < _INF) or (type(total) is int and total >= 0)):
+                api_name, version = header.get("requestApiKeyName"), header.get("requestApiVersion")
+                client_id, connection = header.get("clientId"), obj.get("connection")
+                if (api_name is None or (type(api_name) is str and api_name)) \
+                        and (version is None or type(version) is int) \
+                        and (client_id is None or type(client_id) is str) \
+                        and (connection is None or type(connection) is str):
+                    obj["tsMs"] = arrival = _ms(completion - total)
+                    return [Event(line_no, "call", arrival, obj, api_key, api_name, version, client_id, request,
+                                  response, total, connection)]
+        return self._checked_call(obj, line_no, completion)
+
+    def _checked_call(self, obj: dict[str, Any], line_no: int, completion: int) -> list[ReadItem]:
         header = obj.get("requestHeader")
         if not isinstance(header, dict):
             return [Malformed(line_no, "missing `requestHeader`", "requestHeader")]
         api_key = header.get("requestApiKey")
-        derive = self._tracker is not None and api_key in TOPIC_API_KEYS
+        derive = self._tracker is not None and type(api_key) is int and api_key in TOPIC_API_KEYS
         if not derive and self._api_keys is not None and isinstance(api_key, int) and api_key not in self._api_keys:
             return [Skipped(line_no, f"{_label(header)}: not a group API")]
         total = obj.get("totalTimeMs", 0)
@@ -146,6 +279,8 @@ def _ms(value: float) -> float:
     """Round to microseconds (totalTimeMs is a double) and keep whole numbers as ints."""
     if isinstance(value, int):
         return value
+    if value.is_integer():  # round() would give it back unchanged
+        return int(value)
     rounded = round(value, 3)
     return int(rounded) if rounded.is_integer() else rounded
 
@@ -154,12 +289,21 @@ def _label(header: dict[str, Any]) -> str:
     return str(header.get("requestApiKeyName") or f"api key {header.get('requestApiKey')}")
 
 
+def _cut_suffix(text: bytes) -> bytes:
+    """Drop the `` (kafka.request.logger)`` suffix of ``%c``."""
+    if text.endswith(b")"):
+        cut = text.rfind(b" (")
+        if cut > 0:
+            return text[:cut]
+    return text
+
+
 def _scan_total_time(text: bytes) -> float | None:
     """``totalTimeMs`` read without parsing the JSON (Kafka writes it after the response)."""
-    at = text.rfind(b'"totalTimeMs":')
+    at = text.rfind(TOTAL_TIME)
     if at < 0:
         return None
-    start = at + len(b'"totalTimeMs":')
+    start = at + len(TOTAL_TIME)
     end = start
     while end < len(text) and text[end] not in b",}":
         end += 1

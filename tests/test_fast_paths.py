@@ -1,0 +1,204 @@
+"""The fast paths of reading and checking give exactly what their general paths give.
+
+Each fast path handles a common shape and leaves everything else to the general code; these
+tests run both on the same inputs (ordinary lines, odd lines, random mutations of lines)
+and compare the items they produce, types included (``repr``).
+"""
+
+from __future__ import annotations
+
+import heapq
+import io
+import json
+import random
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kgspec.conformance.checker import _timer_at
+from kgspec.conformance.readers import read_request_log
+from kgspec.conformance.readers.jsonfast import has_long_digit_run, loads
+from kgspec.conformance.readers.request_log import ArrivalQueue, _LineParser
+from kgspec.conformance.writers import write_request_log
+from kgspec.model.sim.network import NetworkConfig
+from kgspec.model.sim.simulator import SimConfig, Simulator
+from kgspec.model.timers import Timer
+
+DATA = Path(__file__).parent / "data" / "formats"
+
+
+def test_long_digit_run_is_the_regex() -> None:
+    rng = random.Random(7)
+    pattern = re.compile(rb"[0-9]{19}")
+    for _ in range(4000):
+        parts = []
+        for _ in range(rng.randint(0, 6)):
+            parts.append(rng.choice([b"x", b'"a":', b",", b"-", b".", b" ", b"\xc3\xa9"]) * rng.randint(0, 3))
+            parts.append(bytes(rng.choice(b"0123456789") for _ in range(rng.randint(0, 24))))
+        data = b"".join(parts)
+        assert has_long_digit_run(data) == (pattern.search(data) is not None), data
+
+
+@pytest.mark.parametrize("text", [b'{"a":1234567890123456789}', b'{"a":-9223372036854775809}', b'[18446744073709551616]',
+                                  b'{"a":"1234567890123456789"}', b'{"a":123456789012345678}', b'[NaN]', b'{"a":1e400}'])
+def test_loads_is_the_standard_library(text: bytes) -> None:
+    value = loads(text)
+    expected = json.loads(text)
+    assert repr(value) == repr(expected)
+
+
+def test_arrival_queue_pops_as_a_heap() -> None:
+    rng = random.Random(11)
+    for _ in range(200):
+        queue, heap, out_q, out_h = ArrivalQueue(), [], [], []  # type: ignore[var-annotated]
+        clock = 0.0
+        for line in range(rng.randint(1, 300)):
+            clock += rng.choice([0, 0, 1, 2.5, 10])
+            key = clock - rng.choice([0, 0, 0, 0.5, 3, 40, 500])  # mostly in order, some overtake
+            entry = (key, line, 0, b"")
+            queue.push(entry)
+            heapq.heappush(heap, entry)
+            horizon = clock - rng.choice([0, 5, 50])
+            while (ready := queue.pop_ready(horizon)) is not None:
+                out_q.append(ready)
+            while heap and heap[0][0] <= horizon:
+                out_h.append(heapq.heappop(heap))
+            assert out_q == out_h
+        while (ready := queue.pop_ready(float("inf"))) is not None:
+            out_q.append(ready)
+        assert out_q == out_h + sorted(heap)
+
+
+def _items(text: bytes, **options: Any) -> list[str]:
+    return [repr(item) for item in read_request_log(io.BytesIO(text), **options)]
+
+
+def _general(monkeypatch: pytest.MonkeyPatch, text: bytes, **options: Any) -> list[str]:
+    with monkeypatch.context() as patch:
+        patch.setattr(_LineParser, "parse_canonical", lambda self, raw, line_no: None)
+        patch.setattr(_LineParser, "_call", _LineParser._checked_call)
+        return _items(text, **options)
+
+
+def _line(stamp: str, obj: Any, level: str = "DEBUG", suffix: str = " (kafka.request.logger)") -> str:
+    body = obj if isinstance(obj, str) else json.dumps(obj, separators=(",", ":"))
+    return f"[{stamp}] {level} Completed request:{body}{suffix}\n"
+
+
+def _hb(correlation: int, total: Any = 1.5, **fields: Any) -> dict[str, Any]:
+    call: dict[str, Any] = {
+        "isForwarded": False,
+        "requestHeader": {"requestApiKey": 68, "requestApiVersion": 1, "correlationId": correlation,
+                          "clientId": "c1", "requestApiKeyName": "CONSUMER_GROUP_HEARTBEAT"},
+        "request": {"groupId": "g", "memberId": "m", "memberEpoch": 3, "topicPartitions": None},
+        "response": {"errorCode": 0, "memberId": "m", "memberEpoch": 3, "heartbeatIntervalMs": 5000,
+                     "assignment": None},
+        "connection": "127.0.0.1:9092-127.0.0.1:5000-0", "totalTimeMs": total, "requestQueueTimeMs": 0.1}
+    call.update(fields)
+    return call
+
+
+ODD_LINES = [
+    _line("2025-06-01 12:00:00,010", _hb(1)),
+    _line("2025-06-01 12:00:00,011", _hb(2, 3)),  # an integer totalTimeMs
+    _line("2025-06-01 12:00:00,012", _hb(3, 0.1234567)),  # rounded to microseconds
+    _line("2025-06-01 12:00:01,000", _hb(4, 1e3)),
+    _line("2025-06-01 12:00:01,001", _hb(5, -1)),
+    _line("2025-06-01 12:00:01,002", _hb(6, "3")),
+    _line("2025-06-01 12:00:01,003", _hb(7, None)),
+    _line("2025-06-01 12:00:01,004", json.dumps(_hb(8), separators=(",", ":")).replace('"totalTimeMs":1.5,', "")),
+    _line("2025-06-01 12:00:01,005", json.dumps(_hb(9), separators=(",", ":"))[:-1] + ',"totalTimeMs":2}'),
+    _line("2025-06-01 12:00:01,006", '{"totalTimeMs":NaN,"requestHeader":{}}'),
+    _line("2025-06-01 12:00:01,007", '{"totalTimeMs":Infinity,"requestHeader":{"requestApiKey":68}}'),
+    _line("2025-06-01 12:00:01,008", '{"requestHeader":{"requestApiKey":[68]},"totalTimeMs":1}'),
+    _line("2025-06-01 12:00:01,009", _hb(10, 1.5, request={"groupId": "g", "memberEpoch": 12345678901234567890})),
+    _line("2025-06-01 12:00:01,010", _hb(11)).replace("\n", "\r\n"),
+    _line("2025-06-01 12:00:01,011", _hb(12), suffix=""),
+    _line("2025-06-01 12:00:01,012", _hb(13), suffix=" (kafka.request.logger) trailing"),
+    _line("2025-06-01 12:00:01,013", _hb(14), level="INFO"),
+    _line("2025-06-01 12:00:01,014", _hb(15), level="warn"),
+    _line("2025-06-01T12:00:01,015", _hb(16)),
+    _line("2025-06-01 12:00:01.016", _hb(17)),
+    _line("2025-06-01 12:00:01,017+02:00", _hb(18)),
+    _line("2025-06-01 12:00:01,18", _hb(19)),
+    _line("2025-13-01 12:00:01,019", _hb(20)),
+    _line("2025-06-01] 2:00:01,020", _hb(21)),
+    _line("2025-06-01 12:00:01,021", '{"requestHeader":{"requestApiKey":68},"request":{},"response":{},"totalTimeMs":1,}'),
+    _line("2025-06-01 12:00:01,022", '[1,2,"totalTimeMs":3]'),
+    _line("2025-06-01 12:00:01,023", "RequestHeader(apiKey=JOIN_GROUP)"),
+    _line("2025-06-01 12:00:01,024", _hb(22, 2.0, connection=5)),
+    _line("2025-06-01 12:00:01,025", _hb(23, 2.0, requestHeader={"requestApiKey": 1, "requestApiKeyName": "FETCH"})),
+    _line("2025-06-01 12:00:01,026", _hb(24, 2.0, response="")),
+    _line("2025-06-01 12:00:01,027", _hb(25, True)),
+    "[2025-06-01 12:00:01,028] DEBUG Something else entirely (kafka.request.logger)\n",
+    "   \n",
+    "[2025-06-01 12:00:01,029]\n",
+    "java.lang.IllegalStateException: boom\n",
+    _line("2025-06-01 12:00:02,000", _hb(26, 999.5)),
+    _line("2025-06-01 12:00:02,001", _hb(27, 0.0)),
+    _line("2025-06-01 12:00:02,001", _hb(28, 0.0)) + "no newline at the end",
+]
+
+
+@pytest.mark.parametrize("window", [0, 500, 600_000])
+def test_odd_request_log_lines_as_the_general_path(monkeypatch: pytest.MonkeyPatch, window: int) -> None:
+    text = "".join(ODD_LINES).encode()
+    fast = _items(text, reorder_window_ms=window)
+    assert fast == _general(monkeypatch, text, reorder_window_ms=window)
+    assert len(fast) > 30
+
+
+def test_mutated_request_log_lines_as_the_general_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    rng = random.Random(3)
+    base = "".join(ODD_LINES[:3]).encode()
+    lines = []
+    for _ in range(6000):
+        line = bytearray(rng.choice(base.splitlines(keepends=True)))
+        for _ in range(rng.randint(0, 3)):  # flip, drop or insert a byte somewhere
+            at = rng.randrange(len(line))
+            op = rng.randrange(3)
+            if op == 0:
+                line[at] = rng.choice(b'0123456789 ,:]}["-.\n{')
+            elif op == 1:
+                del line[at]
+            else:
+                line.insert(at, rng.choice(b'0123456789 ,:]}["'))
+        lines.append(bytes(line))
+    text = b"".join(lines)
+    for window in (0, 1000, 600_000):
+        assert _items(text, reorder_window_ms=window) == _general(monkeypatch, text, reorder_window_ms=window)
+
+
+def _simulated_run() -> list[dict[str, Any]]:
+    sim = Simulator(5, SimConfig(record_events=True, check=False, network=NetworkConfig(0.05, 0.0, 1, 20)))
+    sim.set_topic("t", 6)
+    for _ in range(3):
+        sim.add_client("g", ("t",))
+    sim.run_for(20000)
+    sim.crash(sorted(sim.clients)[0])
+    sim.run_for(60000)
+    sim.set_topic("t", 8)
+    sim.run_for(20000)
+    return sim.finish()
+
+
+def test_written_logs_as_the_general_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    events = _simulated_run()
+    out = io.StringIO()
+    write_request_log(events, out)
+    text = out.getvalue().encode()
+    fast = _items(text)
+    assert fast == _general(monkeypatch, text)
+    assert len(fast) > 40
+    fixture = (DATA / "request.log").read_bytes()
+    assert _items(fixture) == _general(monkeypatch, fixture)
+
+
+def test_moved_timer_is_the_constructed_one() -> None:
+    timer = Timer("session-timeout-g-m", 45_000, "consumer-session", "g", "m", 7)
+    moved = _timer_at(timer, 50_000)
+    assert moved == Timer("session-timeout-g-m", 50_000, "consumer-session", "g", "m", 7)
+    assert type(moved) is Timer
+    assert hash(moved) == hash(Timer("session-timeout-g-m", 50_000, "consumer-session", "g", "m", 7))
+    assert timer.deadline_ms == 45_000
