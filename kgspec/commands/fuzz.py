@@ -89,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
                   "`kgspec check` will not flag the trace")
         else:
             print(f"only internal-only invariants broke; searching without them, an observable one broke "
-                  f"({shrunk} {result.observable.steps} steps), the run written:")
+                  f"after {result.observable_s:.1f} s ({shrunk} {result.observable.steps} steps), the run written:")
             _show(result.observable)
     print(f"trace: {result.trace_path}")
     return 1

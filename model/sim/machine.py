@@ -378,6 +378,7 @@ class FuzzResult:
     # for without the internal-only ones (None if none was found within the budget).
     observable: Failure | None = None
     observable_batches: int = 0
+    observable_s: float = 0.0  # the observable phase's share of elapsed_s
 
     @property
     def failed(self) -> bool:
@@ -437,6 +438,7 @@ def run_fuzz(mutants: Mutants = NONE, *, seed: int = 0, budget_s: float | None =
         phase_start = time.perf_counter()
         result.observable_batches = _search(second, chosen, seed, budget_s, phase_start, progress)
         result.observable = second.last_failure
+        result.observable_s = time.perf_counter() - phase_start
         result.elapsed_s = time.perf_counter() - start
     if result.written is not None and out is not None:
         write_trace(result.written.events, out)
