@@ -27,6 +27,7 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import os
+import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -59,6 +60,7 @@ from .replay import (
 )
 from .sampling import spark_keep, validate_seed
 
+_JAVA_SPACE: Final = (" ", "\t", "\n", "\x0b", "\f", "\r")  # Java's \s
 SAMPLE_LINES: Final = 64
 SAMPLE_BYTES: Final = 4096
 _TYPE_RANK: Final = {"streams": 4, "share": 3, "consumer": 2, "classic": 1}
@@ -87,6 +89,8 @@ class ConformResult:
     report: Report
     sampling: dict[str, Any]
     formats: dict[str, str]  # reported path -> format
+    # wall seconds of each Spark action, in order (the layout pass, parse, ...): what scales and what not
+    stage_seconds: dict[str, float] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
         out = self.report.to_json()
@@ -191,14 +195,18 @@ def _layouts(spark: Any, raw: Any, names: _Names, fmt: str) -> dict[str, FileLay
     from pyspark.sql import functions as F
 
     value = F.col("value")
-    dump_ts = F.regexp_extract(value, DUMP_TS_REGEX, 1)
-    console_ts = F.regexp_extract(value, CONSOLE_TS_REGEX, 1)
+    # Every line passes here, so no line is decoded to a Java String unless it may match: both
+    # regexes start with ^\s* and then "|" or CreateTime/LogAppendTime, so the first character
+    # decides; a non-blank line is one whose trim by the same set is not empty.
+    first = F.substring(value, 1, 1)
+    dump_ts = F.when(first.isin(*_JAVA_SPACE, "|"), F.regexp_extract(value, DUMP_TS_REGEX, 1))
+    console_ts = F.when(first.isin(*_JAVA_SPACE, "C", "L"), F.regexp_extract(value, CONSOLE_TS_REGEX, 1))
     dts = F.when(dump_ts != "", dump_ts.cast("double"))
     cts = F.when(console_ts != "", console_ts.cast("double"))
     rows = raw.groupBy("uri", "block").agg(
         F.count(F.lit(1)).alias("n"),
         F.min("rid").alias("fid"),
-        F.min(F.when(value.rlike(r"[^ \t\n\r\x0B\f]"), F.col("rid"))).alias("nb"),
+        F.min(F.when(F.btrim(value, F.lit("".join(_JAVA_SPACE))) != "", F.col("rid"))).alias("nb"),
         F.max_by(dts, F.when(dts.isNotNull(), F.col("rid"))).alias("dts"),
         F.max_by(cts, F.when(cts.isNotNull(), F.col("rid"))).alias("cts"),
     ).collect()
@@ -287,12 +295,14 @@ def _run(spark: Any, opts: ConformOptions, seed: int) -> ConformResult:
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
+    stages = _StageClock()
     names = _Names(opts.inputs)
     raw = (spark.read.option("recursiveFileLookup", "true").option("ignoreCorruptFiles", "true")
            .text(list(opts.inputs))
            .select(F.col("_metadata.file_path").alias("uri"), F.col("_metadata.file_block_start").alias("block"),
                    F.monotonically_increasing_id().alias("rid"), F.col("value")))
     layouts = _layouts(spark, raw, names, opts.format)
+    stages.lap("layout")
     order = {layout.path: names.name(uri)[0] for uri, layout in layouts.items()}
     paths = sorted(order, key=lambda p: (order[p], p))
     formats = {layout.path: layout.fmt for layout in layouts.values()}
@@ -301,13 +311,26 @@ def _run(spark: Any, opts: ConformOptions, seed: int) -> ConformResult:
               .mapInArrow(_parse_fn(layouts, ParseOptions(tz=opts.tz)), PARSED_SCHEMA)
               .persist(StorageLevel.MEMORY_AND_DISK))
     try:
-        return _run_parsed(spark, opts, parsed, paths, formats, seed)
+        result = _run_parsed(spark, opts, parsed, paths, formats, seed, stages)
     finally:
         parsed.unpersist()
+    result.stage_seconds = stages.seconds
+    return result
+
+
+class _StageClock:
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = {}
+        self._last = time.perf_counter()
+
+    def lap(self, name: str) -> None:
+        now = time.perf_counter()
+        self.seconds[name] = round(now - self._last, 3)
+        self._last = now
 
 
 def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str], formats: dict[str, str],
-                seed: int) -> ConformResult:
+                seed: int, stages: _StageClock) -> ConformResult:
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
@@ -316,6 +339,7 @@ def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str],
                                                                     F.sum("ne").alias("ne")).collect():
         counts[r["path"]][0] += r["nl"]
         counts[r["path"]][1] += r["ne"]
+    stages.lap("parse")
 
     # Cluster-wide events, resolved per file in order.
     cluster_rows = (parsed.where(F.col("cls").isin("c", "t"))
@@ -340,6 +364,7 @@ def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str],
         files[p] = _file_settings(p, headers.get(p), opts, header_findings)
         files[p].cluster = sorted(cluster[p], key=lambda x: x[0])
     ctx = ReplayContext(files, opts.clients, opts.mutants)
+    stages.lap("cluster events")
 
     # Sampling: whole groups, by hash of (seed, group id), per-type fractions.
     rank = F.max(F.when(F.col("gtype") == "streams", 4).when(F.col("gtype") == "share", 3)
@@ -354,6 +379,7 @@ def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str],
         tally[r["type"]]["total"] += r["count"]
         if r["kept"]:
             tally[r["type"]]["sampled"] += r["count"]
+    stages.lap("sampling")
 
     kept = groups.where(F.col("kept")).select("grp", F.col("type").alias("gtype"))
     events = (parsed.where(F.col("cls") == "g").drop("gtype").join(kept, "grp")
@@ -368,11 +394,13 @@ def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str],
            .mapInArrow(_replay_fn(ctx), OUTPUT_SCHEMA).persist(StorageLevel.MEMORY_AND_DISK))
     try:
         rows = out.collect()
+        stages.lap("replay")
         malformed = parsed.where(F.col("cls") == "m").select("path", "okey", "line", "sub", "msg", "fld").collect()
         if opts.findings_parquet:
             _write_findings(spark, opts.findings_parquet, out, parsed, header_findings)
     finally:
         out.unpersist()
+    stages.lap("findings")
 
     report = Report()
     for p in paths:
