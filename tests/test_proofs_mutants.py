@@ -31,7 +31,7 @@ from kgspec.model.mutants import CATALOGUE
 BREAKS = {
     ("consumer", "no-withholding"): ("no-double-ownership", "no-double-ownership", 6),
     ("consumer", "grant-before-ack"): ("no-double-ownership", "no-double-ownership", 7),
-    ("consumer", "lost-partition-epoch"): ("partition-epoch-map", "no-double-ownership", 12),
+    ("consumer", "lost-partition-epoch"): ("partition-epoch-map", "no-double-ownership", 11),
     ("consumer", "bump-while-revoking"): ("epoch-monotonicity", "epoch-monotonicity", 6),
     ("consumer", "assignor-double-assign"): ("target-validity", "target-validity", 3),
     ("consumer", "replay-drops-tombstone"): ("no-double-ownership", "no-double-ownership", 6),
@@ -42,7 +42,7 @@ BREAKS = {
     ("streams", "assignor-double-assign"): ("target-validity", "target-validity", 3),
     ("streams", "replay-drops-tombstone"): ("no-double-ownership", "no-double-ownership", 8),
     # Action-level invariants (docs/proofs.md): the rule itself, checked on each step.
-    ("consumer", "accept-stale-epoch"): ("epoch-fencing", "epoch-fencing", 8),
+    ("consumer", "accept-stale-epoch"): ("epoch-fencing", "epoch-fencing", 7),
     ("streams", "accept-stale-epoch"): ("epoch-fencing", "epoch-fencing", 8),
     ("consumer", "no-session-fencing"): ("session-expiry", "session-expiry", 2),
     ("streams", "no-session-fencing"): ("session-expiry", "session-expiry", 2),

@@ -28,7 +28,7 @@ EXPORTS = {
     "grant-before-ack": ("no-double-ownership", "last", "no-double-ownership", 8),
     "bump-while-revoking": ("epoch-monotonicity", "last", "memberEpoch", 7),
     "lost-partition-epoch": ("no-double-ownership", "last", "no-double-ownership", 13),
-    "accept-stale-epoch": ("epoch-fencing", "last", "errorCode", 11),
+    "accept-stale-epoch": ("epoch-fencing", "last", "errorCode", 10),
     # the network's copy of the first revocation heartbeat, delivered after the epoch moved on
     "lost-response-no-subset": ("epoch-fencing", "last", "errorCode", 10),
 }

@@ -117,7 +117,8 @@ def realizable(u: Unrolling) -> Any:
     group epoch computes the target first). A join, or a static replacement, is one
     heartbeat: join (or replace), recompute, heartbeat of the same member. A recompute
     happens only inside a heartbeat, and a heartbeat never runs behind the group epoch. No
-    bare epoch bumps (they need metadata changes). Members subscribe to every task, and a
+    bare epoch bumps (they need metadata changes), no subscription changes or static returns
+    (not replayed by the export). Members subscribe to every task, and a
     target gives every subscribed task to someone, so the target is one the checker accepts
     from the ``uniform`` assignor (every instance has one task, so it is balanced)."""
     names = u.names
@@ -148,6 +149,8 @@ def realizable(u: Unrolling) -> Any:
         conj.append(z3.Implies(a == code["recompute"], hb(i + 1) if within(i + 1) else z3.BoolVal(False)))
         conj.append(z3.Implies(any_hb(i), pre.ge == pre.ae))
         conj.append(a != code["bump"])
+        # not replayed by the export (yet): subscription changes, a static member's own return
+        conj += [a != code[x] for x in ("resubscribe", "shrink", "static_return") if x in code]
         t = bound_vars(srt, (srt.task,), "rt")[0]
         x, y = bound_vars(srt, (srt.member, srt.member), "rm")
         conj.append(z3.Implies(a == code["join"], forall(srt, [t], post.f("subscribed")(m, t))))
@@ -275,7 +278,7 @@ def extract(u: Unrolling, model: Any, invariant: str) -> Counterexample:
         else:
             step["member"] = mname
             line = f"{action} {mname}"
-        if action == "join":
+        if action in ("join", "resubscribe"):
             subs = rd.tasks(post, "subscribed", m)
             step["subscribed"] = subs
             line += f" (subscribes {_fmt(subs)})"
