@@ -22,6 +22,9 @@ Counterexample steps (``bmc.Counterexample.steps``) are JSON-able dicts, one per
     {"action": "heartbeat_fenced" | "zombie_heartbeat" | "leave" | "session_timeout"
                | "rebalance_timeout" | "static_leave" | "failover", "member": "m1"}
     {"action": "replace", "member": "m1", "new_member": "m3"}
+    {"action": "static_return" | "shrink" | "duplicate", "member": "m1"}
+    {"action": "resubscribe", "member": "m1", "subscribed": ["p0"]}
+    {"action": "heartbeat_stale", "member": "m1", "result": {...}}   (the network's copy)
 
 For streams, every task set (``subscribed`` excepted) is a dict by role:
 ``{"active": [...], "standby": [...], "warmup": [...]}``. ``result`` is what the coordinator
