@@ -277,6 +277,7 @@ class _Replay:
         return out
 
     def heartbeat(self, m: str, epoch: int, now: int, joining: bool) -> dict[str, Any]:
+        joining = joining or epoch == 0  # a join retried after a lost response: owns nothing yet
         request: dict[str, Any] = {
             "groupId": GROUP, "memberId": self.ids[m], "memberEpoch": epoch,
             "instanceId": self.instance.get(m), "rackId": None,
