@@ -30,6 +30,7 @@ def test_core_names_cover_both_protocols() -> None:
     assert set(INVARIANTS["session-expiry"].steps or {}) == {"session_timeout"}
     assert INVARIANTS["processid-exclusivity"].protocols == ("streams",)
     assert INVARIANTS["commit-fencing"].protocols == ("streams",)
+    assert INVARIANTS["commit-fencing"].async_client  # BMC needs the asynchronous client for it
 
 
 @pytest.mark.slow

@@ -96,7 +96,8 @@ def _prove_protocol(protocol: str, names: list[str], args: argparse.Namespace) -
             "depends_on": pr.depends_on, "bmc": None, "counterexample": None}
         if pr.result != "proved" and args.bmc_depth > 0:
             t0 = time.perf_counter()
-            bmc = run_bmc(protocol, n, args.mutant, args.bmc_depth, args.timeout)
+            bmc = run_bmc(protocol, n, args.mutant, args.bmc_depth, args.timeout,
+                          async_client=INVARIANTS[n].async_client)
             entry["bmc"] = {"result": bmc.result, "depth": bmc.depth,
                             "seconds": round(time.perf_counter() - t0, 3)}
             if bmc.counterexample is not None:
