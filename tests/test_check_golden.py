@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -28,9 +29,11 @@ def write(tmp_path: Path, events: list[Event], name: str = "t.jsonl") -> Path:
 
 
 def check(path: Path, *extra: str) -> tuple[int, dict[str, Any]]:
-    report_path = path.parent / (path.name + ".report.json")
-    status = main(["check", "-q", str(path), "--json", str(report_path), *extra])
-    return status, json.loads(report_path.read_text())
+    # The report goes to a temporary directory: never beside a golden trace in the source tree.
+    with tempfile.TemporaryDirectory() as tmp:
+        report_path = Path(tmp) / (path.name + ".report.json")
+        status = main(["check", "-q", str(path), "--json", str(report_path), *extra])
+        return status, json.loads(report_path.read_text())
 
 
 def call_line(events: list[Event], ts: int, member: str | None = None) -> int:

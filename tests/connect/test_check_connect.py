@@ -4,6 +4,7 @@ rejected at the line that departs; the computing worker is a choice adopted from
 from __future__ import annotations
 
 import json
+import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -19,9 +20,11 @@ GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "connect"
 
 
 def check(path: Path, *extra: str) -> tuple[int, dict[str, Any]]:
-    report = path.with_suffix(".report.json")
-    status = main(["check", "-q", str(path), "--json", str(report), *extra])
-    return status, json.loads(report.read_text())
+    # The report goes to a temporary directory: never beside a golden trace in the source tree.
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / (path.stem + ".report.json")
+        status = main(["check", "-q", str(path), "--json", str(report), *extra])
+        return status, json.loads(report.read_text())
 
 
 def lines_of(name: str) -> list[dict[str, Any]]:

@@ -4,6 +4,7 @@ bug (or edited by hand) at the first line where they depart."""
 from __future__ import annotations
 
 import json
+import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -24,9 +25,11 @@ Event = dict[str, Any]
 
 
 def check(path: Path) -> tuple[int, dict[str, Any]]:
-    report = path.parent / (path.name + ".report.json")
-    status = main(["check", "-q", str(path), "--json", str(report)])
-    return status, json.loads(report.read_text())
+    # The report goes to a temporary directory: never beside a golden trace in the source tree.
+    with tempfile.TemporaryDirectory() as tmp:
+        report = Path(tmp) / (path.name + ".report.json")
+        status = main(["check", "-q", str(path), "--json", str(report)])
+        return status, json.loads(report.read_text())
 
 
 def write(tmp_path: Path, lines: list[str], name: str = "t.jsonl") -> Path:
