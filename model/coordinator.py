@@ -19,7 +19,7 @@ import re
 import uuid
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from kgspec.model.assignors import ASSIGNORS, PartitionAssignorError
 from kgspec.model.assignors.api import GroupSpec, MemberSpec, PartitionAssignor
@@ -85,11 +85,20 @@ class Firing:
     explain: str
 
 
-def _error_response(api_key: int, error: CoordinatorError) -> dict[str, Any]:
-    if api_key == CONSUMER_GROUP_HEARTBEAT:
-        return {"errorCode": int(error.error), "errorMessage": error.message, "memberId": None,
-                "memberEpoch": 0, "heartbeatIntervalMs": 0, "assignment": None}
-    return {"errorCode": int(error.error), "errorMessage": error.message}
+class HeartbeatStep(Protocol):
+    """One heartbeat being handled (``ConsumerHeartbeat``, ``StreamsHeartbeat``)."""
+
+    records: list[Record]
+    explain: list[str]
+    effects: list[Callable[[], None]]
+
+    def run(self) -> dict[str, Any]: ...
+
+
+def _error_response(error: CoordinatorError) -> dict[str, Any]:
+    """A ConsumerGroupHeartbeat's error response."""
+    return {"errorCode": int(error.error), "errorMessage": error.message, "memberId": None,
+            "memberEpoch": 0, "heartbeatIntervalMs": 0, "assignment": None}
 
 
 class Coordinator:
@@ -165,23 +174,9 @@ class Coordinator:
                 client_id: str, client_host: str, apply: bool) -> Result:
         self.now = now
         if api_key == CONSUMER_GROUP_HEARTBEAT:
-            step = ConsumerHeartbeat(self, request, client_id, client_host, now)
-            try:
-                validate(request, api_version, self.config.assignors())
-                response = step.run()
-            except CoordinatorError as exc:
-                # Parked classic calls failed by an upgrade stay failed (futures are not rolled back).
-                if apply:
-                    for effect in step.effects:
-                        effect()
-                return Result(_error_response(api_key, exc), [], [*step.explain, exc.message or ""], exc,
-                              effects=[] if apply else step.effects)
-            if apply:
-                self.apply(step.records)
-                for effect in step.effects:
-                    effect()
-                return Result(response, step.records, step.explain)
-            return Result(response, step.records, step.explain, effects=step.effects)
+            return self.run_step(ConsumerHeartbeat(self, request, client_id, client_host, now),
+                                 lambda: validate(request, api_version, self.config.assignors()),
+                                 _error_response, apply)
         if api_key == CONSUMER_GROUP_DESCRIBE:
             return Result(describe_consumer_groups(self, request, api_version))
         if api_key in classic_ops.CLASSIC_APIS:
@@ -191,6 +186,29 @@ class Coordinator:
                                                 api_version)
             return result
         raise ValueError(f"API key {api_key} is not modelled")
+
+    def run_step(self, step: HeartbeatStep, check: Callable[[], None],
+                 error_response: Callable[[CoordinatorError], dict[str, Any]], apply: bool) -> Result:
+        """Validate and run one heartbeat (consumer or streams); apply its records, then its
+        effects, unless a dry run (``apply=False``: :meth:`commit` applies them later).
+
+        On an error nothing is written, but the effects still run: parked classic calls failed
+        by an online upgrade stay failed (futures are not rolled back).
+        """
+        try:
+            check()
+            response = step.run()
+        except CoordinatorError as exc:
+            if apply:
+                for effect in step.effects:
+                    effect()
+            return Result(error_response(exc), [], [*step.explain, exc.message or ""], exc,
+                          effects=[] if apply else step.effects)
+        if apply:
+            self.apply(step.records)
+            for effect in step.effects:
+                effect()
+        return Result(response, step.records, step.explain, effects=[] if apply else step.effects)
 
     def advance(self, now: int) -> list[Firing]:
         """Move the clock to ``now``; fire every timer due by then, earliest first."""

@@ -345,22 +345,11 @@ def handle(coord: Coordinator, api_key: int, request: dict[str, Any], now: int, 
         return Result(describe_streams_groups(coord, request))
     topology = parse_topology(request)
     step = StreamsHeartbeat(coord, request, topology, client_id, client_host, now, api_version)
-    try:
-        validate(request, topology, coord.profile)
-        response = step.run()
-    except CoordinatorError as exc:
-        # Parked classic calls failed by an online upgrade (kip) stay failed, as for consumer groups.
-        if apply:
-            for effect in step.effects:
-                effect()
-        return Result(error_response(exc, default_recovery_lag(coord)), [], [*step.explain, exc.message or ""], exc,
-                      effects=[] if apply else step.effects)
-    if apply:
-        coord.apply(step.records)
-        for effect in step.effects:
-            effect()
-    result = Result(response, step.records, step.explain, effects=[] if apply else step.effects)
-    coord.last_streams_topics_to_create = step.internal_topics_to_create
+    lag = default_recovery_lag(coord)
+    result = coord.run_step(step, lambda: validate(request, topology, coord.profile),
+                            lambda exc: error_response(exc, lag), apply)
+    if result.error is None:
+        coord.last_streams_topics_to_create = step.internal_topics_to_create
     return result
 
 
