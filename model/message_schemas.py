@@ -1,7 +1,7 @@
 """Request/response schemas of the group RPCs the checker sees, per Kafka release.
 
 Source: ``clients/src/main/resources/common/message/<Name>.json`` on the Kafka branches ``4.1``,
-``4.3`` and trunk (``HEAD``), transcribed mechanically (common structs inlined). Field names are
+``4.3`` and trunk (``HEAD``), transcribed mechanically (structs that several fields share are written once). Field names are
 the JSON converter names (lowerCamel); printing rules are those in
 :mod:`kgspec.model.record_schemas`. Versions:
 
@@ -29,11 +29,20 @@ defaults to -1.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from .record_schemas import F, FieldSchema, _in, normalize_release, parse_versions, validate_fields
+from .record_schemas import (
+    F,
+    FieldSchema,
+    _in,
+    edit_fields,
+    normalize_release,
+    parse_versions,
+    validate_fields,
+)
 
 __all__ = [
     "MESSAGE_SCHEMAS",
@@ -56,15 +65,6 @@ class MessageSchema:
 
     def supports(self, version: int) -> bool:
         return _in(self.valid_versions, version)
-
-    def fields_in(self, version: int) -> tuple[FieldSchema, ...]:
-        return tuple(f for f in self.fields if f.present_in(version))
-
-
-def M(
-    api_key: int, name: str, valid_versions: str, fields: tuple[FieldSchema, ...]
-) -> MessageSchema:
-    return MessageSchema(api_key, name, valid_versions, fields)
 
 
 def message_schema(release: str, name: str) -> MessageSchema:
@@ -117,697 +117,360 @@ def validate_message(data: Mapping[str, Any], release: str, name: str, version: 
 
 
 # ---------------------------------------------------------------------------------------------
-# Tables (generated from the Kafka JSON schemas; do not edit by hand)
+# Tables (transcribed from the Kafka JSON schemas)
 # ---------------------------------------------------------------------------------------------
 
+# Nested structs that several messages (or fields) share; Kafka's JSON repeats them.
+_TOPIC_PARTITIONS: Final = (
+    F('topicId', 'uuid', '0+'),
+    F('partitions', '[]int32', '0+'),
+)
+_DESCRIBED_ASSIGNMENT: Final = (  # ConsumerGroupDescribeResponse members[].(target)assignment
+    F('topicPartitions', '[]TopicPartitions', '0+', fields=(
+        F('topicId', 'uuid', '0+'),
+        F('topicName', 'string', '0+'),
+        F('partitions', '[]int32', '0+'),
+    )),
+)
+_KEY_VALUE: Final = (
+    F('key', 'string', '0+'),
+    F('value', 'string', '0+'),
+)
+_ENDPOINT: Final = (
+    F('host', 'string', '0+'),
+    F('port', 'uint16', '0+'),
+)
+_TASK_IDS: Final = (
+    F('subtopologyId', 'string', '0+'),
+    F('partitions', '[]int32', '0+'),
+)
+_TASK_OFFSET: Final = (
+    F('subtopologyId', 'string', '0+'),
+    F('partition', 'int32', '0+'),
+    F('offset', 'int64', '0+'),
+)
+_TOPIC_INFO: Final = (
+    F('name', 'string', '0+'),
+    F('partitions', 'int32', '0+'),
+    F('replicationFactor', 'int16', '0+'),
+    F('topicConfigs', '[]KeyValue', '0+', fields=_KEY_VALUE),
+)
+_TOPIC_PARTITION: Final = (
+    F('topic', 'string', '0+'),
+    F('partitions', '[]int32', '0+'),
+)
+_TOPOLOGY_DESCRIPTION_NODE: Final = (
+    F('name', 'string', '1+'),
+    F('nodeType', 'int8', '1+'),
+    F('sourceTopics', '[]string', '1+'),
+    F('sinkTopic', 'string', '1+', nullable='1+', default='null'),
+    F('stores', '[]string', '1+'),
+    F('successors', '[]string', '1+'),
+)
+
+
+_STATUS: Final = (
+    F('statusCode', 'int8', '0+'),
+    F('statusDetail', 'string', '0+'),
+)
+
+
+def N(name: str, type: str, fields: tuple[FieldSchema, ...] = ()) -> FieldSchema:
+    """A field of every version that is nullable and defaults to null."""
+    return F(name, type, '0+', nullable='0+', default='null', fields=fields)
+
+
+_TASK_ROLES: Final = ('activeTasks', 'standbyTasks', 'warmupTasks')
+_STREAMS_ASSIGNMENT: Final = tuple(F(n, '[]TaskIds', '0+', fields=_TASK_IDS) for n in _TASK_ROLES)
+_NULLABLE_TASK_ID_LISTS: Final = tuple(N(n, '[]TaskIds', _TASK_IDS) for n in _TASK_ROLES)
+
+
+# StreamsGroupDescribeResponse groups[] up to v0.
+_SGD_GROUP: Final = (
+    F('errorCode', 'int16', '0+'),
+    N('errorMessage', 'string'),
+    F('groupId', 'string', '0+'),
+    F('groupState', 'string', '0+'),
+    F('groupEpoch', 'int32', '0+'),
+    F('assignmentEpoch', 'int32', '0+'),
+    N('topology', 'Topology', fields=(
+        F('epoch', 'int32', '0+'),
+        N('subtopologies', '[]Subtopology', fields=(
+            F('subtopologyId', 'string', '0+'),
+            F('sourceTopics', '[]string', '0+'),
+            F('repartitionSinkTopics', '[]string', '0+'),
+            F('stateChangelogTopics', '[]TopicInfo', '0+', fields=_TOPIC_INFO),
+            F('repartitionSourceTopics', '[]TopicInfo', '0+', fields=_TOPIC_INFO),
+        )),
+    )),
+    F('members', '[]Member', '0+', fields=(
+        F('memberId', 'string', '0+'),
+        F('memberEpoch', 'int32', '0+'),
+        N('instanceId', 'string'),
+        N('rackId', 'string'),
+        F('clientId', 'string', '0+'),
+        F('clientHost', 'string', '0+'),
+        F('topologyEpoch', 'int32', '0+'),
+        F('processId', 'string', '0+'),
+        N('userEndpoint', 'Endpoint', fields=_ENDPOINT),
+        F('clientTags', '[]KeyValue', '0+', fields=_KEY_VALUE),
+        F('taskOffsets', '[]TaskOffset', '0+', fields=_TASK_OFFSET),
+        F('taskEndOffsets', '[]TaskOffset', '0+', fields=_TASK_OFFSET),
+        F('assignment', 'Assignment', '0+', fields=_STREAMS_ASSIGNMENT),
+        F('targetAssignment', 'Assignment', '0+', fields=_STREAMS_ASSIGNMENT),
+        F('isClassic', 'bool', '0+'),
+    )),
+    F('authorizedOperations', 'int32', '0+', default='-2147483648'),
+)
+
+
 # Kafka 4.1: every schema.
-_MESSAGES_4_1: Final[dict[str, MessageSchema]] = {
-    'JoinGroupRequest': M(11, 'JoinGroupRequest', '0-9',
-        fields=(
-            F('groupId', 'string', '0+'),
-            F('sessionTimeoutMs', 'int32', '0+'),
-            F('rebalanceTimeoutMs', 'int32', '1+', default='-1', ignorable=True),
-            F('memberId', 'string', '0+'),
-            F('groupInstanceId', 'string', '5+', nullable='5+', default='null'),
-            F('protocolType', 'string', '0+'),
-            F('protocols', '[]JoinGroupRequestProtocol', '0+', fields=(
-                F('name', 'string', '0+'),
-                F('metadata', 'bytes', '0+'),
-            )),
-            F('reason', 'string', '8+', nullable='8+', default='null', ignorable=True),
+_MESSAGES_4_1: Final[dict[str, MessageSchema]] = {s.name: s for s in (
+    MessageSchema(11, 'JoinGroupRequest', '0-9', fields=(
+        F('groupId', 'string', '0+'),
+        F('sessionTimeoutMs', 'int32', '0+'),
+        F('rebalanceTimeoutMs', 'int32', '1+', default='-1', ignorable=True),
+        F('memberId', 'string', '0+'),
+        F('groupInstanceId', 'string', '5+', nullable='5+', default='null'),
+        F('protocolType', 'string', '0+'),
+        F('protocols', '[]JoinGroupRequestProtocol', '0+', fields=(
+            F('name', 'string', '0+'),
+            F('metadata', 'bytes', '0+'),
         )),
-    'JoinGroupResponse': M(11, 'JoinGroupResponse', '0-9',
-        fields=(
-            F('throttleTimeMs', 'int32', '2+', ignorable=True),
-            F('errorCode', 'int16', '0+'),
-            F('generationId', 'int32', '0+', default='-1'),
-            F('protocolType', 'string', '7+', nullable='7+', default='null', ignorable=True),
-            F('protocolName', 'string', '0+', nullable='7+'),
-            F('leader', 'string', '0+'),
-            F('skipAssignment', 'bool', '9+', default='false'),
+        F('reason', 'string', '8+', nullable='8+', default='null', ignorable=True),
+    )),
+    MessageSchema(11, 'JoinGroupResponse', '0-9', fields=(
+        F('throttleTimeMs', 'int32', '2+', ignorable=True),
+        F('errorCode', 'int16', '0+'),
+        F('generationId', 'int32', '0+', default='-1'),
+        F('protocolType', 'string', '7+', nullable='7+', default='null', ignorable=True),
+        F('protocolName', 'string', '0+', nullable='7+'),
+        F('leader', 'string', '0+'),
+        F('skipAssignment', 'bool', '9+', default='false'),
+        F('memberId', 'string', '0+'),
+        F('members', '[]JoinGroupResponseMember', '0+', fields=(
             F('memberId', 'string', '0+'),
-            F('members', '[]JoinGroupResponseMember', '0+', fields=(
-                F('memberId', 'string', '0+'),
-                F('groupInstanceId', 'string', '5+', nullable='5+', default='null', ignorable=True),
-                F('metadata', 'bytes', '0+'),
-            )),
+            F('groupInstanceId', 'string', '5+', nullable='5+', default='null', ignorable=True),
+            F('metadata', 'bytes', '0+'),
         )),
-    'SyncGroupRequest': M(14, 'SyncGroupRequest', '0-5',
-        fields=(
-            F('groupId', 'string', '0+'),
-            F('generationId', 'int32', '0+'),
+    )),
+    MessageSchema(14, 'SyncGroupRequest', '0-5', fields=(
+        F('groupId', 'string', '0+'),
+        F('generationId', 'int32', '0+'),
+        F('memberId', 'string', '0+'),
+        F('groupInstanceId', 'string', '3+', nullable='3+', default='null'),
+        F('protocolType', 'string', '5+', nullable='5+', default='null', ignorable=True),
+        F('protocolName', 'string', '5+', nullable='5+', default='null', ignorable=True),
+        F('assignments', '[]SyncGroupRequestAssignment', '0+', fields=(
             F('memberId', 'string', '0+'),
-            F('groupInstanceId', 'string', '3+', nullable='3+', default='null'),
-            F('protocolType', 'string', '5+', nullable='5+', default='null', ignorable=True),
-            F('protocolName', 'string', '5+', nullable='5+', default='null', ignorable=True),
-            F('assignments', '[]SyncGroupRequestAssignment', '0+', fields=(
-                F('memberId', 'string', '0+'),
-                F('assignment', 'bytes', '0+'),
-            )),
-        )),
-    'SyncGroupResponse': M(14, 'SyncGroupResponse', '0-5',
-        fields=(
-            F('throttleTimeMs', 'int32', '1+', ignorable=True),
-            F('errorCode', 'int16', '0+'),
-            F('protocolType', 'string', '5+', nullable='5+', default='null', ignorable=True),
-            F('protocolName', 'string', '5+', nullable='5+', default='null', ignorable=True),
             F('assignment', 'bytes', '0+'),
         )),
-    'HeartbeatRequest': M(12, 'HeartbeatRequest', '0-4',
-        fields=(
-            F('groupId', 'string', '0+'),
-            F('generationId', 'int32', '0+'),
-            F('memberId', 'string', '0+'),
+    )),
+    MessageSchema(14, 'SyncGroupResponse', '0-5', fields=(
+        F('throttleTimeMs', 'int32', '1+', ignorable=True),
+        F('errorCode', 'int16', '0+'),
+        F('protocolType', 'string', '5+', nullable='5+', default='null', ignorable=True),
+        F('protocolName', 'string', '5+', nullable='5+', default='null', ignorable=True),
+        F('assignment', 'bytes', '0+'),
+    )),
+    MessageSchema(12, 'HeartbeatRequest', '0-4', fields=(
+        F('groupId', 'string', '0+'),
+        F('generationId', 'int32', '0+'),
+        F('memberId', 'string', '0+'),
+        F('groupInstanceId', 'string', '3+', nullable='3+', default='null'),
+    )),
+    MessageSchema(12, 'HeartbeatResponse', '0-4', fields=(
+        F('throttleTimeMs', 'int32', '1+', ignorable=True),
+        F('errorCode', 'int16', '0+'),
+    )),
+    MessageSchema(13, 'LeaveGroupRequest', '0-5', fields=(
+        F('groupId', 'string', '0+'),
+        F('memberId', 'string', '0-2'),
+        F('members', '[]MemberIdentity', '3+', fields=(
+            F('memberId', 'string', '3+'),
             F('groupInstanceId', 'string', '3+', nullable='3+', default='null'),
+            F('reason', 'string', '5+', nullable='5+', default='null', ignorable=True),
         )),
-    'HeartbeatResponse': M(12, 'HeartbeatResponse', '0-4',
-        fields=(
-            F('throttleTimeMs', 'int32', '1+', ignorable=True),
+    )),
+    MessageSchema(13, 'LeaveGroupResponse', '0-5', fields=(
+        F('throttleTimeMs', 'int32', '1+', ignorable=True),
+        F('errorCode', 'int16', '0+'),
+        F('members', '[]MemberResponse', '3+', fields=(
+            F('memberId', 'string', '3+'),
+            F('groupInstanceId', 'string', '3+', nullable='3+'),
+            F('errorCode', 'int16', '3+'),
+        )),
+    )),
+    MessageSchema(68, 'ConsumerGroupHeartbeatRequest', '0-1', fields=(
+        F('groupId', 'string', '0+'),
+        F('memberId', 'string', '0+'),
+        F('memberEpoch', 'int32', '0+'),
+        N('instanceId', 'string'),
+        N('rackId', 'string'),
+        F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
+        N('subscribedTopicNames', '[]string'),
+        F('subscribedTopicRegex', 'string', '1+', nullable='1+', default='null'),
+        N('serverAssignor', 'string'),
+        N('topicPartitions', '[]TopicPartitions', fields=_TOPIC_PARTITIONS),
+    )),
+    MessageSchema(68, 'ConsumerGroupHeartbeatResponse', '0-1', fields=(
+        F('throttleTimeMs', 'int32', '0+'),
+        F('errorCode', 'int16', '0+'),
+        N('errorMessage', 'string'),
+        N('memberId', 'string'),
+        F('memberEpoch', 'int32', '0+'),
+        F('heartbeatIntervalMs', 'int32', '0+'),
+        N('assignment', 'Assignment', fields=(
+            F('topicPartitions', '[]TopicPartitions', '0+', fields=_TOPIC_PARTITIONS),
+        )),
+    )),
+    MessageSchema(69, 'ConsumerGroupDescribeRequest', '0-1', fields=(
+        F('groupIds', '[]string', '0+'),
+        F('includeAuthorizedOperations', 'bool', '0+'),
+    )),
+    MessageSchema(69, 'ConsumerGroupDescribeResponse', '0-1', fields=(
+        F('throttleTimeMs', 'int32', '0+'),
+        F('groups', '[]DescribedGroup', '0+', fields=(
             F('errorCode', 'int16', '0+'),
-        )),
-    'LeaveGroupRequest': M(13, 'LeaveGroupRequest', '0-5',
-        fields=(
+            N('errorMessage', 'string'),
             F('groupId', 'string', '0+'),
-            F('memberId', 'string', '0-2'),
-            F('members', '[]MemberIdentity', '3+', fields=(
-                F('memberId', 'string', '3+'),
-                F('groupInstanceId', 'string', '3+', nullable='3+', default='null'),
-                F('reason', 'string', '5+', nullable='5+', default='null', ignorable=True),
+            F('groupState', 'string', '0+'),
+            F('groupEpoch', 'int32', '0+'),
+            F('assignmentEpoch', 'int32', '0+'),
+            F('assignorName', 'string', '0+'),
+            F('members', '[]Member', '0+', fields=(
+                F('memberId', 'string', '0+'),
+                N('instanceId', 'string'),
+                N('rackId', 'string'),
+                F('memberEpoch', 'int32', '0+'),
+                F('clientId', 'string', '0+'),
+                F('clientHost', 'string', '0+'),
+                F('subscribedTopicNames', '[]string', '0+'),
+                N('subscribedTopicRegex', 'string'),
+                F('assignment', 'Assignment', '0+', fields=_DESCRIBED_ASSIGNMENT),
+                F('targetAssignment', 'Assignment', '0+', fields=_DESCRIBED_ASSIGNMENT),
+                F('memberType', 'int8', '1+', default='-1', ignorable=True),
             )),
+            F('authorizedOperations', 'int32', '0+', default='-2147483648'),
         )),
-    'LeaveGroupResponse': M(13, 'LeaveGroupResponse', '0-5',
-        fields=(
-            F('throttleTimeMs', 'int32', '1+', ignorable=True),
-            F('errorCode', 'int16', '0+'),
-            F('members', '[]MemberResponse', '3+', fields=(
-                F('memberId', 'string', '3+'),
-                F('groupInstanceId', 'string', '3+', nullable='3+'),
-                F('errorCode', 'int16', '3+'),
-            )),
-        )),
-    'ConsumerGroupHeartbeatRequest': M(68, 'ConsumerGroupHeartbeatRequest', '0-1',
-        fields=(
-            F('groupId', 'string', '0+'),
-            F('memberId', 'string', '0+'),
-            F('memberEpoch', 'int32', '0+'),
-            F('instanceId', 'string', '0+', nullable='0+', default='null'),
-            F('rackId', 'string', '0+', nullable='0+', default='null'),
-            F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
-            F('subscribedTopicNames', '[]string', '0+', nullable='0+', default='null'),
-            F('subscribedTopicRegex', 'string', '1+', nullable='1+', default='null'),
-            F('serverAssignor', 'string', '0+', nullable='0+', default='null'),
-            F('topicPartitions', '[]TopicPartitions', '0+', nullable='0+', default='null', fields=(
-                F('topicId', 'uuid', '0+'),
-                F('partitions', '[]int32', '0+'),
-            )),
-        )),
-    'ConsumerGroupHeartbeatResponse': M(68, 'ConsumerGroupHeartbeatResponse', '0-1',
-        fields=(
-            F('throttleTimeMs', 'int32', '0+'),
-            F('errorCode', 'int16', '0+'),
-            F('errorMessage', 'string', '0+', nullable='0+', default='null'),
-            F('memberId', 'string', '0+', nullable='0+', default='null'),
-            F('memberEpoch', 'int32', '0+'),
-            F('heartbeatIntervalMs', 'int32', '0+'),
-            F('assignment', 'Assignment', '0+', nullable='0+', default='null', fields=(
-                F('topicPartitions', '[]TopicPartitions', '0+', fields=(
-                    F('topicId', 'uuid', '0+'),
-                    F('partitions', '[]int32', '0+'),
+    )),
+    MessageSchema(88, 'StreamsGroupHeartbeatRequest', '0', fields=(
+        F('groupId', 'string', '0+'),
+        F('memberId', 'string', '0+'),
+        F('memberEpoch', 'int32', '0+'),
+        F('endpointInformationEpoch', 'int32', '0+'),
+        N('instanceId', 'string'),
+        N('rackId', 'string'),
+        F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
+        N('topology', 'Topology', fields=(
+            F('epoch', 'int32', '0+'),
+            F('subtopologies', '[]Subtopology', '0+', fields=(
+                F('subtopologyId', 'string', '0+'),
+                F('sourceTopics', '[]string', '0+'),
+                F('sourceTopicRegex', '[]string', '0+'),
+                F('stateChangelogTopics', '[]TopicInfo', '0+', fields=_TOPIC_INFO),
+                F('repartitionSinkTopics', '[]string', '0+'),
+                F('repartitionSourceTopics', '[]TopicInfo', '0+', fields=_TOPIC_INFO),
+                F('copartitionGroups', '[]CopartitionGroup', '0+', fields=(
+                    F('sourceTopics', '[]int16', '0+'),
+                    F('sourceTopicRegex', '[]int16', '0+'),
+                    F('repartitionSourceTopics', '[]int16', '0+'),
                 )),
             )),
         )),
-    'ConsumerGroupDescribeRequest': M(69, 'ConsumerGroupDescribeRequest', '0-1',
-        fields=(
-            F('groupIds', '[]string', '0+'),
-            F('includeAuthorizedOperations', 'bool', '0+'),
+        *_NULLABLE_TASK_ID_LISTS,
+        N('processId', 'string'),
+        N('userEndpoint', 'Endpoint', fields=_ENDPOINT),
+        N('clientTags', '[]KeyValue', fields=_KEY_VALUE),
+        N('taskOffsets', '[]TaskOffset', fields=_TASK_OFFSET),
+        N('taskEndOffsets', '[]TaskOffset', fields=_TASK_OFFSET),
+        F('shutdownApplication', 'bool', '0+', default='false'),
+    )),
+    MessageSchema(88, 'StreamsGroupHeartbeatResponse', '0', fields=(
+        F('throttleTimeMs', 'int32', '0+'),
+        F('errorCode', 'int16', '0+'),
+        N('errorMessage', 'string'),
+        F('memberId', 'string', '0+'),
+        F('memberEpoch', 'int32', '0+'),
+        F('heartbeatIntervalMs', 'int32', '0+'),
+        F('acceptableRecoveryLag', 'int32', '0+'),
+        F('taskOffsetIntervalMs', 'int32', '0+'),
+        N('status', '[]Status', _STATUS),
+        *_NULLABLE_TASK_ID_LISTS,
+        F('endpointInformationEpoch', 'int32', '0+'),
+        N('partitionsByUserEndpoint', '[]EndpointToPartitions', fields=(
+            F('userEndpoint', 'Endpoint', '0+', fields=_ENDPOINT),
+            F('activePartitions', '[]TopicPartition', '0+', fields=_TOPIC_PARTITION),
+            F('standbyPartitions', '[]TopicPartition', '0+', fields=_TOPIC_PARTITION),
         )),
-    'ConsumerGroupDescribeResponse': M(69, 'ConsumerGroupDescribeResponse', '0-1',
-        fields=(
-            F('throttleTimeMs', 'int32', '0+'),
-            F('groups', '[]DescribedGroup', '0+', fields=(
-                F('errorCode', 'int16', '0+'),
-                F('errorMessage', 'string', '0+', nullable='0+', default='null'),
-                F('groupId', 'string', '0+'),
-                F('groupState', 'string', '0+'),
-                F('groupEpoch', 'int32', '0+'),
-                F('assignmentEpoch', 'int32', '0+'),
-                F('assignorName', 'string', '0+'),
-                F('members', '[]Member', '0+', fields=(
-                    F('memberId', 'string', '0+'),
-                    F('instanceId', 'string', '0+', nullable='0+', default='null'),
-                    F('rackId', 'string', '0+', nullable='0+', default='null'),
-                    F('memberEpoch', 'int32', '0+'),
-                    F('clientId', 'string', '0+'),
-                    F('clientHost', 'string', '0+'),
-                    F('subscribedTopicNames', '[]string', '0+'),
-                    F('subscribedTopicRegex', 'string', '0+', nullable='0+', default='null'),
-                    F('assignment', 'Assignment', '0+', fields=(
-                        F('topicPartitions', '[]TopicPartitions', '0+', fields=(
-                            F('topicId', 'uuid', '0+'),
-                            F('topicName', 'string', '0+'),
-                            F('partitions', '[]int32', '0+'),
-                        )),
-                    )),
-                    F('targetAssignment', 'Assignment', '0+', fields=(
-                        F('topicPartitions', '[]TopicPartitions', '0+', fields=(
-                            F('topicId', 'uuid', '0+'),
-                            F('topicName', 'string', '0+'),
-                            F('partitions', '[]int32', '0+'),
-                        )),
-                    )),
-                    F('memberType', 'int8', '1+', default='-1', ignorable=True),
-                )),
-                F('authorizedOperations', 'int32', '0+', default='-2147483648'),
-            )),
-        )),
-    'StreamsGroupHeartbeatRequest': M(88, 'StreamsGroupHeartbeatRequest', '0',
-        fields=(
-            F('groupId', 'string', '0+'),
-            F('memberId', 'string', '0+'),
-            F('memberEpoch', 'int32', '0+'),
-            F('endpointInformationEpoch', 'int32', '0+'),
-            F('instanceId', 'string', '0+', nullable='0+', default='null'),
-            F('rackId', 'string', '0+', nullable='0+', default='null'),
-            F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
-            F('topology', 'Topology', '0+', nullable='0+', default='null', fields=(
-                F('epoch', 'int32', '0+'),
-                F('subtopologies', '[]Subtopology', '0+', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('sourceTopics', '[]string', '0+'),
-                    F('sourceTopicRegex', '[]string', '0+'),
-                    F('stateChangelogTopics', '[]TopicInfo', '0+', fields=(
-                        F('name', 'string', '0+'),
-                        F('partitions', 'int32', '0+'),
-                        F('replicationFactor', 'int16', '0+'),
-                        F('topicConfigs', '[]KeyValue', '0+', fields=(
-                            F('key', 'string', '0+'),
-                            F('value', 'string', '0+'),
-                        )),
-                    )),
-                    F('repartitionSinkTopics', '[]string', '0+'),
-                    F('repartitionSourceTopics', '[]TopicInfo', '0+', fields=(
-                        F('name', 'string', '0+'),
-                        F('partitions', 'int32', '0+'),
-                        F('replicationFactor', 'int16', '0+'),
-                        F('topicConfigs', '[]KeyValue', '0+', fields=(
-                            F('key', 'string', '0+'),
-                            F('value', 'string', '0+'),
-                        )),
-                    )),
-                    F('copartitionGroups', '[]CopartitionGroup', '0+', fields=(
-                        F('sourceTopics', '[]int16', '0+'),
-                        F('sourceTopicRegex', '[]int16', '0+'),
-                        F('repartitionSourceTopics', '[]int16', '0+'),
-                    )),
-                )),
-            )),
-            F('activeTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partitions', '[]int32', '0+'),
-            )),
-            F('standbyTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partitions', '[]int32', '0+'),
-            )),
-            F('warmupTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partitions', '[]int32', '0+'),
-            )),
-            F('processId', 'string', '0+', nullable='0+', default='null'),
-            F('userEndpoint', 'Endpoint', '0+', nullable='0+', default='null', fields=(
-                F('host', 'string', '0+'),
-                F('port', 'uint16', '0+'),
-            )),
-            F('clientTags', '[]KeyValue', '0+', nullable='0+', default='null', fields=(
-                F('key', 'string', '0+'),
-                F('value', 'string', '0+'),
-            )),
-            F('taskOffsets', '[]TaskOffset', '0+', nullable='0+', default='null', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partition', 'int32', '0+'),
-                F('offset', 'int64', '0+'),
-            )),
-            F('taskEndOffsets', '[]TaskOffset', '0+', nullable='0+', default='null', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partition', 'int32', '0+'),
-                F('offset', 'int64', '0+'),
-            )),
-            F('shutdownApplication', 'bool', '0+', default='false'),
-        )),
-    'StreamsGroupHeartbeatResponse': M(88, 'StreamsGroupHeartbeatResponse', '0',
-        fields=(
-            F('throttleTimeMs', 'int32', '0+'),
-            F('errorCode', 'int16', '0+'),
-            F('errorMessage', 'string', '0+', nullable='0+', default='null'),
-            F('memberId', 'string', '0+'),
-            F('memberEpoch', 'int32', '0+'),
-            F('heartbeatIntervalMs', 'int32', '0+'),
-            F('acceptableRecoveryLag', 'int32', '0+'),
-            F('taskOffsetIntervalMs', 'int32', '0+'),
-            F('status', '[]Status', '0+', nullable='0+', default='null', fields=(
-                F('statusCode', 'int8', '0+'),
-                F('statusDetail', 'string', '0+'),
-            )),
-            F('activeTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partitions', '[]int32', '0+'),
-            )),
-            F('standbyTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partitions', '[]int32', '0+'),
-            )),
-            F('warmupTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partitions', '[]int32', '0+'),
-            )),
-            F('endpointInformationEpoch', 'int32', '0+'),
-            F('partitionsByUserEndpoint', '[]EndpointToPartitions', '0+', nullable='0+', default='null', fields=(
-                F('userEndpoint', 'Endpoint', '0+', fields=(
-                    F('host', 'string', '0+'),
-                    F('port', 'uint16', '0+'),
-                )),
-                F('activePartitions', '[]TopicPartition', '0+', fields=(
-                    F('topic', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('standbyPartitions', '[]TopicPartition', '0+', fields=(
-                    F('topic', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-            )),
-        )),
-    'StreamsGroupDescribeRequest': M(89, 'StreamsGroupDescribeRequest', '0',
-        fields=(
-            F('groupIds', '[]string', '0+'),
-            F('includeAuthorizedOperations', 'bool', '0+'),
-        )),
-    'StreamsGroupDescribeResponse': M(89, 'StreamsGroupDescribeResponse', '0',
-        fields=(
-            F('throttleTimeMs', 'int32', '0+'),
-            F('groups', '[]DescribedGroup', '0+', fields=(
-                F('errorCode', 'int16', '0+'),
-                F('errorMessage', 'string', '0+', nullable='0+', default='null'),
-                F('groupId', 'string', '0+'),
-                F('groupState', 'string', '0+'),
-                F('groupEpoch', 'int32', '0+'),
-                F('assignmentEpoch', 'int32', '0+'),
-                F('topology', 'Topology', '0+', nullable='0+', default='null', fields=(
-                    F('epoch', 'int32', '0+'),
-                    F('subtopologies', '[]Subtopology', '0+', nullable='0+', default='null', fields=(
-                        F('subtopologyId', 'string', '0+'),
-                        F('sourceTopics', '[]string', '0+'),
-                        F('repartitionSinkTopics', '[]string', '0+'),
-                        F('stateChangelogTopics', '[]TopicInfo', '0+', fields=(
-                            F('name', 'string', '0+'),
-                            F('partitions', 'int32', '0+'),
-                            F('replicationFactor', 'int16', '0+'),
-                            F('topicConfigs', '[]KeyValue', '0+', fields=(
-                                F('key', 'string', '0+'),
-                                F('value', 'string', '0+'),
-                            )),
-                        )),
-                        F('repartitionSourceTopics', '[]TopicInfo', '0+', fields=(
-                            F('name', 'string', '0+'),
-                            F('partitions', 'int32', '0+'),
-                            F('replicationFactor', 'int16', '0+'),
-                            F('topicConfigs', '[]KeyValue', '0+', fields=(
-                                F('key', 'string', '0+'),
-                                F('value', 'string', '0+'),
-                            )),
-                        )),
-                    )),
-                )),
-                F('members', '[]Member', '0+', fields=(
-                    F('memberId', 'string', '0+'),
-                    F('memberEpoch', 'int32', '0+'),
-                    F('instanceId', 'string', '0+', nullable='0+', default='null'),
-                    F('rackId', 'string', '0+', nullable='0+', default='null'),
-                    F('clientId', 'string', '0+'),
-                    F('clientHost', 'string', '0+'),
-                    F('topologyEpoch', 'int32', '0+'),
-                    F('processId', 'string', '0+'),
-                    F('userEndpoint', 'Endpoint', '0+', nullable='0+', default='null', fields=(
-                        F('host', 'string', '0+'),
-                        F('port', 'uint16', '0+'),
-                    )),
-                    F('clientTags', '[]KeyValue', '0+', fields=(
-                        F('key', 'string', '0+'),
-                        F('value', 'string', '0+'),
-                    )),
-                    F('taskOffsets', '[]TaskOffset', '0+', fields=(
-                        F('subtopologyId', 'string', '0+'),
-                        F('partition', 'int32', '0+'),
-                        F('offset', 'int64', '0+'),
-                    )),
-                    F('taskEndOffsets', '[]TaskOffset', '0+', fields=(
-                        F('subtopologyId', 'string', '0+'),
-                        F('partition', 'int32', '0+'),
-                        F('offset', 'int64', '0+'),
-                    )),
-                    F('assignment', 'Assignment', '0+', fields=(
-                        F('activeTasks', '[]TaskIds', '0+', fields=(
-                            F('subtopologyId', 'string', '0+'),
-                            F('partitions', '[]int32', '0+'),
-                        )),
-                        F('standbyTasks', '[]TaskIds', '0+', fields=(
-                            F('subtopologyId', 'string', '0+'),
-                            F('partitions', '[]int32', '0+'),
-                        )),
-                        F('warmupTasks', '[]TaskIds', '0+', fields=(
-                            F('subtopologyId', 'string', '0+'),
-                            F('partitions', '[]int32', '0+'),
-                        )),
-                    )),
-                    F('targetAssignment', 'Assignment', '0+', fields=(
-                        F('activeTasks', '[]TaskIds', '0+', fields=(
-                            F('subtopologyId', 'string', '0+'),
-                            F('partitions', '[]int32', '0+'),
-                        )),
-                        F('standbyTasks', '[]TaskIds', '0+', fields=(
-                            F('subtopologyId', 'string', '0+'),
-                            F('partitions', '[]int32', '0+'),
-                        )),
-                        F('warmupTasks', '[]TaskIds', '0+', fields=(
-                            F('subtopologyId', 'string', '0+'),
-                            F('partitions', '[]int32', '0+'),
-                        )),
-                    )),
-                    F('isClassic', 'bool', '0+'),
-                )),
-                F('authorizedOperations', 'int32', '0+', default='-2147483648'),
-            )),
-        )),
-}
+    )),
+    MessageSchema(89, 'StreamsGroupDescribeRequest', '0', fields=(
+        F('groupIds', '[]string', '0+'),
+        F('includeAuthorizedOperations', 'bool', '0+'),
+    )),
+    MessageSchema(89, 'StreamsGroupDescribeResponse', '0', fields=(
+        F('throttleTimeMs', 'int32', '0+'),
+        F('groups', '[]DescribedGroup', '0+', fields=_SGD_GROUP),
+    )),
+)}
+
+
+def _changed(release: dict[str, MessageSchema], name: str, valid_versions: str | None = None,
+             replace: dict[str, FieldSchema] | None = None,
+             after: dict[str, tuple[FieldSchema, ...]] | None = None) -> MessageSchema:
+    """``name`` as in ``release`` with its valid versions and top-level fields changed."""
+    old = release[name]
+    return dataclasses.replace(old, valid_versions=valid_versions or old.valid_versions,
+                               fields=edit_fields(old.fields, replace, after))
 
 
 # What Kafka 4.3 changed; everything else is as in the release before.
-_MESSAGES_4_3: Final[dict[str, MessageSchema]] = {
-    'StreamsGroupHeartbeatResponse': M(88, 'StreamsGroupHeartbeatResponse', '0',
-        fields=(
-            F('throttleTimeMs', 'int32', '0+'),
-            F('errorCode', 'int16', '0+'),
-            F('errorMessage', 'string', '0+', nullable='0+', default='null'),
-            F('memberId', 'string', '0+'),
-            F('memberEpoch', 'int32', '0+'),
-            F('heartbeatIntervalMs', 'int32', '0+'),
-            F('acceptableRecoveryLag', 'int32', '0+'),
-            F('taskOffsetIntervalMs', 'int32', '0+'),
-            F('status', '[]Status', '0+', nullable='0+', fields=(
-                F('statusCode', 'int8', '0+'),
-                F('statusDetail', 'string', '0+'),
-            )),
-            F('activeTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partitions', '[]int32', '0+'),
-            )),
-            F('standbyTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partitions', '[]int32', '0+'),
-            )),
-            F('warmupTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partitions', '[]int32', '0+'),
-            )),
-            F('endpointInformationEpoch', 'int32', '0+'),
-            F('partitionsByUserEndpoint', '[]EndpointToPartitions', '0+', nullable='0+', default='null', fields=(
-                F('userEndpoint', 'Endpoint', '0+', fields=(
-                    F('host', 'string', '0+'),
-                    F('port', 'uint16', '0+'),
-                )),
-                F('activePartitions', '[]TopicPartition', '0+', fields=(
-                    F('topic', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('standbyPartitions', '[]TopicPartition', '0+', fields=(
-                    F('topic', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-            )),
-        )),
-}
-
+_MESSAGES_4_3: Final[dict[str, MessageSchema]] = {s.name: s for s in (
+    _changed(_MESSAGES_4_1, 'StreamsGroupHeartbeatResponse', replace={
+        'status': F('status', '[]Status', '0+', nullable='0+', fields=_STATUS),  # no default
+    }),
+)}
+_4_3: Final = {**_MESSAGES_4_1, **_MESSAGES_4_3}
 
 # What Kafka trunk changed; everything else is as in the release before.
-_MESSAGES_TRUNK: Final[dict[str, MessageSchema]] = {
-    'StreamsGroupHeartbeatRequest': M(88, 'StreamsGroupHeartbeatRequest', '0-1',
-        fields=(
-            F('groupId', 'string', '0+'),
-            F('memberId', 'string', '0+'),
-            F('memberEpoch', 'int32', '0+'),
-            F('endpointInformationEpoch', 'int32', '0+'),
-            F('instanceId', 'string', '0+', nullable='0+', default='null'),
-            F('rackId', 'string', '0+', nullable='0+', default='null'),
-            F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
-            F('topology', 'Topology', '0+', nullable='0+', default='null', fields=(
-                F('epoch', 'int32', '0+'),
-                F('subtopologies', '[]Subtopology', '0+', fields=(
-                    F('subtopologyId', 'string', '0+'),
-                    F('sourceTopics', '[]string', '0+'),
-                    F('sourceTopicRegex', '[]string', '0+'),
-                    F('stateChangelogTopics', '[]TopicInfo', '0+', fields=(
-                        F('name', 'string', '0+'),
-                        F('partitions', 'int32', '0+'),
-                        F('replicationFactor', 'int16', '0+'),
-                        F('topicConfigs', '[]KeyValue', '0+', fields=(
-                            F('key', 'string', '0+'),
-                            F('value', 'string', '0+'),
-                        )),
-                    )),
-                    F('repartitionSinkTopics', '[]string', '0+'),
-                    F('repartitionSourceTopics', '[]TopicInfo', '0+', fields=(
-                        F('name', 'string', '0+'),
-                        F('partitions', 'int32', '0+'),
-                        F('replicationFactor', 'int16', '0+'),
-                        F('topicConfigs', '[]KeyValue', '0+', fields=(
-                            F('key', 'string', '0+'),
-                            F('value', 'string', '0+'),
-                        )),
-                    )),
-                    F('copartitionGroups', '[]CopartitionGroup', '0+', fields=(
-                        F('sourceTopics', '[]int16', '0+'),
-                        F('sourceTopicRegex', '[]int16', '0+'),
-                        F('repartitionSourceTopics', '[]int16', '0+'),
-                    )),
+_MESSAGES_TRUNK: Final[dict[str, MessageSchema]] = {s.name: s for s in (
+    _changed(_4_3, 'StreamsGroupHeartbeatRequest', '0-1'),
+    _changed(_4_3, 'StreamsGroupHeartbeatResponse', '0-1', replace={
+        'acceptableRecoveryLag': F('acceptableRecoveryLagLegacy', 'int32', '0'),
+    }, after={
+        'taskOffsetIntervalMs': (
+            F('acceptableRecoveryLag', 'int64', '1+', default='-1', ignorable=True),),
+        'warmupTasks': (F('topologyDescriptionRequired', 'bool', '1+', default='false'),),
+    }),
+    _changed(_4_3, 'StreamsGroupDescribeRequest', '0-1', after={
+        'includeAuthorizedOperations': (
+            F('includeTopologyDescription', 'bool', '1+', default='false'),),
+    }),
+    _changed(_4_3, 'StreamsGroupDescribeResponse', '0-1', replace={
+        'groups': F('groups', '[]DescribedGroup', '0+', fields=(
+            *_SGD_GROUP,
+            F('topologyDescription', 'TopologyDescription', '1+', nullable='1+', default='null',
+              fields=(
+                F('subtopologies', '[]TopologyDescriptionSubtopology', '1+', fields=(
+                    F('subtopologyId', 'string', '1+'),
+                    F('nodes', '[]TopologyDescriptionNode', '1+',
+                      fields=_TOPOLOGY_DESCRIPTION_NODE),
                 )),
-            )),
-            F('activeTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partitions', '[]int32', '0+'),
-            )),
-            F('standbyTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partitions', '[]int32', '0+'),
-            )),
-            F('warmupTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partitions', '[]int32', '0+'),
-            )),
-            F('processId', 'string', '0+', nullable='0+', default='null'),
-            F('userEndpoint', 'Endpoint', '0+', nullable='0+', default='null', fields=(
-                F('host', 'string', '0+'),
-                F('port', 'uint16', '0+'),
-            )),
-            F('clientTags', '[]KeyValue', '0+', nullable='0+', default='null', fields=(
-                F('key', 'string', '0+'),
-                F('value', 'string', '0+'),
-            )),
-            F('taskOffsets', '[]TaskOffset', '0+', nullable='0+', default='null', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partition', 'int32', '0+'),
-                F('offset', 'int64', '0+'),
-            )),
-            F('taskEndOffsets', '[]TaskOffset', '0+', nullable='0+', default='null', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partition', 'int32', '0+'),
-                F('offset', 'int64', '0+'),
-            )),
-            F('shutdownApplication', 'bool', '0+', default='false'),
+                F('globalStores', '[]TopologyDescriptionGlobalStore', '1+', fields=(
+                    F('source', 'TopologyDescriptionNode', '1+',
+                      fields=_TOPOLOGY_DESCRIPTION_NODE),
+                    F('processor', 'TopologyDescriptionNode', '1+',
+                      fields=_TOPOLOGY_DESCRIPTION_NODE),
+                )),
+              )),
+            F('topologyDescriptionStatus', 'int8', '1+', default='0'),
+            F('assignorName', 'string', '1+', nullable='1+', default='null', ignorable=True),
         )),
-    'StreamsGroupHeartbeatResponse': M(88, 'StreamsGroupHeartbeatResponse', '0-1',
-        fields=(
-            F('throttleTimeMs', 'int32', '0+'),
-            F('errorCode', 'int16', '0+'),
-            F('errorMessage', 'string', '0+', nullable='0+', default='null'),
-            F('memberId', 'string', '0+'),
-            F('memberEpoch', 'int32', '0+'),
-            F('heartbeatIntervalMs', 'int32', '0+'),
-            F('acceptableRecoveryLagLegacy', 'int32', '0'),
-            F('taskOffsetIntervalMs', 'int32', '0+'),
-            F('acceptableRecoveryLag', 'int64', '1+', default='-1', ignorable=True),
-            F('status', '[]Status', '0+', nullable='0+', fields=(
-                F('statusCode', 'int8', '0+'),
-                F('statusDetail', 'string', '0+'),
-            )),
-            F('activeTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partitions', '[]int32', '0+'),
-            )),
-            F('standbyTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partitions', '[]int32', '0+'),
-            )),
-            F('warmupTasks', '[]TaskIds', '0+', nullable='0+', default='null', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partitions', '[]int32', '0+'),
-            )),
-            F('topologyDescriptionRequired', 'bool', '1+', default='false'),
-            F('endpointInformationEpoch', 'int32', '0+'),
-            F('partitionsByUserEndpoint', '[]EndpointToPartitions', '0+', nullable='0+', default='null', fields=(
-                F('userEndpoint', 'Endpoint', '0+', fields=(
-                    F('host', 'string', '0+'),
-                    F('port', 'uint16', '0+'),
-                )),
-                F('activePartitions', '[]TopicPartition', '0+', fields=(
-                    F('topic', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-                F('standbyPartitions', '[]TopicPartition', '0+', fields=(
-                    F('topic', 'string', '0+'),
-                    F('partitions', '[]int32', '0+'),
-                )),
-            )),
-        )),
-    'StreamsGroupDescribeRequest': M(89, 'StreamsGroupDescribeRequest', '0-1',
-        fields=(
-            F('groupIds', '[]string', '0+'),
-            F('includeAuthorizedOperations', 'bool', '0+'),
-            F('includeTopologyDescription', 'bool', '1+', default='false'),
-        )),
-    'StreamsGroupDescribeResponse': M(89, 'StreamsGroupDescribeResponse', '0-1',
-        fields=(
-            F('throttleTimeMs', 'int32', '0+'),
-            F('groups', '[]DescribedGroup', '0+', fields=(
-                F('errorCode', 'int16', '0+'),
-                F('errorMessage', 'string', '0+', nullable='0+', default='null'),
-                F('groupId', 'string', '0+'),
-                F('groupState', 'string', '0+'),
-                F('groupEpoch', 'int32', '0+'),
-                F('assignmentEpoch', 'int32', '0+'),
-                F('topology', 'Topology', '0+', nullable='0+', default='null', fields=(
-                    F('epoch', 'int32', '0+'),
-                    F('subtopologies', '[]Subtopology', '0+', nullable='0+', default='null', fields=(
-                        F('subtopologyId', 'string', '0+'),
-                        F('sourceTopics', '[]string', '0+'),
-                        F('repartitionSinkTopics', '[]string', '0+'),
-                        F('stateChangelogTopics', '[]TopicInfo', '0+', fields=(
-                            F('name', 'string', '0+'),
-                            F('partitions', 'int32', '0+'),
-                            F('replicationFactor', 'int16', '0+'),
-                            F('topicConfigs', '[]KeyValue', '0+', fields=(
-                                F('key', 'string', '0+'),
-                                F('value', 'string', '0+'),
-                            )),
-                        )),
-                        F('repartitionSourceTopics', '[]TopicInfo', '0+', fields=(
-                            F('name', 'string', '0+'),
-                            F('partitions', 'int32', '0+'),
-                            F('replicationFactor', 'int16', '0+'),
-                            F('topicConfigs', '[]KeyValue', '0+', fields=(
-                                F('key', 'string', '0+'),
-                                F('value', 'string', '0+'),
-                            )),
-                        )),
-                    )),
-                )),
-                F('members', '[]Member', '0+', fields=(
-                    F('memberId', 'string', '0+'),
-                    F('memberEpoch', 'int32', '0+'),
-                    F('instanceId', 'string', '0+', nullable='0+', default='null'),
-                    F('rackId', 'string', '0+', nullable='0+', default='null'),
-                    F('clientId', 'string', '0+'),
-                    F('clientHost', 'string', '0+'),
-                    F('topologyEpoch', 'int32', '0+'),
-                    F('processId', 'string', '0+'),
-                    F('userEndpoint', 'Endpoint', '0+', nullable='0+', default='null', fields=(
-                        F('host', 'string', '0+'),
-                        F('port', 'uint16', '0+'),
-                    )),
-                    F('clientTags', '[]KeyValue', '0+', fields=(
-                        F('key', 'string', '0+'),
-                        F('value', 'string', '0+'),
-                    )),
-                    F('taskOffsets', '[]TaskOffset', '0+', fields=(
-                        F('subtopologyId', 'string', '0+'),
-                        F('partition', 'int32', '0+'),
-                        F('offset', 'int64', '0+'),
-                    )),
-                    F('taskEndOffsets', '[]TaskOffset', '0+', fields=(
-                        F('subtopologyId', 'string', '0+'),
-                        F('partition', 'int32', '0+'),
-                        F('offset', 'int64', '0+'),
-                    )),
-                    F('assignment', 'Assignment', '0+', fields=(
-                        F('activeTasks', '[]TaskIds', '0+', fields=(
-                            F('subtopologyId', 'string', '0+'),
-                            F('partitions', '[]int32', '0+'),
-                        )),
-                        F('standbyTasks', '[]TaskIds', '0+', fields=(
-                            F('subtopologyId', 'string', '0+'),
-                            F('partitions', '[]int32', '0+'),
-                        )),
-                        F('warmupTasks', '[]TaskIds', '0+', fields=(
-                            F('subtopologyId', 'string', '0+'),
-                            F('partitions', '[]int32', '0+'),
-                        )),
-                    )),
-                    F('targetAssignment', 'Assignment', '0+', fields=(
-                        F('activeTasks', '[]TaskIds', '0+', fields=(
-                            F('subtopologyId', 'string', '0+'),
-                            F('partitions', '[]int32', '0+'),
-                        )),
-                        F('standbyTasks', '[]TaskIds', '0+', fields=(
-                            F('subtopologyId', 'string', '0+'),
-                            F('partitions', '[]int32', '0+'),
-                        )),
-                        F('warmupTasks', '[]TaskIds', '0+', fields=(
-                            F('subtopologyId', 'string', '0+'),
-                            F('partitions', '[]int32', '0+'),
-                        )),
-                    )),
-                    F('isClassic', 'bool', '0+'),
-                )),
-                F('authorizedOperations', 'int32', '0+', default='-2147483648'),
-                F('topologyDescription', 'TopologyDescription', '1+', nullable='1+', default='null', fields=(
-                    F('subtopologies', '[]TopologyDescriptionSubtopology', '1+', fields=(
-                        F('subtopologyId', 'string', '1+'),
-                        F('nodes', '[]TopologyDescriptionNode', '1+', fields=(
-                            F('name', 'string', '1+'),
-                            F('nodeType', 'int8', '1+'),
-                            F('sourceTopics', '[]string', '1+'),
-                            F('sinkTopic', 'string', '1+', nullable='1+', default='null'),
-                            F('stores', '[]string', '1+'),
-                            F('successors', '[]string', '1+'),
-                        )),
-                    )),
-                    F('globalStores', '[]TopologyDescriptionGlobalStore', '1+', fields=(
-                        F('source', 'TopologyDescriptionNode', '1+', fields=(
-                            F('name', 'string', '1+'),
-                            F('nodeType', 'int8', '1+'),
-                            F('sourceTopics', '[]string', '1+'),
-                            F('sinkTopic', 'string', '1+', nullable='1+', default='null'),
-                            F('stores', '[]string', '1+'),
-                            F('successors', '[]string', '1+'),
-                        )),
-                        F('processor', 'TopologyDescriptionNode', '1+', fields=(
-                            F('name', 'string', '1+'),
-                            F('nodeType', 'int8', '1+'),
-                            F('sourceTopics', '[]string', '1+'),
-                            F('sinkTopic', 'string', '1+', nullable='1+', default='null'),
-                            F('stores', '[]string', '1+'),
-                            F('successors', '[]string', '1+'),
-                        )),
-                    )),
-                )),
-                F('topologyDescriptionStatus', 'int8', '1+', default='0'),
-                F('assignorName', 'string', '1+', nullable='1+', default='null', ignorable=True),
-            )),
-        )),
-}
+    }),
+)}
 
 MESSAGE_SCHEMAS: Final[dict[str, dict[str, MessageSchema]]] = {
     '4.1': _MESSAGES_4_1,
-    '4.3': {**_MESSAGES_4_1, **_MESSAGES_4_3},
-    'trunk': {**_MESSAGES_4_1, **_MESSAGES_4_3, **_MESSAGES_TRUNK},
+    '4.3': _4_3,
+    'trunk': {**_4_3, **_MESSAGES_TRUNK},
 }
-
-_ = F  # the tables use F

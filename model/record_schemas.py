@@ -146,6 +146,26 @@ def F(
     return FieldSchema(name, type, versions, nullable, tagged, tag, default, ignorable, fields)
 
 
+def edit_fields(
+    fields: tuple[FieldSchema, ...],
+    replace: Mapping[str, FieldSchema] | None = None,
+    after: Mapping[str, tuple[FieldSchema, ...]] | None = None,
+) -> tuple[FieldSchema, ...]:
+    """``fields`` with some replaced (by name) and others inserted after a named one.
+
+    How the tables state what a later release (or version) changed in a schema.
+    """
+    replace = replace or {}
+    after = after or {}
+    missing = (set(replace) | set(after)) - {f.name for f in fields}
+    assert not missing, f"no such fields: {sorted(missing)}"
+    out: list[FieldSchema] = []
+    for f in fields:
+        out.append(replace.get(f.name, f))
+        out.extend(after.get(f.name, ()))
+    return tuple(out)
+
+
 @dataclass(frozen=True)
 class RecordSchema:
     type: int
