@@ -4,16 +4,20 @@ from __future__ import annotations
 
 from kgspec.invariants import (
     CONSUMER_INVARIANTS,
+    STREAMS_GROUP_INVARIANTS,
     EpochSnapshot,
     Observation,
     StreamsHolding,
+    StreamsObservation,
     check_all,
     check_consumer_group,
+    check_streams,
     client_no_double_ownership,
     convergence,
     convergence_bound_ms,
     epoch_fencing,
     epoch_monotonicity,
+    lost_assignments,
     no_double_ownership,
     partition_epoch_index,
     processid_exclusivity,
@@ -21,6 +25,8 @@ from kgspec.invariants import (
     replay_records,
     session_expiry,
     state_derivation,
+    streams_convergence,
+    streams_epoch_fencing,
     target_validity,
 )
 from kgspec.invariants.liveness import ClientView
@@ -29,6 +35,8 @@ from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.model.consumer.member import STABLE, UNREVOKED_PARTITIONS, ConsumerMember
 from kgspec.model.coordinator import Coordinator
 from kgspec.model.hashing import compute_group_hash, compute_topic_hash
+from kgspec.model.streams.group import StreamsGroup
+from kgspec.model.streams.member import UNREVOKED_TASKS, StreamsMember
 from kgspec.model.topics import TopicsImage
 
 T = "AAAAAAAAAAAAAAAAAAAAAQ"  # a topic id
@@ -193,3 +201,77 @@ def test_processid_exclusivity() -> None:
 def test_check_all_skips_checks_without_inputs() -> None:
     obs = Observation("g", _group(_member("a", 3, {0: 3})))
     assert check_all(obs) == []
+
+
+def _streams_member(mid: str, epoch: int, active: list[int], previous: int = 0) -> StreamsMember:
+    return StreamsMember(mid, epoch, previous, process_id="p1",
+                         assigned={"active": {"0": dict.fromkeys(active, epoch)} if active else {},
+                                   "standby": {}, "warmup": {}})
+
+
+def test_streams_epoch_fencing() -> None:
+    member = _streams_member("a", 5, [0], previous=4)
+    ok = {"errorCode": 0}
+    owned = {"activeTasks": [{"subtopologyId": "0", "partitions": [0]}], "standbyTasks": [], "warmupTasks": []}
+    assert streams_epoch_fencing(member, {"memberEpoch": 5}, ok) == []
+    assert streams_epoch_fencing(member, {"memberEpoch": 4, **owned}, ok) == []
+    assert streams_epoch_fencing(member, {"memberEpoch": 3}, {"errorCode": 110}) == []
+    assert streams_epoch_fencing(None, {"memberEpoch": 6}, ok) == []
+    assert streams_epoch_fencing(member, {"memberEpoch": 3}, ok) == [
+        "member a was accepted with stale epoch 3 (current 5, previous 4)"]
+    assert streams_epoch_fencing(member, {"memberEpoch": 4}, ok) == [
+        "member a was accepted with its previous epoch 4 although its activeTasks None are not within its "
+        "assigned active tasks"]
+    standby = [{"subtopologyId": "0", "partitions": [1]}]
+    assert streams_epoch_fencing(member, {"memberEpoch": 4, **owned, "standbyTasks": standby}, ok) == [
+        f"member a was accepted with its previous epoch 4 although its standbyTasks {standby!r} are not "
+        "within its assigned standby tasks"]
+    assert streams_epoch_fencing(member, {"memberEpoch": 6}, ok) == [
+        "member a was accepted with epoch 6, ahead of its epoch 5"]
+
+
+def test_streams_convergence_and_lost_assignments() -> None:
+    group = StreamsGroup("g", 3)
+    a = group.members["a"] = _streams_member("a", 3, [0])
+    group.target = {"a": {"active": {"0": frozenset({0})}, "standby": {}, "warmup": {}}}
+    good = {"a": ClientView(3, "STABLE", {"active": {"0": frozenset({0})}})}
+    assert group.state == "NotReady"  # no topology
+    assert streams_convergence(group, good, ready_expected=False) == []
+    assert streams_convergence(group, good, ready_expected=True) == [
+        "group is NotReady, not Stable, although nothing needs an operator"]
+    lost = {"a": ClientView(3, "STABLE", {})}
+    assigned = {"active": {"0": frozenset({0})}}
+    assert lost_assignments(group, lost) == [
+        f"member a is STABLE at epoch 3 with {assigned}, but its client runs only {{}}: the response that "
+        "carried the assignment was lost"]
+    assert lost_assignments(group, good) == []
+    assert streams_convergence(group, lost, False) == [
+        f"member a owns {{}}, is assigned {assigned}, target {assigned}"]
+    assert streams_convergence(group, lost, False, tolerate_lost_assignment=True) == []
+    assert streams_convergence(group, {"a": ClientView(2, "RECONCILING", {}), "b": ClientView(0, "JOINING", {})},
+                               False) == [
+        "members [] have no live client; live clients ['b'] are not members",
+        "client of a is RECONCILING at epoch 2, not STABLE at 3",
+        f"member a owns {{}}, is assigned {assigned}, target {assigned}"]
+    assert streams_convergence(None, good, False) == ["no members, but clients ['a'] are live"]
+    assert streams_convergence(None, {}, False) == []
+    group.group_epoch, a.state = 4, UNREVOKED_TASKS
+    assert streams_convergence(group, good, False) == [
+        "assignment epoch 3 never caught up with group epoch 4",
+        f"member a is at epoch 3 state {UNREVOKED_TASKS}, not STABLE at 3"]
+
+
+def test_check_streams_runs_each_named_check() -> None:
+    group = StreamsGroup("g", 3)
+    group.members["a"] = _streams_member("a", 3, [0])
+    group.members["b"] = _streams_member("b", 3, [0])
+    obs = StreamsObservation("g", group, now=10, session_deadlines={"b": 10})
+    assert [(v.invariant, v.message) for v in check_streams(obs)] == [
+        ("processid-exclusivity", "task 0_0 is active on both a and b"),
+        ("processid-exclusivity", "process p1 holds task 0_0 twice: a (active) and b (active)"),
+        ("session-expiry", "member b's session ended at 10 but it is still in the group at 10"),
+    ]
+    assert [v.invariant for v in check_streams(obs, ("session-expiry",))] == ["session-expiry"]
+    assert list(STREAMS_GROUP_INVARIANTS) == [
+        "processid-exclusivity", "client-no-double-ownership", "epoch-monotonicity", "epoch-fencing",
+        "target-validity", "no-tasks-while-not-ready", "replay-equivalence", "session-expiry"]
