@@ -13,13 +13,14 @@ invariants, as Kafka's own replay checks them.
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 from kgspec.conformance.call_invariants import observed_call_problems, observed_epoch_problems
 from kgspec.conformance.classic import CLASSIC_API_NAMES, CLASSIC_APIS, ClassicChecks
 from kgspec.conformance.compare import (
+    Diff,
     check_streams_heartbeat,
     describe_differences,
     format_set,
@@ -271,11 +272,8 @@ class TraceChecker:
             if cached is not None and cached.steady and self._steady_hit(cached, event):
                 return
         gid = event.group_id
-        if api == CONSUMER_GROUP_DESCRIBE:
-            self._describe(event)
-            return
-        if api == STREAMS_GROUP_DESCRIBE:
-            self._streams_describe(event)
+        if api is not None and api in _DESCRIBES:
+            self._describe(event, api)
             return
         if gid is None:
             self._finding(None, Finding(self.path, event.line, None, "malformed",
@@ -385,32 +383,6 @@ class TraceChecker:
                 event.line):
             self._finding(g, Finding(self.path, event.line, g.summary.group_id, kind, message, field_name, exp, got))
 
-    def _streams_describe(self, event: Event) -> None:
-
-        gids = event.request.get("groupIds")
-        if not isinstance(gids, list) or not all(isinstance(x, str) for x in gids):
-            self._finding(None, Finding(self.path, event.line, None, "malformed",
-                                        "`request.groupIds` must be a list of strings", "request.groupIds"))
-            return
-        ts = _ts(event)
-        expected_groups = []
-        for gid in gids:
-            g = self._group(gid, "streams")
-            g.summary.events += 1
-            if not self._advance(g, ts, event.line):
-                return
-            r = g.coord.handle(STREAMS_GROUP_DESCRIBE, 0, {"groupIds": [gid]}, now=int(ts))
-            assert r.response is not None
-            expected_groups.extend(r.response["groups"])
-        for name, exp, got in streams_describe_differences({"groups": expected_groups}, event.response):
-            gid = name.split("[", 1)[1].split("]", 1)[0] if "[" in name else (gids[0] if gids else None)
-            if isinstance(exp, frozenset) or isinstance(got, frozenset):
-                exp, got = sorted(exp or []), sorted(got or [])
-            self._finding(self.groups.get(gid or ""), Finding(
-                self.path, event.line, gid, "response-mismatch",
-                f"StreamsGroupDescribe: {name} should be {exp!r}, not {got!r}",
-                name.split(".")[-1] if "." in name else name, exp, got))
-
     def _heartbeat(self, g: _Group, event: Event, version: int) -> None:
         coord, req, obs = g.coord, event.request, event.response
         gid = g.summary.group_id
@@ -463,32 +435,33 @@ class TraceChecker:
             for invariant, message in broken:
                 self._finding(g, Finding(self.path, event.line, gid, "invariant", message, invariant))
 
-    def _describe(self, event: Event) -> None:
+    def _describe(self, event: Event, api: int) -> None:
+        """ConsumerGroupDescribe or StreamsGroupDescribe: each named group's answer, compared."""
+        gtype, label, differences, show = _DESCRIBES[api]
         gids = event.request.get("groupIds")
         if not isinstance(gids, list) or not all(isinstance(x, str) for x in gids):
             self._finding(None, Finding(self.path, event.line, None, "malformed",
                                         "`request.groupIds` must be a list of strings", "request.groupIds"))
             return
-        version = event.api_version if event.api_version is not None else 0
+        # StreamsGroupDescribe has only v0.
+        version = event.api_version if event.api_version is not None and api == CONSUMER_GROUP_DESCRIBE else 0
         ts = _ts(event)
         expected_groups = []
         for gid in gids:
-            g = self._group(gid, "consumer")
+            g = self._group(gid, gtype)
             g.summary.events += 1
             if not self._advance(g, ts, event.line):
                 return
-            r = g.coord.handle(CONSUMER_GROUP_DESCRIBE, version, {"groupIds": [gid]}, now=int(ts))
+            r = g.coord.handle(api, version, {"groupIds": [gid]}, now=int(ts))
             assert r.response is not None
             expected_groups.extend(r.response["groups"])
-        diffs = describe_differences({"groups": expected_groups}, event.response)
-        for name, exp, got in diffs:
+        for name, exp, got in differences({"groups": expected_groups}, event.response):
             gid = name.split("[", 1)[1].split("]", 1)[0] if "[" in name else (gids[0] if gids else None)
-            g2 = self.groups.get(gid or "")
             if isinstance(exp, frozenset) or isinstance(got, frozenset):
-                exp, got = format_set(exp), format_set(got)
-            self._finding(g2, Finding(self.path, event.line, gid, "response-mismatch",
-                                      f"ConsumerGroupDescribe: {name} should be {exp!r}, not {got!r}",
-                                      name.split(".")[-1] if "." in name else name, exp, got))
+                exp, got = show(exp), show(got)
+            self._finding(self.groups.get(gid or ""), Finding(
+                self.path, event.line, gid, "response-mismatch", f"{label}: {name} should be {exp!r}, not {got!r}",
+                name.split(".")[-1] if "." in name else name, exp, got))
 
     def _record(self, event: Event) -> None:
         gid = event.group_id
@@ -604,6 +577,18 @@ class TraceChecker:
             if g.findings == MAX_FINDINGS_PER_GROUP:
                 finding.message += f" (further findings for this group are not listed; limit {MAX_FINDINGS_PER_GROUP})"
         self.report.findings.append(finding)
+
+
+def _sorted_tasks(tasks: frozenset[tuple[str, int]] | None) -> list[tuple[str, int]]:
+    return sorted(tasks or [])
+
+
+# api -> (group type, label, how responses are compared, how a set is shown)
+_DESCRIBES: Final[dict[int, tuple[str, str, Callable[[dict[str, Any], dict[str, Any]], list[Diff]],
+                                  Callable[[Any], Any]]]] = {
+    CONSUMER_GROUP_DESCRIBE: ("consumer", "ConsumerGroupDescribe", describe_differences, format_set),
+    STREAMS_GROUP_DESCRIBE: ("streams", "StreamsGroupDescribe", streams_describe_differences, _sorted_tasks),
+}
 
 
 _SET_TIMER_FIELDS: Final = tuple(getattr(Timer, name).__set__ for name in Timer.__slots__)
