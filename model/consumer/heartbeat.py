@@ -155,15 +155,7 @@ class ConsumerHeartbeat:
                 raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID,
                                        f"Member {member_id} is not a member of group {gid}.")
         else:
-            found = group.static_member(instance_id)
-            if found is None:
-                raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Instance id {instance_id} is unknown.")
-            if found.member_id != member_id:
-                raise CoordinatorError(
-                    Errors.FENCED_INSTANCE_ID,
-                    f"Static member {member_id} with instance id {instance_id} was fenced by member "
-                    f"{found.member_id}.")
-            member = found
+            member = static_member_or_throw(group, member_id, instance_id)
             if epoch == LEAVE_GROUP_STATIC_MEMBER_EPOCH:
                 # Temporary leave: keep the member (and its session timer), epoch -2.
                 leaving = member.copy()
@@ -345,32 +337,32 @@ class ConsumerHeartbeat:
                     Errors.UNRELEASED_INSTANCE_ID,
                     f"Static member {member_id} with instance id {instance_id} cannot join the group "
                     f"because the instance id is owned by {existing.member_id} member.")
-            replacement = existing.copy()
-            replacement.member_id = member_id
-            replacement.member_epoch = 0
-            replacement.previous_member_epoch = 0
-            gid = group.group_id
-            self.records.extend([
-                rec.current_assignment_tombstone(gid, existing.member_id),
-                rec.target_member_tombstone(gid, existing.member_id),
-                rec.member_metadata_tombstone(gid, existing.member_id),
-                rec.member_metadata_record(gid, replacement),
-                rec.target_member_record(gid, member_id, group.target.get(existing.member_id, {})),
-                rec.current_assignment_record(gid, replacement, self.coord.profile),
-            ])
-            # Kafka removes the old member "without canceling its timers in case the change is
-            # reverted"; when they fire the member is unknown and nothing is written.
+            replacement = self.replace_static_member(group, existing, member_id)
             self.explain.append(f"static member {instance_id} replaced {existing.member_id} by {member_id}")
             return replacement
-        if existing is None:
-            raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Instance id {instance_id} is unknown.")
-        if existing.member_id != member_id:
-            raise CoordinatorError(
-                Errors.FENCED_INSTANCE_ID,
-                f"Static member {member_id} with instance id {instance_id} was fenced by member "
-                f"{existing.member_id}.")
+        existing = static_member_or_throw(group, member_id, instance_id)
         self._validate_epoch(existing, epoch, owned)
         return existing
+
+    def replace_static_member(self, group: ConsumerGroup, existing: ConsumerMember, member_id: str) -> ConsumerMember:
+        """``replaceStaticMember``: the old id's tombstones, then the new id's member, target and
+        assignment records (a copy of the old member at epoch 0, previous epoch 0)."""
+        replacement = existing.copy()
+        replacement.member_id = member_id
+        replacement.member_epoch = 0
+        replacement.previous_member_epoch = 0
+        gid = group.group_id
+        self.records.extend([
+            rec.current_assignment_tombstone(gid, existing.member_id),
+            rec.target_member_tombstone(gid, existing.member_id),
+            rec.member_metadata_tombstone(gid, existing.member_id),
+            rec.member_metadata_record(gid, replacement),
+            rec.target_member_record(gid, member_id, group.target.get(existing.member_id, {})),
+            rec.current_assignment_record(gid, replacement, self.coord.profile),
+        ])
+        # Kafka removes the old member "without canceling its timers in case the change is
+        # reverted"; when they fire the member is unknown and nothing is written.
+        return replacement
 
     def _validate_epoch(self, member: ConsumerMember, received: int, owned: OwnedPartitions | None) -> None:
         """``throwIfConsumerGroupMemberEpochIsInvalid``, with the lost-response rule."""
@@ -456,6 +448,24 @@ class ConsumerHeartbeat:
             else:
                 self.coord.cancel_consumer_rebalance_timeout(group.group_id, updated.member_id)
         return updated
+
+
+def throw_if_instance_id_is_fenced(found: ConsumerMember, member_id: str, instance_id: str) -> None:
+    """``throwIfInstanceIdIsFenced``."""
+    if found.member_id != member_id:
+        raise CoordinatorError(
+            Errors.FENCED_INSTANCE_ID,
+            f"Static member {member_id} with instance id {instance_id} was fenced by member "
+            f"{found.member_id}.")
+
+
+def static_member_or_throw(group: ConsumerGroup, member_id: str, instance_id: str) -> ConsumerMember:
+    """``throwIfStaticMemberIsUnknown`` then ``throwIfInstanceIdIsFenced``."""
+    found = group.static_member(instance_id)
+    if found is None:
+        raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Instance id {instance_id} is unknown.")
+    throw_if_instance_id_is_fenced(found, member_id, instance_id)
+    return found
 
 
 def _is_subset(owned: OwnedPartitions | None, assigned: Holding) -> bool:

@@ -27,7 +27,11 @@ from kgspec.model.classic.responses import (
 )
 from kgspec.model.consumer import records as rec
 from kgspec.model.consumer.group import ConsumerGroup
-from kgspec.model.consumer.heartbeat import ConsumerHeartbeat
+from kgspec.model.consumer.heartbeat import (
+    ConsumerHeartbeat,
+    static_member_or_throw,
+    throw_if_instance_id_is_fenced,
+)
 from kgspec.model.consumer.member import UNRELEASED_PARTITIONS, UNREVOKED_PARTITIONS, ConsumerMember
 from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.model.migration import downgrade
@@ -144,26 +148,10 @@ def _member(step: ConsumerHeartbeat, group: ConsumerGroup, member_id: str, req: 
         if existing is None:
             return group.members.get(member_id) or ConsumerMember(member_id)
         # A classic replacement skips the UNRELEASED_INSTANCE_ID check.
-        replacement = existing.copy()
-        replacement.member_id = member_id
-        replacement.member_epoch = replacement.previous_member_epoch = 0
-        gid = group.group_id
-        step.records.extend([
-            rec.current_assignment_tombstone(gid, existing.member_id),
-            rec.target_member_tombstone(gid, existing.member_id),
-            rec.member_metadata_tombstone(gid, existing.member_id),
-            rec.member_metadata_record(gid, replacement),
-            rec.target_member_record(gid, member_id, group.target.get(existing.member_id, {})),
-            rec.current_assignment_record(gid, replacement, step.coord.profile),
-        ])
+        replacement = step.replace_static_member(group, existing, member_id)
         step.explain.append(f"static member {req.instance_id}: {existing.member_id} replaced by {member_id}")
         return replacement
-    if existing is None:
-        raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Instance id {req.instance_id} is unknown.")
-    if existing.member_id != member_id:
-        raise CoordinatorError(Errors.FENCED_INSTANCE_ID, f"Static member {member_id} with instance id "
-                               f"{req.instance_id} was fenced by member {existing.member_id}.")
-    return existing
+    return static_member_or_throw(group, member_id, req.instance_id)
 
 
 def supports_classic_protocols(group: ConsumerGroup, protocol_type: str, names: set[str]) -> bool:
@@ -191,9 +179,7 @@ def _validate_member(group: ConsumerGroup, member_id: str, instance_id: str | No
         if found is None:
             raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Member with instance id {instance_id} is not a "
                                    f"member of group {group.group_id}.")
-        if found.member_id != member_id:
-            raise CoordinatorError(Errors.FENCED_INSTANCE_ID, f"Static member {member_id} with instance id "
-                                   f"{instance_id} was fenced by member {found.member_id}.")
+        throw_if_instance_id_is_fenced(found, member_id, instance_id)
         member = found
     if not mm.uses_classic(member):
         raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Member {member.member_id} does not use the classic protocol.")
