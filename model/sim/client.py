@@ -93,6 +93,7 @@ class MemberClient:
         self.in_flight_deadline = 0
         self.corr = 0
         self.full = True
+        self.last_sent_owned: dict[str, Any] | None = None  # what the last heartbeat reported
         self.reconcile_to: dict[str, Any] | None = None
         self.reconcile_done_at: int | None = None
         self.leave_epoch = -1
@@ -224,7 +225,7 @@ class MemberClient:
         if self.in_flight is not None:
             return None
         if self.state == cs.LEAVING:
-            request = self._request(self.leave_epoch, full=False)
+            request = self._send(self.leave_epoch, full=False)
             if self.stale_leave:
                 self.stale_leave = False
                 self.owned = {}  # onPartitionsLost once STALE
@@ -237,7 +238,7 @@ class MemberClient:
             self.state in (cs.JOINING, cs.RECONCILING, cs.STABLE) and self.next_hb <= now)
         if not due:
             return None
-        request = self._request(self.epoch, full=self.full or self.state == cs.JOINING)
+        request = self._send(self.epoch, full=self.full or self.state == cs.JOINING)
         self.in_flight_deadline = now + self.opts.request_timeout_ms
         self.next_hb = now + max(self.hb_interval, 1)
         if self.state == cs.ACKNOWLEDGING:
@@ -247,6 +248,22 @@ class MemberClient:
                 self._fire("ack_sent_more_to_reconcile")
                 self._start_reconcile(now)
         return request
+
+    def _send(self, epoch: int, full: bool) -> dict[str, Any]:
+        """The next heartbeat, now in flight; the one after it is incremental."""
+        self.corr += 1
+        self.in_flight = self.corr
+        request = self._request(epoch, full)
+        self.full = False
+        return request
+
+    def _reports_owned(self, full: bool) -> bool:
+        """Whether this heartbeat carries the owned assignment: when ``full`` or when it changed
+        since the last one reported (then it counts as reported)."""
+        if not full and self.owned == self.last_sent_owned:
+            return False
+        self.last_sent_owned = dict(self.owned)
+        return True
 
     def _request(self, epoch: int, full: bool) -> dict[str, Any]:
         """The heartbeat to send (``full``: every field, as after a join or a failure)."""
@@ -326,7 +343,6 @@ class SimClient(MemberClient):
                  instance_id: str | None = None, options: ClientOptions | None = None) -> None:
         super().__init__(name, group_id, member_id, instance_id, options)
         self.topics = topics
-        self.last_sent_owned: dict[str, Any] | None = None
         self.subscription_changed = False
         self.dropped_regex = False  # the next subscription heartbeat sends regex "" (pattern removed)
 
@@ -340,8 +356,6 @@ class SimClient(MemberClient):
         self.subscription_changed = True
 
     def _request(self, epoch: int, full: bool) -> dict[str, Any]:
-        self.corr += 1
-        self.in_flight = self.corr
         request: dict[str, Any] = {
             "groupId": self.group_id, "memberId": self.member_id, "memberEpoch": epoch,
             "instanceId": self.instance_id, "rackId": None, "rebalanceTimeoutMs": -1,
@@ -364,10 +378,8 @@ class SimClient(MemberClient):
                     request["subscribedTopicRegex"] = ""
                     self.dropped_regex = False
             self.subscription_changed = False
-        if full or self.owned != self.last_sent_owned:
+        if self._reports_owned(full):
             request["topicPartitions"] = owned_json(self.owned)
-            self.last_sent_owned = dict(self.owned)
-        self.full = False
         return request
 
     def _parse_assignment(self, response: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -62,7 +62,6 @@ class StreamsSimClient(MemberClient):
         self.process_id = process_id
         self.topology = topology
         self.endpoint_epoch = -1
-        self.last_sent_owned: dict[str, Any] | None = None
 
     @property
     def active(self) -> dict[str, frozenset[int]]:
@@ -70,8 +69,6 @@ class StreamsSimClient(MemberClient):
         return active
 
     def _request(self, epoch: int, full: bool) -> dict[str, Any]:
-        self.corr += 1
-        self.in_flight = self.corr
         request: dict[str, Any] = {
             "groupId": self.group_id, "memberId": self.member_id, "memberEpoch": epoch,
             "endpointInformationEpoch": self.endpoint_epoch, "instanceId": None, "rackId": None,
@@ -84,11 +81,9 @@ class StreamsSimClient(MemberClient):
                             "processId": self.process_id, "clientTags": [],
                             "activeTasks": [], "standbyTasks": [], "warmupTasks": []})
             self.last_sent_owned = {}
-        elif full or self.owned != self.last_sent_owned:
+        elif self._reports_owned(full):
             for role, name in ROLE_FIELDS:
                 request[name] = tasks_json(self.owned.get(role, {}))
-            self.last_sent_owned = dict(self.owned)
-        self.full = False
         return request
 
     def _parse_assignment(self, response: Mapping[str, Any]) -> dict[str, Any] | None:
