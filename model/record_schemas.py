@@ -2,8 +2,8 @@
 
 Source: ``group-coordinator/src/main/resources/common/message/*Key.json`` and ``*Value.json`` on
 the Kafka branches ``4.1``, ``4.3`` and trunk (``HEAD``), transcribed mechanically (field order
-kept; common structs inlined). Field names are the JSON converter names: the schema name with the
-first letter lower-cased (``generator/.../FieldSpec.camelCaseName``).
+kept; structs that several records share are written once). Field names are the JSON converter
+names: the schema name with the first letter lower-cased (``generator/.../FieldSpec.camelCaseName``).
 
 JSON converter printing rules (``generator/.../JsonConverterGenerator.java``, 4.3:270-420):
 
@@ -39,6 +39,7 @@ Release differences captured by the tables:
 from __future__ import annotations
 
 import base64
+import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -181,20 +182,6 @@ class RecordSchema:
 
     def value_field_names(self, version: int | None = None) -> tuple[str, ...]:
         return tuple(f.name for f in self.value_fields(version))
-
-    def tagged_value_fields(self) -> tuple[FieldSchema, ...]:
-        return tuple(f for f in self.value if f.tagged is not None)
-
-
-def R(
-    type: int,
-    name: str,
-    valid_value_versions: str,
-    written_version: int,
-    key: tuple[FieldSchema, ...],
-    value: tuple[FieldSchema, ...],
-) -> RecordSchema:
-    return RecordSchema(type, name, valid_value_versions, written_version, key, value)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -382,367 +369,202 @@ def validate_record(record: Mapping[str, Any], release: str) -> list[str]:
 
 
 # ---------------------------------------------------------------------------------------------
-# Tables (generated from the Kafka JSON schemas; do not edit by hand)
+# Tables (transcribed from the Kafka JSON schemas)
 # ---------------------------------------------------------------------------------------------
 
+_GROUP_KEY: Final = (F('groupId', 'string', '0'),)
+_MEMBER_KEY: Final = (*_GROUP_KEY, F('memberId', 'string', '0'))
+
+_TOPIC_PARTITIONS: Final = (
+    F('topicId', 'uuid', '0+'),
+    F('partitions', '[]int32', '0+'),
+)
+_TASK_IDS: Final = (
+    F('subtopologyId', 'string', '0+'),
+    F('partitions', '[]int32', '0+'),
+)
+_KEY_VALUE: Final = (
+    F('key', 'string', '0+'),
+    F('value', 'string', '0+'),
+)
+_TOPIC_INFO: Final = (
+    F('name', 'string', '0+'),
+    F('partitions', 'int32', '0+'),
+    F('replicationFactor', 'int16', '0+'),
+    F('topicConfigs', '[]TopicConfig', '0+', fields=_KEY_VALUE),
+)
+_TASK_ROLES: Final = ('activeTasks', 'standbyTasks', 'warmupTasks')
+_PENDING_TASK_ROLES: Final = tuple(r + 'PendingRevocation' for r in _TASK_ROLES)
+
+# 4.3 (KIP-1251): the epoch each partition / task was assigned at, in the entries of 8 and 22.
+_ASSIGNMENT_EPOCHS: Final = F(
+    'assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null')
+# 4.3 (KIP-1263): in 6 and 20.
+_ASSIGNMENT_TIMESTAMP: Final = F(
+    'assignmentTimestamp', 'int64', '0+', tagged='0+', tag=0, default='0', ignorable=True)
+
+
+def _consumer_current_assignment(entry: tuple[FieldSchema, ...]) -> RecordSchema:
+    """Record 8, whose ``[]TopicPartitions`` entries are ``entry``."""
+    return RecordSchema(8, 'ConsumerGroupCurrentMemberAssignment', '0', 0, key=_MEMBER_KEY, value=(
+        F('memberEpoch', 'int32', '0+'),
+        F('previousMemberEpoch', 'int32', '0+'),
+        F('state', 'int8', '0+'),
+        F('assignedPartitions', '[]TopicPartitions', '0+', fields=entry),
+        F('partitionsPendingRevocation', '[]TopicPartitions', '0+', fields=entry),
+    ))
+
+
+def _streams_current_assignment(entry: tuple[FieldSchema, ...]) -> RecordSchema:
+    """Record 22, whose ``[]TaskIds`` entries are ``entry``."""
+    return RecordSchema(22, 'StreamsGroupCurrentMemberAssignment', '0', 0, key=_MEMBER_KEY, value=(
+        F('memberEpoch', 'int32', '0+'),
+        F('previousMemberEpoch', 'int32', '0+'),
+        F('state', 'int8', '0+'),
+        *(F(n, '[]TaskIds', '0+', fields=entry) for n in _TASK_ROLES + _PENDING_TASK_ROLES),
+    ))
+
+
+def _appended(records: Mapping[int, RecordSchema], rtype: int, *value: FieldSchema) -> RecordSchema:
+    """Record ``rtype`` of ``records`` with ``value`` fields added at the end."""
+    return dataclasses.replace(records[rtype], value=records[rtype].value + value)
+
+
 # Kafka 4.1: every schema.
-_RECORDS_4_1: Final[dict[int, RecordSchema]] = {
-    2: R(2, 'GroupMetadata', '0-4', 3,
-        key=(
-            F('group', 'string', '0'),
-        ),
-        value=(
-            F('protocolType', 'string', '0+'),
-            F('generation', 'int32', '0+'),
-            F('protocol', 'string', '0+', nullable='0+'),
-            F('leader', 'string', '0+', nullable='0+'),
-            F('currentStateTimestamp', 'int64', '2+', default='-1', ignorable=True),
-            F('members', '[]MemberMetadata', '0+', fields=(
-                F('memberId', 'string', '0+'),
-                F('groupInstanceId', 'string', '3+', nullable='3+', default='null', ignorable=True),
-                F('clientId', 'string', '0+'),
-                F('clientHost', 'string', '0+'),
-                F('rebalanceTimeout', 'int32', '1+', default='-1', ignorable=True),
-                F('sessionTimeout', 'int32', '0+'),
-                F('subscription', 'bytes', '0+'),
-                F('assignment', 'bytes', '0+'),
-            )),
-        )),
-    3: R(3, 'ConsumerGroupMetadata', '0', 0,
-        key=(
-            F('groupId', 'string', '0'),
-        ),
-        value=(
-            F('epoch', 'int32', '0+'),
-            F('metadataHash', 'int64', '0+', tagged='0+', tag=0, default='0'),
-        )),
-    4: R(4, 'ConsumerGroupPartitionMetadata', '0', 0,
-        key=(
-            F('groupId', 'string', '0'),
-        ),
-        value=(
-            F('topics', '[]TopicMetadata', '0+', fields=(
-                F('topicId', 'uuid', '0+'),
-                F('topicName', 'string', '0+'),
-                F('numPartitions', 'int32', '0+'),
-                F('partitionMetadata', '[]PartitionMetadata', '0+', fields=(
-                    F('partition', 'int32', '0+'),
-                    F('racks', '[]string', '0+'),
-                )),
-            )),
-        )),
-    5: R(5, 'ConsumerGroupMemberMetadata', '0', 0,
-        key=(
-            F('groupId', 'string', '0'),
-            F('memberId', 'string', '0'),
-        ),
-        value=(
-            F('instanceId', 'string', '0+', nullable='0+'),
-            F('rackId', 'string', '0+', nullable='0+'),
+_RECORDS_4_1: Final[dict[int, RecordSchema]] = {s.type: s for s in (
+    RecordSchema(2, 'GroupMetadata', '0-4', 3, key=(F('group', 'string', '0'),), value=(
+        F('protocolType', 'string', '0+'),
+        F('generation', 'int32', '0+'),
+        F('protocol', 'string', '0+', nullable='0+'),
+        F('leader', 'string', '0+', nullable='0+'),
+        F('currentStateTimestamp', 'int64', '2+', default='-1', ignorable=True),
+        F('members', '[]MemberMetadata', '0+', fields=(
+            F('memberId', 'string', '0+'),
+            F('groupInstanceId', 'string', '3+', nullable='3+', default='null', ignorable=True),
             F('clientId', 'string', '0+'),
             F('clientHost', 'string', '0+'),
-            F('subscribedTopicNames', '[]string', '0+'),
-            F('subscribedTopicRegex', 'string', '0+', nullable='0+'),
-            F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
-            F('serverAssignor', 'string', '0+', nullable='0+'),
-            F('classicMemberMetadata', 'ClassicMemberMetadata', '0+', nullable='0+', tagged='0+', tag=0, default='null', fields=(
-                F('sessionTimeoutMs', 'int32', '0+'),
-                F('supportedProtocols', '[]ClassicProtocol', '0+', fields=(
-                    F('name', 'string', '0+'),
-                    F('metadata', 'bytes', '0+'),
-                )),
+            F('rebalanceTimeout', 'int32', '1+', default='-1', ignorable=True),
+            F('sessionTimeout', 'int32', '0+'),
+            F('subscription', 'bytes', '0+'),
+            F('assignment', 'bytes', '0+'),
+        )),
+    )),
+    RecordSchema(3, 'ConsumerGroupMetadata', '0', 0, key=_GROUP_KEY, value=(
+        F('epoch', 'int32', '0+'),
+        F('metadataHash', 'int64', '0+', tagged='0+', tag=0, default='0'),
+    )),
+    RecordSchema(4, 'ConsumerGroupPartitionMetadata', '0', 0, key=_GROUP_KEY, value=(
+        F('topics', '[]TopicMetadata', '0+', fields=(
+            F('topicId', 'uuid', '0+'),
+            F('topicName', 'string', '0+'),
+            F('numPartitions', 'int32', '0+'),
+            F('partitionMetadata', '[]PartitionMetadata', '0+', fields=(
+                F('partition', 'int32', '0+'),
+                F('racks', '[]string', '0+'),
             )),
         )),
-    6: R(6, 'ConsumerGroupTargetAssignmentMetadata', '0', 0,
-        key=(
-            F('groupId', 'string', '0'),
-        ),
-        value=(
-            F('assignmentEpoch', 'int32', '0+'),
-        )),
-    7: R(7, 'ConsumerGroupTargetAssignmentMember', '0', 0,
-        key=(
-            F('groupId', 'string', '0'),
-            F('memberId', 'string', '0'),
-        ),
-        value=(
-            F('topicPartitions', '[]TopicPartition', '0+', fields=(
-                F('topicId', 'uuid', '0+'),
-                F('partitions', '[]int32', '0+'),
+    )),
+    RecordSchema(5, 'ConsumerGroupMemberMetadata', '0', 0, key=_MEMBER_KEY, value=(
+        F('instanceId', 'string', '0+', nullable='0+'),
+        F('rackId', 'string', '0+', nullable='0+'),
+        F('clientId', 'string', '0+'),
+        F('clientHost', 'string', '0+'),
+        F('subscribedTopicNames', '[]string', '0+'),
+        F('subscribedTopicRegex', 'string', '0+', nullable='0+'),
+        F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
+        F('serverAssignor', 'string', '0+', nullable='0+'),
+        F('classicMemberMetadata', 'ClassicMemberMetadata', '0+', nullable='0+', tagged='0+',
+          tag=0, default='null', fields=(
+            F('sessionTimeoutMs', 'int32', '0+'),
+            F('supportedProtocols', '[]ClassicProtocol', '0+', fields=(
+                F('name', 'string', '0+'),
+                F('metadata', 'bytes', '0+'),
             )),
         )),
-    8: R(8, 'ConsumerGroupCurrentMemberAssignment', '0', 0,
-        key=(
-            F('groupId', 'string', '0'),
-            F('memberId', 'string', '0'),
-        ),
-        value=(
-            F('memberEpoch', 'int32', '0+'),
-            F('previousMemberEpoch', 'int32', '0+'),
-            F('state', 'int8', '0+'),
-            F('assignedPartitions', '[]TopicPartitions', '0+', fields=(
-                F('topicId', 'uuid', '0+'),
-                F('partitions', '[]int32', '0+'),
-            )),
-            F('partitionsPendingRevocation', '[]TopicPartitions', '0+', fields=(
-                F('topicId', 'uuid', '0+'),
-                F('partitions', '[]int32', '0+'),
+    )),
+    RecordSchema(6, 'ConsumerGroupTargetAssignmentMetadata', '0', 0, key=_GROUP_KEY, value=(
+        F('assignmentEpoch', 'int32', '0+'),
+    )),
+    RecordSchema(7, 'ConsumerGroupTargetAssignmentMember', '0', 0, key=_MEMBER_KEY, value=(
+        F('topicPartitions', '[]TopicPartition', '0+', fields=_TOPIC_PARTITIONS),
+    )),
+    _consumer_current_assignment(_TOPIC_PARTITIONS),
+    RecordSchema(16, 'ConsumerGroupRegularExpression', '0', 0,
+                 key=(*_GROUP_KEY, F('regularExpression', 'string', '0')), value=(
+        F('topics', '[]string', '0+'),
+        F('version', 'int64', '0+'),
+        F('timestamp', 'int64', '0+'),
+    )),
+    RecordSchema(17, 'StreamsGroupMetadata', '0', 0, key=_GROUP_KEY, value=(
+        F('epoch', 'int32', '0+'),
+        F('metadataHash', 'int64', '0+'),
+    )),
+    RecordSchema(19, 'StreamsGroupMemberMetadata', '0', 0, key=_MEMBER_KEY, value=(
+        F('instanceId', 'string', '0+', nullable='0+'),
+        F('rackId', 'string', '0+', nullable='0+'),
+        F('clientId', 'string', '0+'),
+        F('clientHost', 'string', '0+'),
+        F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
+        F('topologyEpoch', 'int32', '0+'),
+        F('processId', 'string', '0+'),
+        F('userEndpoint', 'Endpoint', '0+', nullable='0+', default='null', fields=(
+            F('host', 'string', '0+'),
+            F('port', 'uint16', '0+'),
+        )),
+        F('clientTags', '[]KeyValue', '0+', fields=_KEY_VALUE),
+    )),
+    RecordSchema(20, 'StreamsGroupTargetAssignmentMetadata', '0', 0, key=_GROUP_KEY, value=(
+        F('assignmentEpoch', 'int32', '0+'),
+    )),
+    RecordSchema(21, 'StreamsGroupTargetAssignmentMember', '0', 0, key=_MEMBER_KEY, value=tuple(
+        F(n, '[]TaskIds', '0+', fields=_TASK_IDS) for n in _TASK_ROLES
+    )),
+    _streams_current_assignment(_TASK_IDS),
+    RecordSchema(23, 'StreamsGroupTopology', '0', 0, key=_GROUP_KEY, value=(
+        F('epoch', 'int32', '0+'),
+        F('subtopologies', '[]Subtopology', '0+', fields=(
+            F('subtopologyId', 'string', '0+'),
+            F('sourceTopics', '[]string', '0+'),
+            F('sourceTopicRegex', '[]string', '0+'),
+            F('stateChangelogTopics', '[]TopicInfo', '0+', fields=_TOPIC_INFO),
+            F('repartitionSinkTopics', '[]string', '0+'),
+            F('repartitionSourceTopics', '[]TopicInfo', '0+', fields=_TOPIC_INFO),
+            F('copartitionGroups', '[]CopartitionGroup', '0+', fields=(
+                F('sourceTopics', '[]int16', '0+'),
+                F('sourceTopicRegex', '[]int16', '0+'),
+                F('repartitionSourceTopics', '[]int16', '0+'),
             )),
         )),
-    16: R(16, 'ConsumerGroupRegularExpression', '0', 0,
-        key=(
-            F('groupId', 'string', '0'),
-            F('regularExpression', 'string', '0'),
-        ),
-        value=(
-            F('topics', '[]string', '0+'),
-            F('version', 'int64', '0+'),
-            F('timestamp', 'int64', '0+'),
-        )),
-    17: R(17, 'StreamsGroupMetadata', '0', 0,
-        key=(
-            F('groupId', 'string', '0'),
-        ),
-        value=(
-            F('epoch', 'int32', '0+'),
-            F('metadataHash', 'int64', '0+'),
-        )),
-    19: R(19, 'StreamsGroupMemberMetadata', '0', 0,
-        key=(
-            F('groupId', 'string', '0'),
-            F('memberId', 'string', '0'),
-        ),
-        value=(
-            F('instanceId', 'string', '0+', nullable='0+'),
-            F('rackId', 'string', '0+', nullable='0+'),
-            F('clientId', 'string', '0+'),
-            F('clientHost', 'string', '0+'),
-            F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
-            F('topologyEpoch', 'int32', '0+'),
-            F('processId', 'string', '0+'),
-            F('userEndpoint', 'Endpoint', '0+', nullable='0+', default='null', fields=(
-                F('host', 'string', '0+'),
-                F('port', 'uint16', '0+'),
-            )),
-            F('clientTags', '[]KeyValue', '0+', fields=(
-                F('key', 'string', '0+'),
-                F('value', 'string', '0+'),
-            )),
-        )),
-    20: R(20, 'StreamsGroupTargetAssignmentMetadata', '0', 0,
-        key=(
-            F('groupId', 'string', '0'),
-        ),
-        value=(
-            F('assignmentEpoch', 'int32', '0+'),
-        )),
-    21: R(21, 'StreamsGroupTargetAssignmentMember', '0', 0,
-        key=(
-            F('groupId', 'string', '0'),
-            F('memberId', 'string', '0'),
-        ),
-        value=(
-            F('activeTasks', '[]TaskIds', '0+', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partitions', '[]int32', '0+'),
-            )),
-            F('standbyTasks', '[]TaskIds', '0+', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partitions', '[]int32', '0+'),
-            )),
-            F('warmupTasks', '[]TaskIds', '0+', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partitions', '[]int32', '0+'),
-            )),
-        )),
-    22: R(22, 'StreamsGroupCurrentMemberAssignment', '0', 0,
-        key=(
-            F('groupId', 'string', '0'),
-            F('memberId', 'string', '0'),
-        ),
-        value=(
-            F('memberEpoch', 'int32', '0+'),
-            F('previousMemberEpoch', 'int32', '0+'),
-            F('state', 'int8', '0+'),
-            F('activeTasks', '[]TaskIds', '0+', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partitions', '[]int32', '0+'),
-            )),
-            F('standbyTasks', '[]TaskIds', '0+', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partitions', '[]int32', '0+'),
-            )),
-            F('warmupTasks', '[]TaskIds', '0+', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partitions', '[]int32', '0+'),
-            )),
-            F('activeTasksPendingRevocation', '[]TaskIds', '0+', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partitions', '[]int32', '0+'),
-            )),
-            F('standbyTasksPendingRevocation', '[]TaskIds', '0+', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partitions', '[]int32', '0+'),
-            )),
-            F('warmupTasksPendingRevocation', '[]TaskIds', '0+', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partitions', '[]int32', '0+'),
-            )),
-        )),
-    23: R(23, 'StreamsGroupTopology', '0', 0,
-        key=(
-            F('groupId', 'string', '0'),
-        ),
-        value=(
-            F('epoch', 'int32', '0+'),
-            F('subtopologies', '[]Subtopology', '0+', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('sourceTopics', '[]string', '0+'),
-                F('sourceTopicRegex', '[]string', '0+'),
-                F('stateChangelogTopics', '[]TopicInfo', '0+', fields=(
-                    F('name', 'string', '0+'),
-                    F('partitions', 'int32', '0+'),
-                    F('replicationFactor', 'int16', '0+'),
-                    F('topicConfigs', '[]TopicConfig', '0+', fields=(
-                        F('key', 'string', '0+'),
-                        F('value', 'string', '0+'),
-                    )),
-                )),
-                F('repartitionSinkTopics', '[]string', '0+'),
-                F('repartitionSourceTopics', '[]TopicInfo', '0+', fields=(
-                    F('name', 'string', '0+'),
-                    F('partitions', 'int32', '0+'),
-                    F('replicationFactor', 'int16', '0+'),
-                    F('topicConfigs', '[]TopicConfig', '0+', fields=(
-                        F('key', 'string', '0+'),
-                        F('value', 'string', '0+'),
-                    )),
-                )),
-                F('copartitionGroups', '[]CopartitionGroup', '0+', fields=(
-                    F('sourceTopics', '[]int16', '0+'),
-                    F('sourceTopicRegex', '[]int16', '0+'),
-                    F('repartitionSourceTopics', '[]int16', '0+'),
-                )),
-            )),
-        )),
-}
+    )),
+)}
 
 
 # What Kafka 4.3 changed; everything else is as in the release before.
-_RECORDS_4_3: Final[dict[int, RecordSchema]] = {
-    6: R(6, 'ConsumerGroupTargetAssignmentMetadata', '0', 0,
-        key=(
-            F('groupId', 'string', '0'),
-        ),
-        value=(
-            F('assignmentEpoch', 'int32', '0+'),
-            F('assignmentTimestamp', 'int64', '0+', tagged='0+', tag=0, default='0', ignorable=True),
-        )),
-    8: R(8, 'ConsumerGroupCurrentMemberAssignment', '0', 0,
-        key=(
-            F('groupId', 'string', '0'),
-            F('memberId', 'string', '0'),
-        ),
-        value=(
-            F('memberEpoch', 'int32', '0+'),
-            F('previousMemberEpoch', 'int32', '0+'),
-            F('state', 'int8', '0+'),
-            F('assignedPartitions', '[]TopicPartitions', '0+', fields=(
-                F('topicId', 'uuid', '0+'),
-                F('partitions', '[]int32', '0+'),
-                F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
-            )),
-            F('partitionsPendingRevocation', '[]TopicPartitions', '0+', fields=(
-                F('topicId', 'uuid', '0+'),
-                F('partitions', '[]int32', '0+'),
-                F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
-            )),
-        )),
-    17: R(17, 'StreamsGroupMetadata', '0', 0,
-        key=(
-            F('groupId', 'string', '0'),
-        ),
-        value=(
-            F('epoch', 'int32', '0+'),
-            F('metadataHash', 'int64', '0+'),
-            F('validatedTopologyEpoch', 'int32', '0+', tagged='0+', tag=0, default='-1'),
-            F('lastAssignmentConfigs', '[]LastAssignmentConfig', '0+', nullable='0+', tagged='0+', tag=1, default='null', fields=(
-                F('key', 'string', '0+'),
-                F('value', 'string', '0+'),
-            )),
-        )),
-    20: R(20, 'StreamsGroupTargetAssignmentMetadata', '0', 0,
-        key=(
-            F('groupId', 'string', '0'),
-        ),
-        value=(
-            F('assignmentEpoch', 'int32', '0+'),
-            F('assignmentTimestamp', 'int64', '0+', tagged='0+', tag=0, default='0', ignorable=True),
-        )),
-    22: R(22, 'StreamsGroupCurrentMemberAssignment', '0', 0,
-        key=(
-            F('groupId', 'string', '0'),
-            F('memberId', 'string', '0'),
-        ),
-        value=(
-            F('memberEpoch', 'int32', '0+'),
-            F('previousMemberEpoch', 'int32', '0+'),
-            F('state', 'int8', '0+'),
-            F('activeTasks', '[]TaskIds', '0+', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partitions', '[]int32', '0+'),
-                F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
-            )),
-            F('standbyTasks', '[]TaskIds', '0+', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partitions', '[]int32', '0+'),
-                F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
-            )),
-            F('warmupTasks', '[]TaskIds', '0+', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partitions', '[]int32', '0+'),
-                F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
-            )),
-            F('activeTasksPendingRevocation', '[]TaskIds', '0+', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partitions', '[]int32', '0+'),
-                F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
-            )),
-            F('standbyTasksPendingRevocation', '[]TaskIds', '0+', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partitions', '[]int32', '0+'),
-                F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
-            )),
-            F('warmupTasksPendingRevocation', '[]TaskIds', '0+', fields=(
-                F('subtopologyId', 'string', '0+'),
-                F('partitions', '[]int32', '0+'),
-                F('assignmentEpochs', '[]int32', '0+', nullable='0+', tagged='0+', tag=0, default='null'),
-            )),
-        )),
-}
-
+_RECORDS_4_3: Final[dict[int, RecordSchema]] = {s.type: s for s in (
+    _appended(_RECORDS_4_1, 6, _ASSIGNMENT_TIMESTAMP),
+    _consumer_current_assignment((*_TOPIC_PARTITIONS, _ASSIGNMENT_EPOCHS)),
+    _appended(
+        _RECORDS_4_1, 17,
+        F('validatedTopologyEpoch', 'int32', '0+', tagged='0+', tag=0, default='-1'),
+        F('lastAssignmentConfigs', '[]LastAssignmentConfig', '0+', nullable='0+', tagged='0+',
+          tag=1, default='null', fields=_KEY_VALUE),
+    ),
+    _appended(_RECORDS_4_1, 20, _ASSIGNMENT_TIMESTAMP),
+    _streams_current_assignment((*_TASK_IDS, _ASSIGNMENT_EPOCHS)),
+)}
+_4_3: Final = {**_RECORDS_4_1, **_RECORDS_4_3}
 
 # What Kafka trunk changed; everything else is as in the release before.
-_RECORDS_TRUNK: Final[dict[int, RecordSchema]] = {
-    17: R(17, 'StreamsGroupMetadata', '0', 0,
-        key=(
-            F('groupId', 'string', '0'),
-        ),
-        value=(
-            F('epoch', 'int32', '0+'),
-            F('metadataHash', 'int64', '0+'),
-            F('validatedTopologyEpoch', 'int32', '0+', tagged='0+', tag=0, default='-1'),
-            F('lastAssignmentConfigs', '[]LastAssignmentConfig', '0+', nullable='0+', tagged='0+', tag=1, default='null', fields=(
-                F('key', 'string', '0+'),
-                F('value', 'string', '0+'),
-            )),
-            F('storedDescriptionTopologyEpoch', 'int32', '0+', tagged='0+', tag=2, default='-1'),
-            F('failedDescriptionTopologyEpoch', 'int32', '0+', tagged='0+', tag=3, default='-1'),
-        )),
-}
+_RECORDS_TRUNK: Final[dict[int, RecordSchema]] = {s.type: s for s in (
+    _appended(
+        _4_3, 17,
+        F('storedDescriptionTopologyEpoch', 'int32', '0+', tagged='0+', tag=2, default='-1'),
+        F('failedDescriptionTopologyEpoch', 'int32', '0+', tagged='0+', tag=3, default='-1'),
+    ),
+)}
 
 RECORD_SCHEMAS: Final[dict[str, dict[int, RecordSchema]]] = {
     '4.1': _RECORDS_4_1,
-    '4.3': {**_RECORDS_4_1, **_RECORDS_4_3},
-    'trunk': {**_RECORDS_4_1, **_RECORDS_4_3, **_RECORDS_TRUNK},
+    '4.3': _4_3,
+    'trunk': {**_4_3, **_RECORDS_TRUNK},
 }
