@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from kgspec.model.consumer.group import ConsumerGroup
+from kgspec.model.consumer.heartbeat import parse_owned
 from kgspec.model.consumer.member import (
     LEAVE_GROUP_STATIC_MEMBER_EPOCH,
     STATE_NAMES,
@@ -73,14 +74,27 @@ def epoch_monotonicity(previous: EpochSnapshot | None, current: EpochSnapshot) -
     return problems
 
 
-def _owned(request: Mapping[str, Any]) -> dict[str, set[int]] | None:
-    raw = request.get("topicPartitions")
-    if raw is None:
-        return None
-    owned: dict[str, set[int]] = {}
-    for entry in raw:
-        owned.setdefault(entry["topicId"], set()).update(entry["partitions"])
-    return owned
+def accepted_epoch_problems(member_id: str, current: int, previous: int, request: Mapping[str, Any],
+                            response: Mapping[str, Any],
+                            lost_response_problem: Callable[[int], str | None]) -> list[str]:
+    """The epoch rule of a heartbeat, the same for consumer and streams members.
+
+    A successful heartbeat with memberEpoch > 0 carries the member's ``current`` epoch, or
+    exactly its ``previous`` epoch (a response may have been lost) when what it reports
+    owning passes ``lost_response_problem`` (None: it does; else the problem).
+    """
+    epoch = request.get("memberEpoch", 0)
+    if not isinstance(epoch, int) or epoch <= 0 or response.get("errorCode") != 0:
+        return []
+    if epoch > current:
+        return [f"member {member_id} was accepted with epoch {epoch}, ahead of its epoch {current}"]
+    if epoch == current:
+        return []
+    if epoch != previous:
+        return [f"member {member_id} was accepted with stale epoch {epoch} (current {current}, "
+                f"previous {previous})"]
+    problem = lost_response_problem(epoch)
+    return [problem] if problem is not None else []
 
 
 def epoch_fencing(before: ConsumerMember | None, request: Mapping[str, Any],
@@ -91,26 +105,26 @@ def epoch_fencing(before: ConsumerMember | None, request: Mapping[str, Any],
     epoch is the member's current epoch, or — a response may have been lost — exactly
     the member's previous epoch with reported owned partitions that are a subset of the
     member's assigned ones. ``before`` is the member as stored before the call.
+
+    An independent statement of the rule, not a call of the model's check
+    (``model/consumer/heartbeat.py``): only the request's owned partitions are decoded
+    with the model's :func:`parse_owned`.
     """
-    epoch = request.get("memberEpoch", 0)
-    if before is None or not isinstance(epoch, int) or epoch <= 0 or response.get("errorCode") != 0:
+    if before is None:
         return []
-    current = before.member_epoch
     mid = before.member_id
-    if epoch > current:
-        return [f"member {mid} was accepted with epoch {epoch}, ahead of its epoch {current}"]
-    if epoch == current:
-        return []
-    if epoch != before.previous_member_epoch:
-        return [f"member {mid} was accepted with stale epoch {epoch} (current {current}, "
-                f"previous {before.previous_member_epoch})"]
-    owned = _owned(request)
-    if owned is None:
-        return [f"member {mid} was accepted with its previous epoch {epoch} without reporting "
-                f"its owned partitions"]
-    extra = sorted(f"{t}-{p}" for t, parts in owned.items() for p in parts
-                   if p not in before.assigned.get(t, {}))
-    if extra:
-        return [f"member {mid} was accepted with its previous epoch {epoch} while reporting "
-                f"{', '.join(extra)}, which it is not assigned"]
-    return []
+
+    def owned_problem(epoch: int) -> str | None:
+        owned = parse_owned(dict(request))  # parse_owned takes a dict; this branch is rare
+        if owned is None:
+            return (f"member {mid} was accepted with its previous epoch {epoch} without reporting "
+                    f"its owned partitions")
+        extra = sorted(f"{t}-{p}" for t, parts in owned.items() for p in parts
+                       if p not in before.assigned.get(t, {}))
+        if extra:
+            return (f"member {mid} was accepted with its previous epoch {epoch} while reporting "
+                    f"{', '.join(extra)}, which it is not assigned")
+        return None
+
+    return accepted_epoch_problems(mid, before.member_epoch, before.previous_member_epoch, request,
+                                   response, owned_problem)

@@ -27,6 +27,7 @@ from kgspec.invariants.epochs import (
     EPOCH_FENCING,
     EPOCH_MONOTONICITY,
     EpochSnapshot,
+    accepted_epoch_problems,
     epoch_monotonicity,
 )
 from kgspec.invariants.liveness import SESSION_EXPIRY, ClientView, session_expiry
@@ -163,22 +164,19 @@ def streams_epoch_fencing(before: StreamsMember | None, request: Mapping[str, An
     reports (all three lists, non-null) are each contained in its assigned tasks of
     that role (the lost-response rule).
     """
-    epoch = request.get("memberEpoch", 0)
-    if before is None or not isinstance(epoch, int) or epoch <= 0 or response.get("errorCode") != 0:
+    if before is None:
         return []
-    current, mid = before.member_epoch, before.member_id
-    if epoch > current:
-        return [f"member {mid} was accepted with epoch {epoch}, ahead of its epoch {current}"]
-    if epoch == current:
-        return []
-    if epoch != before.previous_member_epoch:
-        return [f"member {mid} was accepted with stale epoch {epoch} (current {current}, "
-                f"previous {before.previous_member_epoch})"]
-    for role, name in _ROLE_FIELDS.items():
-        if not _contained(request.get(name), before.assigned.get(role, {})):
-            return [f"member {mid} was accepted with its previous epoch {epoch} although its {name} "
-                    f"{request.get(name)!r} are not within its assigned {role} tasks"]
-    return []
+    mid = before.member_id
+
+    def owned_problem(epoch: int) -> str | None:
+        for role, name in _ROLE_FIELDS.items():
+            if not _contained(request.get(name), before.assigned.get(role, {})):
+                return (f"member {mid} was accepted with its previous epoch {epoch} although its {name} "
+                        f"{request.get(name)!r} are not within its assigned {role} tasks")
+        return None
+
+    return accepted_epoch_problems(mid, before.member_epoch, before.previous_member_epoch, request,
+                                   response, owned_problem)
 
 
 def _epochs(o: StreamsObservation) -> list[str]:
