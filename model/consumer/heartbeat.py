@@ -13,7 +13,7 @@ coordinator applies them through replay, as Kafka's runtime does.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from kgspec.model.consumer import records as rec
@@ -86,7 +86,7 @@ def validate(request: dict[str, Any], api_version: int, assignors: list[str]) ->
             f"ServerAssignor {assignor} is not supported. Supported assignors: {', '.join(assignors)}.")
 
 
-def parse_owned(request: dict[str, Any]) -> OwnedPartitions | None:
+def parse_owned(request: Mapping[str, Any]) -> OwnedPartitions | None:
     raw = request.get("topicPartitions")
     if raw is None:
         return None
