@@ -154,11 +154,12 @@ class TraceChecker:
             if not item.same_line:
                 self.input.lines += 1
             self.input.events += 1
-            if item.api_key == CONSUMER_GROUP_HEARTBEAT and self.steady_cache:  # as _call begins, inline
+            api = item.api_key if item.api_key is not None else API_NAMES.get(item.api_name or "")
+            if api == CONSUMER_GROUP_HEARTBEAT and self.steady_cache:
                 cached = self.groups.get(item.request.get("groupId"))  # type: ignore[arg-type]
                 if cached is not None and cached.steady and self._steady_hit(cached, item):
                     return
-            self._call(item)  # a miss repeats the cache check: it has no effect the second time
+            self._call(item, api)
             return
         if not getattr(item, "same_line", False):  # several events may share one input line
             self.input.lines += 1
@@ -178,8 +179,8 @@ class TraceChecker:
             self._topic(item)
         elif kind == "tick":
             self._tick(item)
-        elif kind == "call":
-            self._call(item)
+        elif kind == "call":  # the first item: no group, so no steady answer yet
+            self._call(item, item.api_key if item.api_key is not None else API_NAMES.get(item.api_name or ""))
         elif kind == "record":
             self._record(item)
 
@@ -257,20 +258,16 @@ class TraceChecker:
             return False
         g.last_ts = ts
         # A group that has seen classic calls (online migration too) may hold parked responses.
-        classic = g.summary.type == "classic" or g.summary.group_id in self.classic.groups
-        firings = self.classic.advance(g, int(ts)) if classic else g.coord.advance(int(ts))
+        firings = self.classic.advance(g, int(ts)) if g.summary.group_id in self.classic.groups \
+            else g.coord.advance(int(ts))
         for firing in firings:
             g.generation += 1
             for record in firing.records:
                 g.expected_records.append((line, record))
         return True
 
-    def _call(self, event: Event) -> None:
-        api = event.api_key if event.api_key is not None else API_NAMES.get(event.api_name or "")
-        if api == CONSUMER_GROUP_HEARTBEAT and self.steady_cache:
-            cached = self.groups.get(event.request.get("groupId"))  # type: ignore[arg-type]
-            if cached is not None and cached.steady and self._steady_hit(cached, event):
-                return
+    def _call(self, event: Event, api: int | None) -> None:
+        """A call the steady cache did not answer (``feed`` asks it first)."""
         gid = event.group_id
         if api is not None and api in _DESCRIBES:
             self._describe(event, api)

@@ -1,48 +1,131 @@
-"""Java ``HashMap`` iteration order for string keys.
+"""Java collection orders that leak into Kafka's observable behaviour.
 
-Kafka's target-assignment builder collects members in a fresh ``HashMap<String, ...>``;
-the uniform assignor walks members in that map's order and the target-assignment
-records are written in it. Reproducing the order makes the model's records and
-uniform assignments match Kafka's exactly instead of merely "validly".
+Kafka collects members, topics and subtopology ids in ``HashMap``/``HashSet`` and breaks ties
+in ``java.util.PriorityQueue`` by heap position. Where that order reaches a record, a response,
+a status text or an assignment (the uniform assignor's member walk, target-assignment records,
+streams topology configuration and task assignment), the model reproduces it with these helpers
+instead of Python's insertion order, so outputs match Kafka's exactly instead of merely "validly".
 
 A ``HashMap`` iterates bucket by bucket; a key's bucket is ``spread(hashCode) & (capacity-1)``
-with ``spread(h) = h ^ (h >>> 16)``; the capacity starts at 16 and doubles whenever the
-size exceeds 0.75 × capacity. Within a bucket, keys keep insertion order (a resize
-splits buckets preserving relative order). Buckets of 8+ colliding keys turn into
-trees in Java; with UUID-like member ids that practically never happens, and this
-module does not model it.
+with ``spread(h) = h ^ (h >>> 16)``; the capacity starts at 16 (or ``tableSizeFor`` of the
+constructor's initial capacity) and doubles whenever the size exceeds 0.75 × capacity. Within a
+bucket, keys keep insertion order (a resize splits buckets preserving relative order). Buckets of
+8+ colliding keys turn into trees in Java (tables >= 64); with UUID-like member ids that
+practically never happens, and this module does not model it. The streams helpers were checked
+against a JVM (300 random HashMap cases, 300 PriorityQueue op sequences).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from typing import Generic, TypeVar
+
+T = TypeVar("T")
 
 _MASK32 = 0xFFFFFFFF
 
 
 def java_string_hash(s: str) -> int:
-    """``String.hashCode()`` as an unsigned 32-bit value (UTF-16 code units)."""
+    """``String.hashCode()`` over UTF-16 code units, as an unsigned 32-bit value."""
     h = 0
+    if s.isascii():
+        for ch in s:
+            h = (31 * h + ord(ch)) & _MASK32
+        return h
     data = s.encode("utf-16-be")
     for i in range(0, len(data), 2):
         h = (31 * h + ((data[i] << 8) | data[i + 1])) & _MASK32
     return h
 
 
-def _spread(h: int) -> int:
-    return (h ^ (h >> 16)) & _MASK32
+def java_str_key(s: str) -> str:
+    """A key whose Python ordering equals ``String.compareTo`` (UTF-16 code-unit order)."""
+    if s.isascii() or max(s) < "\ud800":
+        return s
+    data = s.encode("utf-16-be", "surrogatepass")
+    return "".join(chr((data[i] << 8) | data[i + 1]) for i in range(0, len(data), 2))
 
 
-def hashmap_capacity(size: int) -> int:
+def bucket_index(h: int, capacity: int) -> int:
+    """The bucket of a key whose ``hashCode`` is ``h`` (unsigned 32-bit) in a table of ``capacity``."""
+    return (h ^ (h >> 16)) & (capacity - 1)
+
+
+def hashmap_capacity(size: int, initial_capacity: int | None = None) -> int:
+    """Table size of a ``HashMap`` holding ``size`` keys (``initial_capacity``: the constructor's
+    argument, rounded up to a power of two as ``tableSizeFor``; None = the default 16)."""
     capacity = 16
+    if initial_capacity is not None:
+        capacity = 1
+        while capacity < initial_capacity:
+            capacity <<= 1
     while size > capacity * 3 // 4:
-        capacity *= 2
+        capacity <<= 1
     return capacity
 
 
-def java_hashmap_order(keys: Iterable[str]) -> list[str]:
-    """The order a ``new HashMap<>()`` filled with ``keys`` (in this order) iterates them."""
+def java_hashmap_order(keys: Iterable[str], initial_capacity: int | None = None) -> list[str]:
+    """Iteration order of a fresh ``HashMap<String, ?>`` (or ``HashSet``) after inserting ``keys``.
+
+    ``initial_capacity`` is the constructor argument (``None`` = default table of 16).
+    Duplicates keep their first position. Removals after insertion do not change the
+    order of the survivors, so callers filter the result.
+    """
     unique = list(dict.fromkeys(keys))
-    mask = hashmap_capacity(len(unique)) - 1
-    # sorted() is stable, so keys sharing a bucket keep insertion order.
-    return sorted(unique, key=lambda k: _spread(java_string_hash(k)) & mask)
+    capacity = hashmap_capacity(len(unique), initial_capacity)
+    # sorted() is stable: keys in one bucket stay in insertion order, as in Java's bins.
+    return sorted(unique, key=lambda k: bucket_index(java_string_hash(k), capacity))
+
+
+class JavaPriorityQueue(Generic[T]):
+    """``java.util.PriorityQueue`` with a comparator: same sift steps, hence the same ties."""
+
+    __slots__ = ("_cmp", "_queue")
+
+    def __init__(self, cmp: Callable[[T, T], int], items: Iterable[T] = ()) -> None:
+        self._cmp = cmp
+        self._queue: list[T] = []
+        for item in items:  # AbstractQueue.addAll: one offer per element
+            self.add(item)
+
+    def __len__(self) -> int:
+        return len(self._queue)
+
+    def add(self, item: T) -> None:
+        q = self._queue
+        q.append(item)
+        k = len(q) - 1
+        cmp = self._cmp
+        while k > 0:
+            parent = (k - 1) >> 1
+            e = q[parent]
+            if cmp(item, e) >= 0:
+                break
+            q[k] = e
+            k = parent
+        q[k] = item
+
+    def poll(self) -> T | None:
+        q = self._queue
+        if not q:
+            return None
+        result = q[0]
+        last = q.pop()
+        n = len(q)
+        if n > 0:
+            cmp = self._cmp
+            k = 0
+            half = n >> 1
+            while k < half:
+                child = 2 * k + 1
+                c = q[child]
+                right = child + 1
+                if right < n and cmp(c, q[right]) > 0:
+                    child = right
+                    c = q[child]
+                if cmp(last, c) <= 0:
+                    break
+                q[k] = c
+                k = child
+            q[k] = last
+        return result

@@ -6,6 +6,7 @@ import copy
 from typing import Any
 
 import pytest
+from kgspec.model.javaorder import java_hashmap_order, java_str_key, java_string_hash
 from kgspec.model.streams import (
     CopartitionGroup,
     Subtopology,
@@ -19,7 +20,6 @@ from kgspec.model.streams import (
     to_record_value,
     topology_to_json,
 )
-from kgspec.model.streams.javaorder import java_hashmap_order, java_str_key, java_string_hash
 
 REQUEST: dict[str, Any] = {
     "epoch": 3,

@@ -13,14 +13,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Generic, TypeVar
 
-from kgspec.model.javaorder import hashmap_capacity, java_string_hash
+from kgspec.model.javaorder import bucket_index, hashmap_capacity, java_string_hash
 
 V = TypeVar("V")
-
-
-def _bucket(key: str, capacity: int) -> int:
-    h = java_string_hash(key)
-    return (h ^ (h >> 16)) & (capacity - 1)
 
 
 class JavaHashMap(Generic[V]):
@@ -64,7 +59,7 @@ class JavaHashMap(Generic[V]):
     def keys(self) -> list[str]:
         if self._order is None:
             cap = self._capacity
-            self._order = sorted(self._data, key=lambda k: _bucket(k, cap))  # stable sort
+            self._order = sorted(self._data, key=lambda k: bucket_index(java_string_hash(k), cap))  # stable sort
         return list(self._order)
 
     def __iter__(self) -> Iterator[str]:

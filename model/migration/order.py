@@ -16,7 +16,7 @@ import base64
 import binascii
 from collections.abc import Iterable
 
-from kgspec.model.javaorder import hashmap_capacity, java_string_hash
+from kgspec.model.javaorder import bucket_index, hashmap_capacity, java_string_hash
 
 _MASK64 = (1 << 64) - 1
 _FIBONACCI = -7046029254386353131 & _MASK64
@@ -62,17 +62,15 @@ def _uuid_hash(topic_id: str) -> int | None:
 def uuid_hashmap_order(topic_ids: Iterable[str]) -> list[str]:
     """``HashMap<Uuid, _>`` order; ids that are not Kafka Uuids go last, sorted (a model choice)."""
     ids = list(dict.fromkeys(topic_ids))
-    mask = hashmap_capacity(len(ids)) - 1
+    capacity = hashmap_capacity(len(ids))
     known = [(t, h) for t in ids if (h := _uuid_hash(t)) is not None]
     unknown = sorted(t for t in ids if _uuid_hash(t) is None)
-    ordered = sorted(known, key=lambda th: (th[1] ^ (th[1] >> 16)) & mask)
+    ordered = sorted(known, key=lambda th: bucket_index(th[1], capacity))
     return [t for t, _ in ordered] + unknown
 
 
 def int_hashset_order(values: Iterable[int]) -> list[int]:
     """``new HashSet<>(collection)`` of partition numbers: by bucket, then value."""
     vals = sorted(set(values))
-    capacity = 16
-    while capacity < max(int(len(vals) / 0.75) + 1, 16):
-        capacity *= 2
-    return sorted(vals, key=lambda v: (v ^ (v >> 16)) & (capacity - 1))
+    capacity = hashmap_capacity(len(vals), max(int(len(vals) / 0.75) + 1, 16))
+    return sorted(vals, key=lambda v: bucket_index(v, capacity))

@@ -25,7 +25,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from kgspec.model.streams.javaorder import JavaPriorityQueue, java_hashmap_order, java_str_key
+from kgspec.model.javaorder import JavaPriorityQueue, java_hashmap_order, java_str_key
 
 Task = tuple[str, int]  # (subtopology id, partition)
 TaskMap = dict[str, frozenset[int]]  # subtopology id -> partitions

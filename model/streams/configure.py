@@ -19,7 +19,7 @@ from enum import IntEnum
 from typing import TypeVar
 
 from kgspec.model.errors import CoordinatorError, Errors
-from kgspec.model.streams.javaorder import java_hashmap_order, java_str_key
+from kgspec.model.javaorder import java_hashmap_order, java_str_key
 from kgspec.model.streams.topology import Subtopology, TopicInfo, Topology
 
 T = TypeVar("T")

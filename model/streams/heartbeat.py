@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kgspec.model.errors import CoordinatorError, Errors
+from kgspec.model.javaorder import java_hashmap_order
 from kgspec.model.profiles import Profile
 from kgspec.model.records import Record
 from kgspec.model.streams import ops, refiner, static
@@ -43,7 +44,6 @@ from kgspec.model.streams.configure import (
     throw_if_invalid_topology,
 )
 from kgspec.model.streams.group import STABLE_STATE, StreamsGroup
-from kgspec.model.streams.javaorder import java_hashmap_order
 from kgspec.model.streams.member import (
     ACTIVE,
     LEAVE_GROUP_MEMBER_EPOCH,

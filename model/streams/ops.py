@@ -198,7 +198,7 @@ def endpoint_to_partitions(coord: Coordinator, group: StreamsGroup, updated: Str
 
     Trunk skips a static member being replaced and lists warm-up tasks with the standbys
     (KAFKA-20868, ``TasksTupleWithEpochs.standbyAndWarmupTasks``)."""
-    from kgspec.model.streams.javaorder import java_hashmap_order
+    from kgspec.model.javaorder import java_hashmap_order
 
     skip = {updated.member_id} | ({replaced.member_id} if replaced is not None else set())
     members = [group.members[m] for m in java_hashmap_order(group.members) if m not in skip]
