@@ -24,14 +24,11 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from kgspec.model.sim.client import ClientOptions, MemberClient
+from kgspec.model.streams.heartbeat import tasks_json
 
 ROLE_FIELDS = (("active", "activeTasks"), ("standby", "standbyTasks"), ("warmup", "warmupTasks"))
 
 Tasks = dict[str, dict[str, frozenset[int]]]  # role -> subtopology -> partitions; empty roles left out
-
-
-def tasks_json(tasks: Mapping[str, frozenset[int]]) -> list[dict[str, Any]]:
-    return [{"subtopologyId": s, "partitions": sorted(p)} for s, p in sorted(tasks.items()) if p]
 
 
 def parse_tasks(response: Mapping[str, Any]) -> Tasks | None:

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 
 from kgspec.model.errors import Errors
 from kgspec.model.streams.group import StreamsGroup
+from kgspec.model.streams.heartbeat import tasks_json
 from kgspec.model.streams.member import ACTIVE, STANDBY, WARMUP, StreamsMember, TaskSets
 from kgspec.model.streams.offsets import describe_json
 from kgspec.model.streams.topology import TopicInfo
@@ -16,13 +17,9 @@ if TYPE_CHECKING:
 AUTHORIZED_OPERATIONS_OMITTED = -2147483648
 
 
-def _tasks(tasks: Any) -> list[dict[str, Any]]:
-    return [{"subtopologyId": s, "partitions": sorted(p)} for s, p in sorted(tasks.items()) if p]
-
-
 def _assignment(sets: TaskSets) -> dict[str, Any]:
-    return {"activeTasks": _tasks(sets.get(ACTIVE, {})), "standbyTasks": _tasks(sets.get(STANDBY, {})),
-            "warmupTasks": _tasks(sets.get(WARMUP, {}))}
+    return {"activeTasks": tasks_json(sets.get(ACTIVE, {})), "standbyTasks": tasks_json(sets.get(STANDBY, {})),
+            "warmupTasks": tasks_json(sets.get(WARMUP, {}))}
 
 
 def _topic(t: TopicInfo, partitions: int | None = None) -> dict[str, Any]:
