@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import gzip
 import json
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -13,27 +12,13 @@ from typing import Any
 import pytest
 
 from kgspec.cli import main
+from tests.helpers import Event, check, check_events, read_jsonl, write_jsonl
 
 GOLDEN = Path(__file__).parent / "golden" / "consumer"
-Event = dict[str, Any]
 
 
 def load(name: str) -> list[Event]:
-    return [json.loads(line) for line in (GOLDEN / name).read_text().splitlines()]
-
-
-def write(tmp_path: Path, events: list[Event], name: str = "t.jsonl") -> Path:
-    path = tmp_path / name
-    path.write_text("".join(json.dumps(e) + "\n" for e in events))
-    return path
-
-
-def check(path: Path, *extra: str) -> tuple[int, dict[str, Any]]:
-    # The report goes to a temporary directory: never beside a golden trace in the source tree.
-    with tempfile.TemporaryDirectory() as tmp:
-        report_path = Path(tmp) / (path.name + ".report.json")
-        status = main(["check", "-q", str(path), "--json", str(report_path), *extra])
-        return status, json.loads(report_path.read_text())
+    return read_jsonl(GOLDEN / name)
 
 
 def call_line(events: list[Event], ts: int, member: str | None = None) -> int:
@@ -150,7 +135,7 @@ def test_mutated_trace_is_rejected_at_the_line(tmp_path: Path, golden: str, ts: 
     events = load(golden)
     line = call_line(events, ts, member)
     mutate(events[line - 1])
-    status, report = check(write(tmp_path, events))
+    status, report = check_events(tmp_path, events)
     assert status == 1
     first = report["findings"][0]
     assert (first["line"], first["kind"], first["field"]) == (line, "response-mismatch", field)
@@ -167,7 +152,7 @@ def test_session_timeout_not_fenced_is_rejected(tmp_path: Path) -> None:
     late["response"] = {"errorCode": 0, "errorMessage": None, "memberId": "m1", "memberEpoch": 2,
                         "heartbeatIntervalMs": 5000, "assignment": None}
     events.append(late)
-    status, report = check(write(tmp_path, events))
+    status, report = check_events(tmp_path, events)
     assert status == 1
     assert report["findings"][0]["line"] == len(events)
     assert report["findings"][0]["field"] == "errorCode"
@@ -178,7 +163,7 @@ def test_wrong_record_is_rejected_at_its_line(tmp_path: Path) -> None:
     events = load("join_with_records.jsonl")
     index = next(i for i, e in enumerate(events) if "record" in e and e["record"]["key"]["type"] == 3)
     events[index]["record"]["value"]["data"]["epoch"] = 7
-    status, report = check(write(tmp_path, events))
+    status, report = check_events(tmp_path, events)
     assert status == 1
     assert (report["findings"][0]["line"], report["findings"][0]["field"]) == (index + 1, "record")
 
@@ -189,7 +174,7 @@ def test_uniform_alternative_target_is_accepted_and_unbalanced_one_rejected(tmp_
     line = call_line(events, 300, "m1")
     topic_id = events[1]["topic"]["topicId"]
     events[line - 1]["response"]["assignment"] = {"topicPartitions": [{"topicId": topic_id, "partitions": [1, 2, 3]}]}
-    status, report = check(write(tmp_path, events))
+    status, report = check_events(tmp_path, events)
     assert status == 1
     assert report["findings"][0]["line"] == line
 
@@ -243,7 +228,7 @@ def test_gzip_and_exit_code_two(tmp_path: Path, capsys: pytest.CaptureFixture[st
     assert main(["check", "-q", str(gz)]) == 0
     assert main(["check", str(tmp_path / "missing.jsonl")]) == 2
     assert "no such file" in capsys.readouterr().err
-    bad_header = write(tmp_path, [{"header": {"format": "kgspec-trace/9"}}], "h.jsonl")
+    bad_header = write_jsonl(tmp_path / "h.jsonl", [{"header": {"format": "kgspec-trace/9"}}])
     assert main(["check", str(bad_header)]) == 2
 
 
@@ -251,7 +236,7 @@ def test_human_output_shows_first_departure_with_context(tmp_path: Path, capsys:
     events = load("join_with_records.jsonl")
     line = call_line(events, 3000, "m1")
     events[line - 1]["response"]["memberEpoch"] = 3
-    path = write(tmp_path, events)
+    path = write_jsonl(tmp_path / "t.jsonl", events)
     assert main(["check", str(path)]) == 1
     out = capsys.readouterr().out
     assert f"{path}:{line}: group g: response-mismatch (memberEpoch)" in out
@@ -278,7 +263,7 @@ def test_coordinator_generated_member_id_is_adopted(tmp_path: Path) -> None:
             e["request"]["memberId"] = "other-id"
         if "response" in e and e["response"].get("memberId") == generated:
             e["response"]["memberId"] = "other-id"
-    status, report = check(write(tmp_path, events))
+    status, report = check_events(tmp_path, events)
     assert report["findings"] == []
     assert status == 0
 
@@ -288,7 +273,7 @@ def test_clients_option_flags_a_client_owning_what_it_was_not_given(tmp_path: Pa
     line = call_line(events, 1000, "m1")
     topic_id = events[1]["topic"]["topicId"]
     events[line - 1]["request"]["topicPartitions"] = [{"topicId": topic_id, "partitions": [0, 1, 2, 5]}]
-    status, report = check(write(tmp_path, events), "--clients")
+    status, report = check_events(tmp_path, events, "--clients")
     clients = [f for f in report["findings"] if f["kind"] == "client"]
     assert status == 1
     assert clients[0]["line"] == line
@@ -302,7 +287,7 @@ def test_mutated_describe_is_rejected_per_group_and_member(tmp_path: Path) -> No
     group["groupEpoch"] += 1
     member = next(m for m in group["members"] if m["memberId"] == "m1")
     member["assignment"]["topicPartitions"] = []
-    status, report = check(write(tmp_path, events))
+    status, report = check_events(tmp_path, events)
     assert status == 1
     fields = [(f["line"], f["field"]) for f in report["findings"]]
     assert fields == [(line, "groupEpoch"), (line, "assignment")]

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from kgspec.cli import main
+from tests.helpers import check
 
 
 def _simulate(tmp_path: Path, *extra: str, status: int = 0) -> Path:
@@ -17,11 +18,10 @@ def _simulate(tmp_path: Path, *extra: str, status: int = 0) -> Path:
     return out
 
 
-def _report(path: Path, status: int) -> dict[str, object]:
-    report = path.with_suffix(".report.json")
-    assert main(["check", "-q", str(path), "--json", str(report)]) == status
-    result: dict[str, object] = json.loads(report.read_text())
-    return result
+def _report(path: Path, status: int) -> dict[str, Any]:
+    got, report = check(path)
+    assert got == status
+    return report
 
 
 def test_failover_traces_conform(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -21,6 +21,7 @@ from kgspec.invariants.client import (
 from kgspec.model.assignors.api import GroupSpec, MemberSpec, SubscriptionType
 
 from kgspec.cli import main
+from tests.helpers import check
 
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "librdkafka"
@@ -40,14 +41,6 @@ EXPECTED_ALLOWED = {
 # Without the allow-list: (findings, first line, first field).
 EXPECTED_PLAIN = {"join-revoke-leave": (32, 8, "memberEpoch"), "session-timeout": (37, 8, "memberEpoch"),
                   "injected-errors": (52, 7, "memberEpoch")}
-
-
-def check(path: Path, *extra: str) -> tuple[int, dict[str, Any]]:
-    report_path = path.parent / (path.name + ".report.json")
-    status = main(["check", "-q", str(path), "--json", str(report_path), *extra])
-    report = json.loads(report_path.read_text())
-    report_path.unlink()
-    return status, report
 
 
 @pytest.fixture

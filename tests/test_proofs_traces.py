@@ -3,8 +3,6 @@ trace that ``kgspec check`` (the unmutated model) flags where the mutant departs
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 from pathlib import Path
 from typing import Any
@@ -17,6 +15,7 @@ from kgspec.invariants.symbolic.bmc import STREAMS_TWO_TASKS, Instance, run_bmc
 from kgspec.invariants.symbolic.export import export_trace
 
 from kgspec.cli import main
+from tests.helpers import check
 
 # mutant -> (invariant, where the check flags it: the last step's line or the closing
 # Describe, the field of a finding on that line, counterexample length)
@@ -53,10 +52,8 @@ STREAMS_SLOW = {"assignor-double-assign", "replay-drops-tombstone", "accept-stal
 
 
 def _check(path: Path) -> tuple[int, list[dict[str, Any]]]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        rc = main(["check", str(path), "--json", "-"])
-    return rc, json.loads(out.getvalue())["findings"]
+    rc, report = check(path)
+    return rc, report["findings"]
 
 
 def _exported_trace_is_flagged(mutant: str, tmp_path: Path, protocol: str = "consumer") -> None:

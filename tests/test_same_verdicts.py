@@ -21,7 +21,7 @@ from kgspec.model.mutants import Mutants
 from kgspec.model.sim.network import NetworkConfig
 from kgspec.model.sim.simulator import SimConfig, Simulator
 
-from kgspec.cli import main
+from tests.helpers import check
 
 Events = list[dict[str, Any]]
 FORMATS = ("native", "request-log", "dump-log", "console")
@@ -68,9 +68,7 @@ def _step(events: Events, index: int) -> int:
 
 
 def _verdict(events: Events, path: Path, lines: list[int | None]) -> dict[str, Any]:
-    report_path = path.with_name(path.name + ".report.json")
-    status = main(["check", "-q", str(path), "--json", str(report_path)])
-    report = json.loads(report_path.read_text())
+    status, report = check(path)
     first: dict[str, tuple[str, int]] = {}
     for f in report["findings"]:
         index = lines[f["line"] - 1]

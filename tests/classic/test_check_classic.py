@@ -4,28 +4,17 @@ and records-only traces (classic invariants)."""
 from __future__ import annotations
 
 import copy
-import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from kgspec.cli import main
+from tests.helpers import Event, check_events, read_jsonl
 
 GOLDEN = Path(__file__).parent.parent / "golden" / "classic"
-Event = dict[str, Any]
 
 
 def load(name: str) -> list[Event]:
-    return [json.loads(line) for line in (GOLDEN / name).read_text().splitlines()]
-
-
-def check(tmp_path: Path, events: list[Event]) -> tuple[int, dict[str, Any]]:
-    path = tmp_path / "t.jsonl"
-    path.write_text("".join(json.dumps(e) + "\n" for e in events))
-    report = tmp_path / "r.json"
-    status = main(["check", "-q", str(path), "--json", str(report)])
-    return status, json.loads(report.read_text())
+    return read_jsonl(GOLDEN / name)
 
 
 def line_of(events: list[Event], api: int, ts: int) -> int:
@@ -38,7 +27,7 @@ def line_of(events: list[Event], api: int, ts: int) -> int:
 @pytest.mark.parametrize("name", sorted(p.name for p in GOLDEN.glob("*.jsonl")))
 def test_golden_classic_traces_conform(name: str, tmp_path: Path) -> None:
     events = load(name)
-    status, report = check(tmp_path, events)
+    status, report = check_events(tmp_path, events)
     assert report["findings"] == []
     assert status == 0
     assert report["inputs"][0]["lines"] == len(events)
@@ -69,7 +58,7 @@ def test_wrong_generation_in_a_parked_join_response_is_found_at_its_line(tmp_pat
     bad = copy.deepcopy(events)
     line = line_of(bad, 11, 300)
     bad[line - 1]["response"]["generationId"] = 2
-    status, report = check(tmp_path, bad)
+    status, report = check_events(tmp_path, bad)
     assert status == 1
     [finding] = report["findings"]
     assert (finding["line"], finding["kind"], finding["field"], finding["expected"], finding["observed"]) == \
@@ -82,7 +71,7 @@ def test_a_response_sent_before_the_group_was_ready_is_found(tmp_path: Path) -> 
     bad = copy.deepcopy(events)
     line = line_of(bad, 11, 200)
     bad[line - 1]["totalTimeMs"] = 1000
-    status, report = check(tmp_path, bad)
+    status, report = check_events(tmp_path, bad)
     assert status == 1
     [finding] = report["findings"]
     assert (finding["line"], finding["kind"], finding["field"]) == (line, "response-mismatch", "errorCode")
@@ -96,7 +85,7 @@ def test_wrong_leader_sync_assignment_and_leave_answers_are_found(tmp_path: Path
     bad[join_line - 1]["response"]["leader"] = "someone-else"
     bad[sync_line - 1]["response"]["assignment"] = "AAAB"
     bad[leave_line - 1]["response"]["members"][0]["errorCode"] = 25
-    status, report = check(tmp_path, bad)
+    status, report = check_events(tmp_path, bad)
     assert status == 1
     assert [(f["line"], f["field"]) for f in report["findings"]] == [
         (join_line, "leader"), (sync_line, "assignment"), (leave_line, "members")]
@@ -107,7 +96,7 @@ def test_a_wrong_group_metadata_record_is_found(tmp_path: Path) -> None:
     bad = copy.deepcopy(events)
     line = next(i for i, e in enumerate(bad, 1) if "record" in e and e["record"]["value"]["data"]["generation"] == 1)
     bad[line - 1]["record"]["value"]["data"]["members"][0]["assignment"] = "AAAA"
-    status, report = check(tmp_path, bad)
+    status, report = check_events(tmp_path, bad)
     assert status == 1
     assert [(f["line"], f["kind"], f["field"]) for f in report["findings"]] == [(line, "response-mismatch", "record")]
 
@@ -117,7 +106,7 @@ def test_heartbeat_error_mismatch_in_old_versions(tmp_path: Path) -> None:
     bad = copy.deepcopy(events)
     line = line_of(bad, 12, 4000)
     bad[line - 1]["response"]["errorCode"] = 27
-    status, report = check(tmp_path, bad)
+    status, report = check_events(tmp_path, bad)
     assert status == 1
     assert [(f["line"], f["field"], f["expected"], f["observed"]) for f in report["findings"]] == [
         (line, "errorCode", 0, 27)]
@@ -126,13 +115,13 @@ def test_heartbeat_error_mismatch_in_old_versions(tmp_path: Path) -> None:
 def test_records_only_trace_checks_classic_invariants(tmp_path: Path) -> None:
     """Replay of GroupMetadata records alone: generation going back, a leader that is no member."""
     records = [e for e in load("join_sync.jsonl") if "record" in e]
-    status, report = check(tmp_path, records)
+    status, report = check_events(tmp_path, records)
     assert status == 0
     assert report["findings"] == []
     bad = copy.deepcopy(records)
     bad[2]["record"]["value"]["data"]["generation"] = 0  # after generation 1
     bad[1]["record"]["value"]["data"]["leader"] = "ghost"
-    status, report = check(tmp_path, bad)
+    status, report = check_events(tmp_path, bad)
     assert status == 1
     assert [(f["line"], f["kind"], f["field"]) for f in report["findings"]] == [
         (2, "invariant", "classic-one-leader"), (3, "invariant", "classic-generation-monotonic")]
@@ -143,7 +132,7 @@ def test_one_protocol_per_generation_in_observed_responses(tmp_path: Path) -> No
     bad = copy.deepcopy(events)
     line = line_of(bad, 11, 300)
     bad[line - 1]["response"]["protocolName"] = "roundrobin"
-    status, report = check(tmp_path, bad)
+    status, report = check_events(tmp_path, bad)
     assert status == 1
     assert [(f["line"], f["kind"], f["field"]) for f in report["findings"]] == [
         (line, "invariant", "classic-one-protocol"), (line, "response-mismatch", "protocolName")]

@@ -4,7 +4,6 @@ rejected at the line that departs; the computing worker is a choice adopted from
 from __future__ import annotations
 
 import json
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -12,29 +11,15 @@ from typing import Any
 import pytest
 from kgspec.model.connect import ops
 
-from kgspec.cli import main
 from tests.connect.harness import Cluster, ct
 from tests.connect.scenarios import SCENARIOS, epoch_35
+from tests.helpers import check, check_events, read_jsonl, write_jsonl
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "connect"
 
 
-def check(path: Path, *extra: str) -> tuple[int, dict[str, Any]]:
-    # The report goes to a temporary directory: never beside a golden trace in the source tree.
-    with tempfile.TemporaryDirectory() as tmp:
-        report = Path(tmp) / (path.stem + ".report.json")
-        status = main(["check", "-q", str(path), "--json", str(report), *extra])
-        return status, json.loads(report.read_text())
-
-
 def lines_of(name: str) -> list[dict[str, Any]]:
-    return [json.loads(x) for x in (GOLDEN / f"{name}.jsonl").read_text().splitlines()]
-
-
-def write(tmp_path: Path, events: list[dict[str, Any]]) -> Path:
-    path = tmp_path / "t.jsonl"
-    path.write_text("".join(json.dumps(e) + "\n" for e in events))
-    return path
+    return read_jsonl(GOLDEN / f"{name}.jsonl")
 
 
 def first(report: dict[str, Any]) -> tuple[int, str, str]:
@@ -48,7 +33,7 @@ def test_goldens_are_current_and_conform(name: str, tmp_path: Path) -> None:
     header = {"header": {"format": "kgspec-trace/1", "profile": "kip", "configs": {}}}
     expected = "".join(json.dumps(e, sort_keys=True) + "\n" for e in [header, *cluster.events])
     assert (GOLDEN / f"{name}.jsonl").read_text() == expected, "run scripts/make_golden_connect.py"
-    status, report = check(write(tmp_path, lines_of(name)))
+    status, report = check_events(tmp_path, lines_of(name))
     assert status == 0
     assert report["findings"] == []
     group_events = [e for e in cluster.events if "tick" not in e]  # a tick belongs to no group
@@ -57,7 +42,7 @@ def test_goldens_are_current_and_conform(name: str, tmp_path: Path) -> None:
 
 
 def test_kafka_43_rejects_connect_calls_at_the_first_call(tmp_path: Path) -> None:
-    status, report = check(write(tmp_path, lines_of("worker_leaving")), "--profile", "kafka-4.3")
+    status, report = check_events(tmp_path, lines_of("worker_leaving"), "--profile", "kafka-4.3")
     assert status == 1
     f = report["findings"][0]
     assert (f["line"], f["kind"], f["field"], f["expected"], f["observed"]) == \
@@ -91,7 +76,7 @@ def _set(path: tuple[str, ...], value: Any) -> Callable[[dict[str, Any]], None]:
         "target-record"])
 def test_mutated_copies_are_rejected_at_the_right_line(tmp_path: Path, line: int, edit: Any, field: str,
                                                        expected: Any, observed: Any) -> None:
-    status, report = check(write(tmp_path, _mutate(line, edit)))
+    status, report = check_events(tmp_path, _mutate(line, edit))
     assert status == 1
     f = report["findings"][0]
     assert (f["line"], f["kind"], f["field"]) == (line, "response-mismatch", field)
@@ -103,7 +88,7 @@ def test_a_worker_not_asked_cannot_prepare(tmp_path: Path) -> None:
     # The trace's coordinator did not ask W1 (line 15): the checker adopts that choice, so W1's
     # Prepare at line 16 must be UNKNOWN_MEMBER_ID (25).
     events = _mutate(15, lambda e: e["response"].update(errorCode=0, errorMessage=None))
-    status, report = check(write(tmp_path, events))
+    status, report = check_events(tmp_path, events)
     assert status == 1
     f = report["findings"][0]
     assert (f["line"], f["field"], f["expected"], f["observed"]) == (16, "errorCode", 25, 0)
@@ -122,7 +107,7 @@ def test_another_eligible_computing_worker_is_adopted(tmp_path: Path) -> None:
     c.prepare("W1", 35)
     assert c.install("W1", 35, 36, {"W1": ["AC0", "AT1"], "W3": ["AT2"]})["errorCode"] == 0
     header = {"header": {"format": "kgspec-trace/1", "profile": "kip"}}
-    status, report = check(write(tmp_path, [header, *c.events]))
+    status, report = check_events(tmp_path, [header, *c.events])
     assert (status, report["findings"]) == (0, [])
 
 
@@ -130,11 +115,11 @@ def test_records_alone_are_replayed_and_double_ownership_is_caught(tmp_path: Pat
     records = [e for e in lines_of("empty_group_and_two_workers") if "record" in e]
     bad = json.loads(json.dumps(records[-1]))  # W2's assignment: BC0, BT1
     bad["record"]["value"]["data"]["connectorsAndTasks"] = ct("AC0", "BC0", "BT1")  # AC0 is W1's
-    status, report = check(write(tmp_path, [*records[:-1], bad]))
+    status, report = check_events(tmp_path, [*records[:-1], bad])
     assert status == 1
     assert first(report) == (len(records), "invariant", "connect-no-double-ownership")
     assert report["findings"][0]["message"] == "AC0 is owned by workers ['W1', 'W2'] at once"
-    assert check(write(tmp_path, records))[0] == 0
+    assert check_events(tmp_path, records)[0] == 0
 
 
 def _w2_heartbeats_while_w1_revokes() -> tuple[list[dict[str, Any]], int]:
@@ -160,7 +145,7 @@ def _w2_heartbeats_while_w1_revokes() -> tuple[list[dict[str, Any]], int]:
                                                ("bump-while-revoking", "memberEpoch")])
 def test_seeded_bugs_are_caught_on_connect_traces(tmp_path: Path, mutant: str, field: str) -> None:
     events, w2_line = _w2_heartbeats_while_w1_revokes()
-    path = write(tmp_path, events)
+    path = write_jsonl(tmp_path / "t.jsonl", events)
     assert check(path)[0] == 0
     status, report = check(path, "--mutant", mutant)
     assert status == 1

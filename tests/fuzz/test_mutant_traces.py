@@ -10,8 +10,6 @@ is coordinator state.
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 from pathlib import Path
 from typing import Any
@@ -20,7 +18,7 @@ import pytest
 from kgspec.model.mutants import CATALOGUE, Mutants
 from kgspec.model.sim.machine import INTERNAL_ONLY, Call, machine_for, run_program
 
-from kgspec.cli import main
+from tests.helpers import check
 
 CONSUMER_START = {"seed": 0, "partitions": 1, "members": 1, "static": False, "reconcile_ms": 0, "loss": 0.0,
                   "duplicate": 0.0}
@@ -100,10 +98,8 @@ def test_every_mutant_protocol_pair_has_a_flagged_trace() -> None:
 
 
 def _check(path: Path) -> tuple[int, list[dict[str, Any]]]:
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        rc = main(["check", str(path), "--json", "-"])
-    return rc, json.loads(out.getvalue())["findings"]
+    rc, report = check(path)
+    return rc, report["findings"]
 
 
 @pytest.mark.parametrize(("protocol", "name"), PAIRS, ids=[f"{p}:{n}" for p, n in PAIRS])

@@ -4,28 +4,18 @@ rejected at the mutated line, and records alone replay across the switch with th
 from __future__ import annotations
 
 import copy
-import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from kgspec.cli import main
+from tests.helpers import Event, check_events, read_jsonl
 
 GOLDEN = Path(__file__).parent.parent / "golden" / "migration"
-Event = dict[str, Any]
 
 
 def load(name: str) -> list[Event]:
-    return [json.loads(line) for line in (GOLDEN / name).read_text().splitlines()]
-
-
-def check(tmp_path: Path, events: list[Event]) -> tuple[int, dict[str, Any]]:
-    path = tmp_path / "t.jsonl"
-    path.write_text("".join(json.dumps(e) + "\n" for e in events))
-    report = tmp_path / "r.json"
-    status = main(["check", "-q", str(path), "--json", str(report)])
-    return status, json.loads(report.read_text())
+    return read_jsonl(GOLDEN / name)
 
 
 def find(events: list[Event], pred: Any) -> int:
@@ -44,7 +34,7 @@ def rtype(e: Event) -> int | None:
 @pytest.mark.parametrize("name", ["upgrade.jsonl", "downgrade.jsonl"])
 def test_golden_migration_traces_conform(name: str, tmp_path: Path) -> None:
     events = load(name)
-    status, report = check(tmp_path, events)
+    status, report = check_events(tmp_path, events)
     assert report["findings"] == []
     assert status == 0
     assert [g["verdict"] for g in report["groups"]] == ["conforms"]
@@ -117,7 +107,7 @@ MUTATIONS = [
 def test_mutated_migration_trace_rejected_at_the_line(index: int, tmp_path: Path) -> None:
     name, where, change, field = MUTATIONS[index]
     line = find(load(name), where)
-    status, report = check(tmp_path, _mutated(name, line, change))
+    status, report = check_events(tmp_path, _mutated(name, line, change))
     assert status == 1
     first = report["findings"][0]
     assert (first["line"], first["field"]) == (line, field)
@@ -130,7 +120,7 @@ def test_sync_assignment_in_another_topic_order_is_accepted(tmp_path: Path) -> N
     events = load("upgrade.jsonl")
     line = find(events, lambda e: api(e) == 14 and e["tsMs"] == 7300)
     events[line - 1]["response"]["assignment"] = encode_assignment([("foo", [1, 0])], 3)
-    status, report = check(tmp_path, events)
+    status, report = check_events(tmp_path, events)
     assert report["findings"] == []
     assert status == 0
 
@@ -140,7 +130,7 @@ def test_records_alone_replay_across_the_switch(tmp_path: Path) -> None:
     reverse) replay and satisfy the invariants."""
     for name in ("upgrade.jsonl", "downgrade.jsonl"):
         events = [e for e in load(name) if "record" in e or "header" in e or "topic" in e]
-        status, report = check(tmp_path, events)
+        status, report = check_events(tmp_path, events)
         assert report["findings"] == [], name
         assert status == 0
 
@@ -151,6 +141,6 @@ def test_double_ownership_through_conversion_is_flagged(tmp_path: Path) -> None:
     lines = [i for i, e in enumerate(events, 1) if rtype(e) == 8 and e["tsMs"] == 7000]
     first, second = events[lines[0] - 1], events[lines[1] - 1]
     second["record"]["value"]["data"]["assignedPartitions"] = first["record"]["value"]["data"]["assignedPartitions"]
-    status, report = check(tmp_path, events)
+    status, report = check_events(tmp_path, events)
     assert status == 1
     assert (report["findings"][0]["line"], report["findings"][0]["field"]) == (lines[1], "no-double-ownership")

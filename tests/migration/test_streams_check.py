@@ -12,20 +12,10 @@ from typing import Any
 import pytest
 from kgspec.model.migration.streams_protocol import decode_streams_assignment
 
-from kgspec.cli import main
+from tests.helpers import check_events
 from tests.migration.test_check_migration import Event, api, find, load, rtype
 
 PROFILES = ["kafka-4.1", "kafka-4.2", "kafka-4.3", "kafka-trunk", "kip"]
-
-
-def check(tmp_path: Path, events: list[Event], *args: str) -> tuple[int, dict[str, Any]]:
-    import json
-
-    path = tmp_path / "t.jsonl"
-    path.write_text("".join(json.dumps(e) + "\n" for e in events))
-    report = tmp_path / "r.json"
-    status = main(["check", "-q", str(path), "--json", str(report), *args])
-    return status, json.loads(report.read_text())
 
 
 def at(events: list[Event], line: int) -> Event:
@@ -36,7 +26,7 @@ def at(events: list[Event], line: int) -> Event:
 def test_streams_golden_conforms_under_its_profile(profile: str, tmp_path: Path) -> None:
     events = load(f"streams_{profile}.jsonl")
     assert events[0]["header"]["profile"] == profile
-    status, report = check(tmp_path, events)
+    status, report = check_events(tmp_path, events)
     assert report["findings"] == []
     assert status == 0
     assert [g["verdict"] for g in report["groups"]] == ["conforms"]
@@ -111,7 +101,7 @@ def test_kip_golden_holds_the_seeds_values() -> None:
 ])
 def test_golden_rejected_under_another_profile(golden: str, other: str, where: Any, tmp_path: Path) -> None:
     events = load(f"streams_{golden}.jsonl")
-    status, report = check(tmp_path, events, "--profile", other)
+    status, report = check_events(tmp_path, events, "--profile", other)
     assert status == 1
     assert report["findings"][0]["line"] == find(events, where)
 
@@ -150,7 +140,7 @@ def test_mutated_streams_golden_rejected_at_the_line(index: int, tmp_path: Path)
     golden, where, change, field = MUTATIONS[index]
     events = load(f"streams_{golden}.jsonl")
     line = find(events, where)
-    status, report = check(tmp_path, _mutated(events, line, change))
+    status, report = check_events(tmp_path, _mutated(events, line, change))
     assert status == 1
     first = report["findings"][0]
     assert (first["line"], first["field"]) == (line, field)
@@ -160,6 +150,6 @@ def test_mutated_streams_golden_rejected_at_the_line(index: int, tmp_path: Path)
 def test_streams_golden_records_alone_replay(profile: str, tmp_path: Path) -> None:
     """The records alone replay across both switches (classic -> streams -> classic) with the invariants."""
     events = [e for e in load(f"streams_{profile}.jsonl") if "record" in e or "header" in e or "topic" in e]
-    status, report = check(tmp_path, events)
+    status, report = check_events(tmp_path, events)
     assert report["findings"] == []
     assert status == 0

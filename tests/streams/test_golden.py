@@ -4,13 +4,12 @@ bug (or edited by hand) at the first line where they depart."""
 from __future__ import annotations
 
 import json
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from kgspec.cli import main
+from tests.helpers import check, check_events, read_jsonl, write_jsonl
 from tests.streams.goldens import (
     GOLDEN,
     RECORDED,
@@ -22,14 +21,6 @@ from tests.streams.goldens import (
 )
 
 Event = dict[str, Any]
-
-
-def check(path: Path) -> tuple[int, dict[str, Any]]:
-    # The report goes to a temporary directory: never beside a golden trace in the source tree.
-    with tempfile.TemporaryDirectory() as tmp:
-        report = Path(tmp) / (path.name + ".report.json")
-        status = main(["check", "-q", str(path), "--json", str(report)])
-        return status, json.loads(report.read_text())
 
 
 def write(tmp_path: Path, lines: list[str], name: str = "t.jsonl") -> Path:
@@ -50,7 +41,7 @@ def test_goldens_are_current_and_conform(name: str) -> None:
 
 
 def test_golden_values() -> None:
-    events = [json.loads(x) for x in (GOLDEN / "standby_rebalance.jsonl").read_text().splitlines()]
+    events = read_jsonl(GOLDEN / "standby_rebalance.jsonl")
     calls = [(e["tsMs"], e["request"]["memberId"], e["response"]["memberEpoch"],
               [s["statusCode"] for s in e["response"]["status"] or []])
              for e in events if e.get("requestHeader", {}).get("requestApiKey") == 88]
@@ -91,7 +82,7 @@ def test_tasks_while_not_ready_rejected(tmp_path: Path) -> None:
     events[index]["response"]["activeTasks"] = [{"subtopologyId": "0", "partitions": [0]}]
     events[index]["response"]["standbyTasks"] = []
     events[index]["response"]["warmupTasks"] = []
-    status, report = check(write(tmp_path, [json.dumps(e) for e in events]))
+    status, report = check_events(tmp_path, events)
     assert status == 1
     at = {(f["kind"], f["field"]) for f in report["findings"] if f["line"] == index + 1}
     assert ("invariant", "streams-no-tasks-while-not-ready") in at
@@ -104,7 +95,7 @@ def test_status_detail_text_does_not_count(tmp_path: Path) -> None:
     for e in events:
         for s in (e.get("response") or {}).get("status") or []:
             s["statusDetail"] = "anything"
-    status, report = check(write(tmp_path, [json.dumps(e) for e in events]))
+    status, report = check_events(tmp_path, events)
     assert (status, report["findings"]) == (0, [])
 
 
@@ -113,7 +104,7 @@ def test_null_and_empty_tasks_differ(tmp_path: Path) -> None:
     index = next(i for i, e in enumerate(events) if e.get("tsMs") == 4000 and "requestHeader" in e)
     assert events[index]["response"]["activeTasks"] is None
     events[index]["response"]["activeTasks"] = []
-    status, report = check(write(tmp_path, [json.dumps(e) for e in events]))
+    status, report = check_events(tmp_path, events)
     assert status == 1
     assert [(f["line"], f["field"], f["expected"], f["observed"]) for f in report["findings"]] == [
         (index + 1, "activeTasks", None, {})]
@@ -130,14 +121,14 @@ def test_records_only_trace_replays_and_catches_process_sharing(tmp_path: Path) 
                 and e["record"]["key"]["data"]["memberId"] == "m-b" and e["record"]["value"] is not None
                 and e["tsMs"] < 5000)
     events[index]["record"]["value"]["data"]["standbyTasks"] = [{"subtopologyId": "0", "partitions": [0]}]
-    status, report = check(write(tmp_path, [json.dumps(e) for e in events], "records2.jsonl"))
+    status, report = check(write_jsonl(tmp_path / "records2.jsonl", events))
     assert status == 1
     first = report["findings"][0]
     assert (first["line"], first["kind"], first["field"]) == (index + 1, "invariant", "streams-process-exclusivity")
 
 
 def _calls(name: str) -> list[tuple[int, str, int, int, int]]:
-    events = [json.loads(x) for x in (GOLDEN / name).read_text().splitlines()]
+    events = read_jsonl(GOLDEN / name)
     return [(i + 1, e["request"]["memberId"], e["request"]["memberEpoch"], e["response"]["errorCode"],
              e["response"]["memberEpoch"]) for i, e in enumerate(events)
             if e.get("requestHeader", {}).get("requestApiKey") == 88]
@@ -168,9 +159,8 @@ def test_kip_golden_values() -> None:
 ])
 def test_goldens_rejected_under_another_profile(name: str, profile: str, line: int, field: str,
                                                 tmp_path: Path) -> None:
-    report = tmp_path / "r.json"
-    status = main(["check", "-q", str(GOLDEN / name), "--profile", profile, "--json", str(report)])
-    findings = json.loads(report.read_text())["findings"]
+    status, report = check(GOLDEN / name, "--profile", profile)
+    findings = report["findings"]
     assert status == 1
     assert (findings[0]["line"], findings[0]["field"]) == (line, field)
 
@@ -185,9 +175,9 @@ def test_goldens_rejected_under_another_profile(name: str, profile: str, line: i
 ])
 def test_edited_trunk_and_kip_goldens_rejected(name: str, line: int, edit: dict[str, Any], field: str,
                                                tmp_path: Path) -> None:
-    events = [json.loads(x) for x in (GOLDEN / name).read_text().splitlines()]
+    events = read_jsonl(GOLDEN / name)
     events[line - 1]["response"].update(edit)
-    status, report = check(write(tmp_path, [json.dumps(e) for e in events]))
+    status, report = check_events(tmp_path, events)
     assert status == 1
     first = report["findings"][0]
     assert (first["line"], first["field"]) == (line, field)
