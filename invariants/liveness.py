@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
+from typing import TypeVar
 
 from kgspec.model.config import Config
 from kgspec.model.consumer.group import ConsumerGroup
-from kgspec.model.consumer.member import STABLE
 from kgspec.model.streams.group import StreamsGroup
 
 SESSION_EXPIRY = "session-expiry"
@@ -57,13 +57,17 @@ def convergence_bound_ms(config: Config, max_delay_ms: int) -> int:
     return s + a + 3 * h + 12 * max_delay_ms
 
 
-def convergence(group: ConsumerGroup | None, clients: Mapping[str, ClientView]) -> list[str]:
-    """Convergence.
+G = TypeVar("G", ConsumerGroup, StreamsGroup)
 
-    With no further changes and a fair network, within :func:`convergence_bound_ms` the
-    group's members are exactly the live clients (``clients``: member id -> view), the
-    target is computed (assignment epoch == group epoch), and every member is STABLE at
-    the assignment epoch on the coordinator and on its client, owning exactly its target.
+
+def converged_problems(group: G | None, clients: Mapping[str, ClientView],
+                       holding_problem: Callable[[G, str, ClientView], str | None]) -> list[str]:
+    """What keeps a group from having converged, for consumer and streams groups alike.
+
+    Members are exactly the live clients (``clients``: member id -> view), the target is
+    computed (assignment epoch == group epoch), every member is STABLE at the assignment
+    epoch on the coordinator and on its client, and ``holding_problem(group, member id,
+    view)`` finds nothing wrong with what the member owns (None: nothing).
     """
     if group is None or not group.members:
         # An empty group is converged (Kafka 4.3 leaves its assignment epoch behind).
@@ -79,16 +83,34 @@ def convergence(group: ConsumerGroup | None, clients: Mapping[str, ClientView]) 
     epoch = group.assignment_epoch
     for mid in sorted(members & live):
         m, view = group.members[mid], clients[mid]
-        if m.state != STABLE or m.member_epoch != epoch:
+        if not m.is_reconciled_to(epoch):
             problems.append(f"member {mid} is at epoch {m.member_epoch} state {m.state}, not STABLE at {epoch}")
         if view.state != "STABLE" or view.member_epoch != epoch:
             problems.append(f"client of {mid} is {view.state} at epoch {view.member_epoch}, not STABLE at {epoch}")
-        target = group.target.get(mid, {})
-        owned = {t: frozenset(p) for t, p in view.owned.items() if p}
-        if owned != {t: p for t, p in target.items() if p} or m.assigned_sets() != owned:
-            problems.append(f"member {mid} owns {_fmt(owned)}, is assigned {_fmt(m.assigned_sets())}, "
-                            f"target {_fmt(target)}")
+        problem = holding_problem(group, mid, view)
+        if problem is not None:
+            problems.append(problem)
     return problems
+
+
+def convergence(group: ConsumerGroup | None, clients: Mapping[str, ClientView]) -> list[str]:
+    """Convergence.
+
+    With no further changes and a fair network, within :func:`convergence_bound_ms` the
+    group's members are exactly the live clients (``clients``: member id -> view), the
+    target is computed (assignment epoch == group epoch), and every member is STABLE at
+    the assignment epoch on the coordinator and on its client, owning exactly its target.
+    """
+    return converged_problems(group, clients, _owns_target)
+
+
+def _owns_target(group: ConsumerGroup, mid: str, view: ClientView) -> str | None:
+    target = group.target.get(mid, {})
+    assigned = group.members[mid].assigned_sets()
+    owned = {t: frozenset(p) for t, p in view.owned.items() if p}
+    if owned != {t: p for t, p in target.items() if p} or assigned != owned:
+        return f"member {mid} owns {_fmt(owned)}, is assigned {_fmt(assigned)}, target {_fmt(target)}"
+    return None
 
 
 def _fmt(holding: Mapping[str, AbstractSet[int]]) -> str:

@@ -30,7 +30,12 @@ from kgspec.invariants.epochs import (
     accepted_epoch_problems,
     epoch_monotonicity,
 )
-from kgspec.invariants.liveness import SESSION_EXPIRY, ClientView, session_expiry
+from kgspec.invariants.liveness import (
+    SESSION_EXPIRY,
+    ClientView,
+    converged_problems,
+    session_expiry,
+)
 from kgspec.invariants.ownership import client_no_double_ownership
 from kgspec.invariants.processid import PROCESSID_EXCLUSIVITY, StreamsHolding, processid_exclusivity
 from kgspec.invariants.replay import REPLAY_EQUIVALENCE, replay_equivalence
@@ -223,12 +228,11 @@ def streams_convergence_bound_ms(config: Config, max_delay_ms: int, topic_creati
 LOST_ASSIGNMENT = "lost-assignment"
 
 
-def lost_assignments(group: StreamsGroup | None, clients: Mapping[str, ClientView]) -> list[str]:
-    """Members STABLE at the assignment epoch on both sides whose client runs none of some
-    tasks the coordinator assigned them (a Kafka gap, see :func:`streams_convergence`)."""
+def _lost(group: StreamsGroup | None, clients: Mapping[str, ClientView]) -> dict[str, str]:
+    """Member id -> the :func:`lost_assignments` message about it."""
     if group is None:
-        return []
-    out: list[str] = []
+        return {}
+    out: dict[str, str] = {}
     for mid in sorted(set(group.members) & set(clients)):
         m, view = group.members[mid], clients[mid]
         assigned = {r: ts for r, ts in m.assigned_sets().items() if ts}
@@ -236,9 +240,15 @@ def lost_assignments(group: StreamsGroup | None, clients: Mapping[str, ClientVie
         if (m.state == STABLE and m.member_epoch == group.assignment_epoch == view.member_epoch
                 and view.state == "STABLE" and owned != assigned and all(
                     p <= assigned.get(r, {}).get(s, frozenset()) for r, subs in owned.items() for s, p in subs.items())):
-            out.append(f"member {mid} is STABLE at epoch {m.member_epoch} with {assigned}, but its client "
-                       f"runs only {owned}: the response that carried the assignment was lost")
+            out[mid] = (f"member {mid} is STABLE at epoch {m.member_epoch} with {assigned}, but its client "
+                        f"runs only {owned}: the response that carried the assignment was lost")
     return out
+
+
+def lost_assignments(group: StreamsGroup | None, clients: Mapping[str, ClientView]) -> list[str]:
+    """Members STABLE at the assignment epoch on both sides whose client runs none of some
+    tasks the coordinator assigned them (a Kafka gap, see :func:`streams_convergence`)."""
+    return list(_lost(group, clients).values())
 
 
 def streams_convergence(group: StreamsGroup | None, clients: Mapping[str, ClientView],
@@ -259,31 +269,19 @@ def streams_convergence(group: StreamsGroup | None, clients: Mapping[str, Client
     accepts without resending the tasks. ``tolerate_lost_assignment`` leaves such members
     (see :func:`lost_assignments`) out, so the rest can still be checked.
     """
-    lost = {line.split()[1] for line in lost_assignments(group, clients)} if tolerate_lost_assignment else set()
-    if group is None or not group.members:
-        return [] if not clients else [f"no members, but clients {sorted(clients)} are live"]
-    problems: list[str] = []
-    if group.assignment_epoch != group.group_epoch:
-        problems.append(f"assignment epoch {group.assignment_epoch} never caught up with group "
-                        f"epoch {group.group_epoch}")
-    members, live = set(group.members), set(clients)
-    if members != live:
-        problems.append(f"members {sorted(members - live)} have no live client; live clients "
-                        f"{sorted(live - members)} are not members")
-    epoch = group.assignment_epoch
-    for mid in sorted(members & live):
-        m, view = group.members[mid], clients[mid]
-        if m.state != STABLE or m.member_epoch != epoch:
-            problems.append(f"member {mid} is at epoch {m.member_epoch} state {m.state}, not STABLE at {epoch}")
-        if view.state != "STABLE" or view.member_epoch != epoch:
-            problems.append(f"client of {mid} is {view.state} at epoch {view.member_epoch}, not STABLE at {epoch}")
-        target = {r: {s: p for s, p in ts.items() if p} for r, ts in group.target_of(mid).items()}
+    lost = _lost(group, clients) if tolerate_lost_assignment else {}
+
+    def owns_target(g: StreamsGroup, mid: str, view: ClientView) -> str | None:
+        target = {r: {s: p for s, p in ts.items() if p} for r, ts in g.target_of(mid).items()}
         target = {r: ts for r, ts in target.items() if ts}
-        assigned = {r: ts for r, ts in m.assigned_sets().items() if ts}
+        assigned = {r: ts for r, ts in g.members[mid].assigned_sets().items() if ts}
         owned: dict[str, Any] = dict(view.owned)  # a streams client's view: role -> subtopology -> tasks
         if (owned != target and mid not in lost) or assigned != target:
-            problems.append(f"member {mid} owns {owned}, is assigned {assigned}, target {target}")
-    if ready_expected and group.state != STABLE_STATE and not problems:
+            return f"member {mid} owns {owned}, is assigned {assigned}, target {target}"
+        return None
+
+    problems = converged_problems(group, clients, owns_target)
+    if (ready_expected and group is not None and group.members and group.state != STABLE_STATE
+            and not problems):
         problems.append(f"group is {group.state}, not Stable, although nothing needs an operator")
     return problems
-
