@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from kgspec.invariants.derivation import STATE_DERIVATION, state_derivation
 from kgspec.invariants.epochs import (
@@ -34,6 +34,7 @@ from kgspec.invariants.liveness import (
     session_expiry,
 )
 from kgspec.invariants.ownership import (
+    CLIENT_NO_DOUBLE_OWNERSHIP,
     NO_DOUBLE_OWNERSHIP,
     PARTITION_EPOCH_INDEX,
     client_no_double_ownership,
@@ -57,8 +58,6 @@ from kgspec.invariants.target import TARGET_VALIDITY, target_is_current, target_
 from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.model.consumer.member import ConsumerMember
 from kgspec.model.topics import TopicsImage
-
-CLIENT_NO_DOUBLE_OWNERSHIP = "client-no-double-ownership"
 
 
 @dataclass(slots=True)
@@ -158,24 +157,23 @@ ALL_NAMES: tuple[str, ...] = tuple(dict.fromkeys((*CONSUMER_INVARIANTS, *STREAMS
                                                   *STREAMS_GROUP_INVARIANTS)))
 
 
+Obs = TypeVar("Obs", Observation, StreamsObservation)
+
+
+def _run(checks: Mapping[str, Callable[[Obs], list[str]]], observation: Obs,
+         names: tuple[str, ...] | None) -> list[Violation]:
+    return [Violation(name, observation.group_id, msg) for name, check in checks.items()
+            if names is None or name in names for msg in check(observation)]
+
+
 def check_all(observation: Observation, names: tuple[str, ...] | None = None) -> list[Violation]:
     """Run every consumer invariant (or those in ``names``) over one observation."""
-    out: list[Violation] = []
-    for name, check in CONSUMER_INVARIANTS.items():
-        if names is not None and name not in names:
-            continue
-        out.extend(Violation(name, observation.group_id, msg) for msg in check(observation))
-    return out
+    return _run(CONSUMER_INVARIANTS, observation, names)
 
 
 def check_streams(observation: StreamsObservation, names: tuple[str, ...] | None = None) -> list[Violation]:
     """Run every streams-group invariant (or those in ``names``) over one observation."""
-    out: list[Violation] = []
-    for name, check in STREAMS_GROUP_INVARIANTS.items():
-        if names is not None and name not in names:
-            continue
-        out.extend(Violation(name, observation.group_id, msg) for msg in check(observation))
-    return out
+    return _run(STREAMS_GROUP_INVARIANTS, observation, names)
 
 
 def check_consumer_group(group: ConsumerGroup, *, topics: TopicsImage | None = None,

@@ -9,6 +9,7 @@ from kgspec.model.consumer.group import ConsumerGroup
 
 NO_DOUBLE_OWNERSHIP = "no-double-ownership"
 PARTITION_EPOCH_INDEX = "partition-epoch-index"
+CLIENT_NO_DOUBLE_OWNERSHIP = "client-no-double-ownership"
 
 
 def no_double_ownership(group: ConsumerGroup) -> list[str]:

@@ -36,7 +36,7 @@ from kgspec.invariants.liveness import (
     converged_problems,
     session_expiry,
 )
-from kgspec.invariants.ownership import client_no_double_ownership
+from kgspec.invariants.ownership import CLIENT_NO_DOUBLE_OWNERSHIP, client_no_double_ownership
 from kgspec.invariants.processid import PROCESSID_EXCLUSIVITY, StreamsHolding, processid_exclusivity
 from kgspec.invariants.replay import REPLAY_EQUIVALENCE, replay_equivalence
 from kgspec.invariants.target import TARGET_VALIDITY
@@ -56,7 +56,6 @@ from kgspec.model.streams.member import (
 )
 
 NO_TASKS_WHILE_NOT_READY = "no-tasks-while-not-ready"
-CLIENT_NO_DOUBLE_OWNERSHIP = "client-no-double-ownership"
 
 # Streams member states in the consumer's codes, so epoch-monotonicity reads them alike.
 _AS_CONSUMER_STATE = {STABLE: consumer_member.STABLE, UNREVOKED_TASKS: consumer_member.UNREVOKED_PARTITIONS,
