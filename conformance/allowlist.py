@@ -135,9 +135,6 @@ class AllowList:
                 return entry
         return None
 
-    def adopting(self, adoption: str) -> Entry | None:
-        return next((e for e in self.entries if e.adopt == adoption), None)
-
 
 def _entry(raw: Any, index: int) -> Entry:
     where = f"entry {index}"
@@ -277,15 +274,16 @@ class AllowingChecker(TraceChecker):
         self._pending: list[Finding] = []  # target departures seen while computing
         self._last_heartbeat: dict[tuple[str, str], float] = {}
         self._session_timeout: int | None = None  # Kafka's, before widening for the peer
+        # How the checker follows the peer: fixed by the list, so decided once, not per event.
+        self._adopts = frozenset(e.adopt for e in allowed.allowlist.entries if e.adopt is not None)
 
     def _group(self, group_id: str, gtype: str) -> _Group:
         new = group_id not in self.groups
-        if self._session_timeout is None and self.allowed.allowlist.adopting("peer-session-expiry") is not None:
+        if self._session_timeout is None and "peer-session-expiry" in self._adopts:
             self._session_timeout = int(self.configs.get(SESSION_TIMEOUT, 45000))
             self.configs[SESSION_TIMEOUT] = self._session_timeout + PEER_SESSION_SLACK_MS
         g = super()._group(group_id, gtype)
-        entry = self.allowed.allowlist.adopting("target:join-order-range")
-        if new and entry is not None and gtype == "consumer":
+        if new and gtype == "consumer" and "target:join-order-range" in self._adopts:
             g.coord.target_override = self._peer_target(g.coord, group_id)
         return g
 
@@ -314,7 +312,8 @@ class AllowingChecker(TraceChecker):
         super().feed(item)
         new = self.report.findings[start:]
         event = self._current
-        if event is not None and event.kind == "call" and event.api_key == CONSUMER_GROUP_HEARTBEAT:
+        if event is not None and event.kind == "call" and event.api_key == CONSUMER_GROUP_HEARTBEAT \
+                and "peer-session-expiry" in self._adopts:  # only a peer's expiry reads it
             self._last_heartbeat[(event.group_id or "", str(event.request.get("memberId")))] = float(event.ts_ms or 0)
         expired = event.body.get("peerSessionTimeout") if event is not None and event.kind == "tick" else None
         if isinstance(expired, dict) and self._session_timeout is not None:
@@ -362,7 +361,7 @@ class AllowingChecker(TraceChecker):
         """The calling member's assignment record before the call (for ``keep-member-epoch``)."""
         event = self._current
         if (event is None or event.kind != "call" or event.api_key != CONSUMER_GROUP_HEARTBEAT
-                or self.allowed.allowlist.adopting("keep-member-epoch") is None):
+                or "keep-member-epoch" not in self._adopts):
             return None
         gid, mid = event.group_id, event.request.get("memberId")
         g = self.groups.get(gid or "")
