@@ -21,20 +21,9 @@ def heartbeat(step: Step, req: dict[str, Any], version: int) -> dict[str, Any]:
     group_id = req.get("groupId") or ""
     if not group_id:
         return heartbeat_response(version, int(Errors.INVALID_GROUP_ID))
-    consumer = step.coord.groups.get(group_id)
-    if consumer is not None:  # classic members of a mixed group (online migration)
-        from kgspec.model.migration import mixed
-
-        outcome = mixed.heartbeat(step.coord, consumer, req, version, step.now)
-        step.take(outcome)
-        return outcome.response
-    streams = _streams_migrating(step, group_id)
-    if streams is not None:
-        from kgspec.model.migration import streams_mixed
-
-        outcome = streams_mixed.heartbeat(step.coord, streams, req, version, step.now)
-        step.take(outcome)
-        return outcome.response
+    mixed = step.modern_answer(group_id, "heartbeat", req, version)  # online migration
+    if mixed is not None:
+        return mixed
     group = step.groups.get(group_id)
     if group is None:
         return heartbeat_response(version, int(Errors.UNKNOWN_MEMBER_ID))
@@ -68,20 +57,9 @@ def leave(step: Step, req: dict[str, Any], version: int) -> dict[str, Any]:
                       for m in req.get("members") or []]
     else:
         identities = [(req.get("memberId") or "", None, None)]  # LeaveGroupRequest.normalizedData
-    consumer = step.coord.groups.get(group_id)
-    if consumer is not None:  # classic members of a mixed group (online migration)
-        from kgspec.model.migration import mixed
-
-        outcome = mixed.leave(step.coord, consumer, identities, version, step.now)
-        step.take(outcome)
-        return outcome.response
-    streams = _streams_migrating(step, group_id)
-    if streams is not None:
-        from kgspec.model.migration import streams_mixed
-
-        outcome = streams_mixed.leave(step.coord, streams, identities, version, step.now)
-        step.take(outcome)
-        return outcome.response
+    mixed = step.modern_answer(group_id, "leave", identities, version)  # online migration
+    if mixed is not None:
+        return mixed
     group = step.groups.get(group_id)
     if group is None:
         return leave_response(version, 0, [_member(mid, iid, int(Errors.UNKNOWN_MEMBER_ID)) for mid, iid, _ in identities])
@@ -117,15 +95,6 @@ def leave(step: Step, req: dict[str, Any], version: int) -> dict[str, Any]:
         elif group.state == PREPARING_REBALANCE:
             maybe_complete_join_phase(step, group)
     return leave_response(version, 0, answers)
-
-
-def _streams_migrating(step: Step, group_id: str) -> Any:
-    """kip: a non-empty streams group takes classic calls (online migration). Kafka answers a
-    streams group as an unknown group (UnknownMemberIdException "Group g not found.")."""
-    streams = step.coord.streams_groups.get(group_id)
-    if streams is not None and streams.members and step.coord.profile.streams_online_migration:
-        return streams
-    return None
 
 
 def _member(member_id: str, instance_id: str | None, error: int) -> dict[str, Any]:

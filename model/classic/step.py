@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from kgspec.model.classic.group import ClassicGroup
@@ -62,6 +63,26 @@ class Step:
         self.effects.extend(outcome.effects)
         self.explain.extend(outcome.explain)
         self.replay = True
+
+    def modern_answer(self, group_id: str, api: str, *args: Any) -> dict[str, Any] | None:
+        """A classic call to a consumer group, or to a non-empty streams group under online
+        migration (kip), is answered by ``model/migration/mixed`` (``streams_mixed``): the
+        response of its ``api`` handler, whose outcome is adopted. None: no such group (Kafka
+        answers a streams group otherwise as an unknown group, "Group g not found.")."""
+        from kgspec.model.migration import mixed, streams_mixed  # they import the classic model
+
+        coord = self.coord
+        group: Any = coord.groups.get(group_id)
+        handlers: ModuleType = mixed
+        if group is None:
+            group = coord.streams_groups.get(group_id)
+            if group is None or not group.members or not coord.profile.streams_online_migration:
+                return None
+            handlers = streams_mixed
+        outcome = getattr(handlers, api)(coord, group, *args, self.now)
+        self.take(outcome)
+        response: dict[str, Any] = outcome.response
+        return response
 
     # --- parked calls --------------------------------------------------------------------
 

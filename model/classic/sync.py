@@ -29,21 +29,9 @@ def sync(step: Step, call: ParkedCall, req: dict[str, Any], version: int) -> Non
     if not group_id:
         step.answer(call, sync_response(version, int(Errors.INVALID_GROUP_ID)))
         return
-    consumer = step.coord.groups.get(group_id)
-    if consumer is not None:  # classic members of a mixed group (online migration)
-        from kgspec.model.migration import mixed
-
-        outcome = mixed.sync(step.coord, consumer, req, version, step.now)
-        step.take(outcome)
-        step.answer(call, outcome.response)
-        return
-    streams = step.coord.streams_groups.get(group_id)
-    if streams is not None and streams.members and step.coord.profile.streams_online_migration:
-        from kgspec.model.migration import streams_mixed  # kip: classic Streams members
-
-        outcome = streams_mixed.sync(step.coord, streams, req, version, step.now)
-        step.take(outcome)
-        step.answer(call, outcome.response)
+    mixed = step.modern_answer(group_id, "sync", req, version)  # online migration
+    if mixed is not None:
+        step.answer(call, mixed)
         return
     group = step.groups.get(group_id)
     if group is None or group.is_empty:
