@@ -21,6 +21,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from kgspec.model import timers
 from kgspec.model.assignors import ASSIGNORS, PartitionAssignorError
 from kgspec.model.assignors.api import GroupSpec, MemberSpec, PartitionAssignor
 from kgspec.model.assignors.subscription import subscription_type
@@ -472,31 +473,22 @@ class Coordinator:
         """``timeout``: a classic-protocol member's own session timeout (mixed groups)."""
         if timeout is None:
             timeout = self.config.int("group.consumer.session.timeout.ms")
-        self.timers.schedule(Timer(f"session-timeout-{group_id}-{member_id}", now + timeout,
-                                   "consumer-session", group_id, member_id))
+        timers.schedule_session(self.timers, "consumer", group_id, member_id, now + timeout)
 
     def schedule_consumer_rebalance_timeout(self, group_id: str, member: ConsumerMember, now: int) -> None:
-        self.timers.schedule(Timer(f"rebalance-timeout-{group_id}-{member.member_id}",
-                                   now + member.rebalance_timeout_ms, "consumer-rebalance",
-                                   group_id, member.member_id, member.member_epoch))
+        timers.schedule_rebalance(self.timers, "consumer", group_id, member.member_id, member.member_epoch,
+                                  now + member.rebalance_timeout_ms)
 
     def cancel_consumer_rebalance_timeout(self, group_id: str, member_id: str) -> None:
-        self.timers.cancel(f"rebalance-timeout-{group_id}-{member_id}")
+        self.timers.cancel(timers.rebalance_key(group_id, member_id))
 
     def cancel_consumer_timers(self, group_id: str, member_id: str) -> None:
-        self.timers.cancel(f"session-timeout-{group_id}-{member_id}")
-        self.timers.cancel(f"rebalance-timeout-{group_id}-{member_id}")
-        self.timers.cancel(f"join-{group_id}-{member_id}")  # classic-protocol members' join/sync timeouts
-        self.timers.cancel(f"sync-{group_id}-{member_id}")
+        timers.cancel_member_timers(self.timers, group_id, member_id)
 
     def schedule_consumer_classic_timer(self, group_id: str, member_id: str, what: str, deadline: int,
                                         if_absent: bool = False) -> None:
         """A classic-protocol member's ``join-{g}-{m}`` / ``sync-{g}-{m}`` timeout (fences it)."""
-        timer = Timer(f"{what}-{group_id}-{member_id}", deadline, f"consumer-classic-{what}", group_id, member_id)
-        if if_absent:
-            self.timers.schedule_if_absent(timer)
-        else:
-            self.timers.schedule(timer)
+        timers.schedule_classic(self.timers, "consumer", what, group_id, member_id, deadline, if_absent)
 
     def request_regex_resolution(self, group_id: str, now: int) -> None:
         # Kafka resolves regexes on an executor and writes the result in a later operation;
@@ -518,21 +510,9 @@ class Coordinator:
         member = group.members.get(timer.member_id or "")
         if member is None:
             return [], f"{timer.key}: member is gone"
-        if timer.kind == "consumer-session":
-            if self.mutants.active("no-session-fencing"):
-                return [], f"member {member.member_id}'s session expired (mutant: not fenced)"
-            return (downgrade.fence(self, group, [member], self._timer_effects, self.now),
-                    f"member {member.member_id} fenced: its session expired")
-        if timer.kind == "consumer-rebalance":
-            if member.member_epoch != timer.epoch:
-                return [], f"member {member.member_id} left epoch {timer.epoch} in time"
-            return (downgrade.fence(self, group, [member], self._timer_effects, self.now),
-                    f"member {member.member_id} fenced: it did not revoke within its rebalance timeout")
-        if timer.kind in ("consumer-classic-join", "consumer-classic-sync"):
-            what = "join" if timer.kind == "consumer-classic-join" else "sync"
-            return (downgrade.fence(self, group, [member], self._timer_effects, self.now),
-                    f"classic member {member.member_id} fenced: it did not {what} within its rebalance timeout")
-        raise ValueError(f"unknown timer kind {timer.kind}")
+        return timers.fire_member_timer(
+            timer, member.member_id, member.member_epoch, self.mutants.active("no-session-fencing"),
+            lambda: downgrade.fence(self, group, [member], self._timer_effects, self.now))
 
     def _resolve_regexes(self, group: ConsumerGroup) -> tuple[list[Record], str]:
         """``handleRegularExpressionsResult``: write changed resolutions, then bump the epoch."""

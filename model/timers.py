@@ -12,9 +12,12 @@ re-pushed lazily when its old deadline comes up.
 from __future__ import annotations
 
 import heapq
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from kgspec.model.records import Record
 
 
 @dataclass(frozen=True, slots=True)
@@ -147,3 +150,70 @@ class DeferredTimers(Timers):
             else:
                 assert isinstance(arg, str)
                 timers.cancel(arg)
+
+
+# --- a consumer or streams group member's timers ------------------------------------------------
+#
+# Keyed as Kafka's (the protocol is not in the key: a group id names one group); the kind says
+# which protocol's handler fires it: ``{protocol}-session``, ``{protocol}-rebalance`` and, for a
+# classic-protocol member of a mixed group, ``{protocol}-classic-join`` / ``-classic-sync``.
+
+
+def session_key(group_id: str, member_id: str) -> str:
+    return f"session-timeout-{group_id}-{member_id}"
+
+
+def rebalance_key(group_id: str, member_id: str) -> str:
+    return f"rebalance-timeout-{group_id}-{member_id}"
+
+
+def classic_key(what: str, group_id: str, member_id: str) -> str:
+    """A classic-protocol member's ``join-{g}-{m}`` / ``sync-{g}-{m}`` timeout."""
+    return f"{what}-{group_id}-{member_id}"
+
+
+def schedule_session(timers: Timers, protocol: str, group_id: str, member_id: str, deadline: int) -> None:
+    timers.schedule(Timer(session_key(group_id, member_id), deadline, f"{protocol}-session", group_id, member_id))
+
+
+def schedule_rebalance(timers: Timers, protocol: str, group_id: str, member_id: str, epoch: int,
+                       deadline: int) -> None:
+    timers.schedule(Timer(rebalance_key(group_id, member_id), deadline, f"{protocol}-rebalance",
+                          group_id, member_id, epoch))
+
+
+def schedule_classic(timers: Timers, protocol: str, what: str, group_id: str, member_id: str, deadline: int,
+                     if_absent: bool = False) -> None:
+    timer = Timer(classic_key(what, group_id, member_id), deadline, f"{protocol}-classic-{what}", group_id, member_id)
+    if if_absent:
+        timers.schedule_if_absent(timer)
+    else:
+        timers.schedule(timer)
+
+
+def cancel_member_timers(timers: Timers, group_id: str, member_id: str) -> None:
+    timers.cancel(session_key(group_id, member_id))
+    timers.cancel(rebalance_key(group_id, member_id))
+    timers.cancel(classic_key("join", group_id, member_id))
+    timers.cancel(classic_key("sync", group_id, member_id))
+
+
+def fire_member_timer(timer: Timer, member_id: str, member_epoch: int, no_session_fencing: bool,
+                      fence: Callable[[], list[Record]]) -> tuple[list[Record], str]:
+    """A member timer fired (the member exists): ``fence()`` it, or say why not.
+
+    A rebalance timeout fences only a member still at the epoch it was armed for;
+    ``no_session_fencing`` is the mutant that lets an expired session pass.
+    """
+    what = timer.kind.split("-", 1)[1]
+    if what == "session":
+        if no_session_fencing:
+            return [], f"member {member_id}'s session expired (mutant: not fenced)"
+        return fence(), f"member {member_id} fenced: its session expired"
+    if what == "rebalance":
+        if member_epoch != timer.epoch:
+            return [], f"member {member_id} left epoch {timer.epoch} in time"
+        return fence(), f"member {member_id} fenced: it did not revoke within its rebalance timeout"
+    if what in ("classic-join", "classic-sync"):
+        return fence(), f"classic member {member_id} fenced: it did not {what[8:]} within its rebalance timeout"
+    raise ValueError(f"unknown timer kind {timer.kind}")

@@ -39,6 +39,7 @@ from kgspec.model.migration import members as mm
 from kgspec.model.migration.policy import MigrationPolicy, migration_policy
 from kgspec.model.migration.protocol import SchemaError, decode_subscription
 from kgspec.model.records import Record
+from kgspec.model.timers import classic_key
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
@@ -304,11 +305,11 @@ def leave(coord: Coordinator, group: ConsumerGroup, identities: list[tuple[str, 
 
 
 def join_key(group_id: str, member_id: str) -> str:
-    return f"join-{group_id}-{member_id}"
+    return classic_key("join", group_id, member_id)
 
 
 def sync_key(group_id: str, member_id: str) -> str:
-    return f"sync-{group_id}-{member_id}"
+    return classic_key("sync", group_id, member_id)
 
 
 def _schedule_join_if_absent(coord: Coordinator, group_id: str, member: ConsumerMember, now: int) -> None:

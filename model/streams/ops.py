@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from kgspec.model import timers
 from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.model.records import Record
 from kgspec.model.streams import records as srec
@@ -246,35 +247,27 @@ def schedule_session_timeout(coord: Coordinator, group_id: str, member_id: str, 
     """``timeout``: a classic-protocol member's own session timeout (kip online migration)."""
     if timeout is None:
         timeout = coord.config.int("group.streams.session.timeout.ms")
-    coord.timers.schedule(Timer(f"session-timeout-{group_id}-{member_id}", now + timeout,
-                                "streams-session", group_id, member_id))
+    timers.schedule_session(coord.timers, "streams", group_id, member_id, now + timeout)
 
 
 def schedule_rebalance_timeout(coord: Coordinator, group_id: str, member: StreamsMember, now: int) -> None:
-    coord.timers.schedule(Timer(f"rebalance-timeout-{group_id}-{member.member_id}",
-                                now + member.rebalance_timeout_ms, "streams-rebalance",
-                                group_id, member.member_id, member.member_epoch))
+    timers.schedule_rebalance(coord.timers, "streams", group_id, member.member_id, member.member_epoch,
+                              now + member.rebalance_timeout_ms)
 
 
 def cancel_rebalance_timeout(coord: Coordinator, group_id: str, member_id: str) -> None:
-    coord.timers.cancel(f"rebalance-timeout-{group_id}-{member_id}")
+    coord.timers.cancel(timers.rebalance_key(group_id, member_id))
 
 
 def cancel_member_timers(coord: Coordinator, group_id: str, member_id: str) -> None:
-    coord.timers.cancel(f"session-timeout-{group_id}-{member_id}")
-    coord.timers.cancel(f"rebalance-timeout-{group_id}-{member_id}")
-    coord.timers.cancel(f"join-{group_id}-{member_id}")  # classic-protocol members (kip migration)
-    coord.timers.cancel(f"sync-{group_id}-{member_id}")
+    """Also a classic-protocol member's join / sync timeouts (kip migration)."""
+    timers.cancel_member_timers(coord.timers, group_id, member_id)
 
 
 def schedule_classic_timer(coord: Coordinator, group_id: str, member_id: str, what: str, deadline: int,
                            if_absent: bool = False) -> None:
     """A classic-protocol member's ``join-{g}-{m}`` / ``sync-{g}-{m}`` timeout (kip; it fences)."""
-    timer = Timer(f"{what}-{group_id}-{member_id}", deadline, f"streams-classic-{what}", group_id, member_id)
-    if if_absent:
-        coord.timers.schedule_if_absent(timer)
-    else:
-        coord.timers.schedule(timer)
+    timers.schedule_classic(coord.timers, "streams", what, group_id, member_id, deadline, if_absent)
 
 
 def fire(coord: Coordinator, timer: Timer) -> tuple[list[Record], str]:
@@ -288,20 +281,9 @@ def fire(coord: Coordinator, timer: Timer) -> tuple[list[Record], str]:
         return [], f"{timer.key}: member is gone"
     from kgspec.model.migration.streams_downgrade import fence  # a fence may downgrade (kip)
 
-    effects = coord._timer_effects
-    if timer.kind == "streams-session":
-        if coord.mutants.active("no-session-fencing"):
-            return [], f"member {member.member_id}'s session expired (mutant: not fenced)"
-        return fence(coord, group, [member], effects, timer.deadline_ms), \
-            f"member {member.member_id} fenced: its session expired"
-    if timer.kind in ("streams-classic-join", "streams-classic-sync"):
-        what = "join" if timer.kind == "streams-classic-join" else "sync"
-        return (fence(coord, group, [member], effects, timer.deadline_ms),
-                f"classic member {member.member_id} fenced: it did not {what} within its rebalance timeout")
-    if member.member_epoch != timer.epoch:
-        return [], f"member {member.member_id} left epoch {timer.epoch} in time"
-    return (fence(coord, group, [member], effects, timer.deadline_ms),
-            f"member {member.member_id} fenced: it did not revoke within its rebalance timeout")
+    return timers.fire_member_timer(
+        timer, member.member_id, member.member_epoch, coord.mutants.active("no-session-fencing"),
+        lambda: fence(coord, group, [member], coord._timer_effects, timer.deadline_ms))
 
 
 def _delayed_target(coord: Coordinator, group: StreamsGroup) -> tuple[list[Record], str]:
