@@ -28,18 +28,6 @@ class OwnershipConflict(Exception):
     """Kafka's IllegalStateException in ``addPartitionEpochs``: a partition got two owners."""
 
 
-def derive_group_state(num_members: int, group_epoch: int, assignment_epoch: int,
-                       all_reconciled: bool) -> str:
-    """``ConsumerGroup.maybeUpdateGroupState``."""
-    if num_members == 0:
-        return EMPTY
-    if group_epoch > assignment_epoch:
-        return ASSIGNING
-    if not all_reconciled:
-        return RECONCILING
-    return STABLE_STATE
-
-
 @dataclass(frozen=True, slots=True)
 class ResolvedRegex:
     topics: frozenset[str]
@@ -89,6 +77,8 @@ class ConsumerGroup:
 
     @property
     def state(self) -> str:
+        """``ConsumerGroup.maybeUpdateGroupState`` (``spec.groups.derive_consumer_group_state``
+        with Kafka's describe names), from the ``unreconciled`` index."""
         if not self.members:
             return EMPTY
         if self.group_epoch > self.assignment_epoch:
