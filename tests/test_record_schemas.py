@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 from kgspec.model.message_schemas import (
     field_added_in,
+    find_field,
     field_names,
     is_nullable,
     message_schema,
@@ -23,6 +26,7 @@ from kgspec.model.record_schemas import (
 )
 
 TID = "AAAAAAAAAAAAAAAAAAAAAQ"
+GOLDEN = Path(__file__).parent / "golden"
 
 
 def _rec(rtype: int, key: dict[str, Any], value: dict[str, Any] | None,
@@ -59,6 +63,28 @@ def test_release_differences() -> None:
     assert tp_names("trunk") == ["topicId", "partitions", "assignmentEpochs"]
     assert record_schema("4.1", 6).value_field_names() == ("assignmentEpoch",)
     assert record_schema("4.3", 6).value_field_names() == ("assignmentEpoch", "assignmentTimestamp")
+    assert record_schema("trunk", 6) == record_schema("4.3", 6)
+    for rel, names in (("4.1", ("assignmentEpoch",)),
+                       ("4.3", ("assignmentEpoch", "assignmentTimestamp")),
+                       ("trunk", ("assignmentEpoch", "assignmentTimestamp"))):
+        assert record_schema(rel, 20).value_field_names() == names
+    assert record_schema("4.1", 17).value_field_names() == ("epoch", "metadataHash")
+    assert record_schema("4.3", 17).value_field_names() == (
+        "epoch", "metadataHash", "validatedTopologyEpoch", "lastAssignmentConfigs")
+    assert record_schema("trunk", 17).value_field_names() == (
+        "epoch", "metadataHash", "validatedTopologyEpoch", "lastAssignmentConfigs",
+        "storedDescriptionTopologyEpoch", "failedDescriptionTopologyEpoch")
+    assert [f.tag for f in record_schema("trunk", 17).value if f.tagged] == [0, 1, 2, 3]
+    tasks = ("activeTasks", "standbyTasks", "warmupTasks")
+    roles = (*tasks, *(t + "PendingRevocation" for t in tasks))
+    for rel, entry in (("4.1", ["subtopologyId", "partitions"]),
+                       ("4.3", ["subtopologyId", "partitions", "assignmentEpochs"]),
+                       ("trunk", ["subtopologyId", "partitions", "assignmentEpochs"])):
+        schema = record_schema(rel, 22)
+        assert schema.value_field_names() == ("memberEpoch", "previousMemberEpoch", "state", *roles)
+        assert [[f.name for f in role.fields] for role in schema.value[3:]] == [entry] * 6
+        assert [[f.name for f in role.fields] for role in record_schema(rel, 21).value] == [
+            ["subtopologyId", "partitions"]] * 3
     meta = record_schema("4.1", 3)
     hash_field = next(f for f in meta.value if f.name == "metadataHash")
     assert hash_field.tagged == "0+"
@@ -151,7 +177,7 @@ def test_strip_default_tagged() -> None:
         "epoch": 1, "metadataHash": 7}
     s5 = record_schema("4.3", 5)
     data = {**_member_metadata(), "classicMemberMetadata": None}
-    assert "classicMemberMetadata" not in strip_default_tagged(data, s5.value, 0)
+    assert strip_default_tagged(data, s5.value, 0) == _member_metadata()
 
 
 def test_normalize_release() -> None:
@@ -161,14 +187,38 @@ def test_normalize_release() -> None:
         normalize_release("3.9")
 
 
+def test_golden_records_fit_their_release() -> None:
+    """Every record the model wrote into a golden trace fits the schemas of the trace's release."""
+    releases = {"kafka-4.1": "4.1", "kafka-4.3": "4.3", "kafka-trunk": "trunk"}
+    seen: dict[str, set[int]] = {rel: set() for rel in RELEASES}
+    for path in sorted(GOLDEN.glob("*/*.jsonl")):
+        header, *events = (json.loads(line) for line in path.read_text().splitlines())
+        rel = releases.get(header["header"]["profile"])
+        if rel is None:
+            continue  # kip / kafka-4.2: no schema table of their own
+        for event in events:
+            if "record" in event:
+                assert validate_record(event["record"], rel) == [], (path.name, event)
+                seen[rel].add(int(event["record"]["key"]["type"]))
+    assert seen["4.3"] == set(RECORD_SCHEMAS["4.3"])  # every record type is exercised
+    assert {3, 5, 6, 7, 8} <= seen["4.1"]
+    assert {17, 19, 20, 21, 22, 23} <= seen["trunk"]
+
+
 # ---- message schemas -------------------------------------------------------------------------
 
 
 def test_cghb_fields_and_nullability() -> None:
     for rel in RELEASES:
         assert message_schema(rel, "ConsumerGroupHeartbeatRequest").valid_versions == "0-1"
-        assert "subscribedTopicRegex" not in field_names(rel, "ConsumerGroupHeartbeatRequest", 0)
-        assert "subscribedTopicRegex" in field_names(rel, "ConsumerGroupHeartbeatRequest", 1)
+        assert field_names(rel, "ConsumerGroupHeartbeatRequest", 0) == (
+            "groupId", "memberId", "memberEpoch", "instanceId", "rackId", "rebalanceTimeoutMs",
+            "subscribedTopicNames", "serverAssignor", "topicPartitions",
+        )
+        assert field_names(rel, "ConsumerGroupHeartbeatRequest", 1) == (
+            "groupId", "memberId", "memberEpoch", "instanceId", "rackId", "rebalanceTimeoutMs",
+            "subscribedTopicNames", "subscribedTopicRegex", "serverAssignor", "topicPartitions",
+        )
         assert is_nullable(rel, "ConsumerGroupHeartbeatResponse", "assignment", 1)
         assert is_nullable(rel, "ConsumerGroupHeartbeatResponse", "memberId", 0)
         assert is_nullable(rel, "ConsumerGroupHeartbeatRequest", "topicPartitions", 1)
@@ -182,14 +232,57 @@ def test_cghb_fields_and_nullability() -> None:
 def test_describe_member_type_v1() -> None:
     for rel in RELEASES:
         assert field_added_in(rel, "ConsumerGroupDescribeResponse", "groups.members.memberType") == 1
-        assert "memberType" not in field_names(rel, "ConsumerGroupDescribeResponse", 0,
-                                               "groups.members")
+        v0 = ("memberId", "instanceId", "rackId", "memberEpoch", "clientId", "clientHost",
+              "subscribedTopicNames", "subscribedTopicRegex", "assignment", "targetAssignment")
+        assert field_names(rel, "ConsumerGroupDescribeResponse", 0, "groups.members") == v0
+        assert field_names(rel, "ConsumerGroupDescribeResponse", 1, "groups.members") == (
+            *v0, "memberType")
 
 
 def test_streams_versions() -> None:
     assert message_schema("4.1", "StreamsGroupHeartbeatRequest").valid_versions == "0"
     assert message_schema("4.3", "StreamsGroupDescribeResponse").valid_versions == "0"
     assert message_schema("trunk", "StreamsGroupHeartbeatResponse").valid_versions == "0-1"
+    for rel, valid in (("4.1", "0"), ("4.3", "0"), ("trunk", "0-1")):
+        for api in ("StreamsGroupHeartbeat", "StreamsGroupDescribe"):
+            for kind in ("Request", "Response"):
+                assert message_schema(rel, api + kind).valid_versions == valid
+
+
+def test_streams_release_differences() -> None:
+    """4.3 drops the status default; trunk v1 renames the v0 lag field and adds description fields."""
+    assert find_field("4.1", "StreamsGroupHeartbeatResponse", "status").default == "null"
+    assert find_field("4.3", "StreamsGroupHeartbeatResponse", "status").default is None
+    assert find_field("trunk", "StreamsGroupHeartbeatResponse", "status").default is None
+    assert message_schema("trunk", "StreamsGroupHeartbeatRequest").fields == message_schema(
+        "4.3", "StreamsGroupHeartbeatRequest").fields
+    head = ("throttleTimeMs", "errorCode", "errorMessage", "memberId", "memberEpoch",
+            "heartbeatIntervalMs")
+    tail = ("endpointInformationEpoch", "partitionsByUserEndpoint")
+    tasks = ("status", "activeTasks", "standbyTasks", "warmupTasks")
+    for rel in ("4.1", "4.3"):
+        assert field_names(rel, "StreamsGroupHeartbeatResponse", 0) == (
+            *head, "acceptableRecoveryLag", "taskOffsetIntervalMs", *tasks, *tail)
+    assert field_names("trunk", "StreamsGroupHeartbeatResponse", 0) == (
+        *head, "acceptableRecoveryLagLegacy", "taskOffsetIntervalMs", *tasks, *tail)
+    assert field_names("trunk", "StreamsGroupHeartbeatResponse", 1) == (
+        *head, "taskOffsetIntervalMs", "acceptableRecoveryLag", *tasks,
+        "topologyDescriptionRequired", *tail)
+    assert find_field("trunk", "StreamsGroupHeartbeatResponse", "acceptableRecoveryLag").type == (
+        "int64")
+    assert field_names("trunk", "StreamsGroupDescribeRequest", 1) == (
+        "groupIds", "includeAuthorizedOperations", "includeTopologyDescription")
+    group_v0 = ("errorCode", "errorMessage", "groupId", "groupState", "groupEpoch",
+                "assignmentEpoch", "topology", "members", "authorizedOperations")
+    for rel in RELEASES:
+        assert field_names(rel, "StreamsGroupDescribeResponse", 0, "groups") == group_v0
+    assert field_names("trunk", "StreamsGroupDescribeResponse", 1, "groups") == (
+        *group_v0, "topologyDescription", "topologyDescriptionStatus", "assignorName")
+    node = ("name", "nodeType", "sourceTopics", "sinkTopic", "stores", "successors")
+    for path in ("groups.topologyDescription.subtopologies.nodes",
+                 "groups.topologyDescription.globalStores.source",
+                 "groups.topologyDescription.globalStores.processor"):
+        assert field_names("trunk", "StreamsGroupDescribeResponse", 1, path) == node
 
 
 def test_validate_message() -> None:

@@ -27,12 +27,20 @@ def test_replay_equivalence_after_every_event() -> None:
 def test_record_values() -> None:
     c = coordinator()
     r = join(c, 0, "m1", "p1", clientTags=[{"key": "z", "value": "1"}, {"key": "a", "value": "2"}])
+    assert [x.type for x in r.records] == [19, 23, 17, 21, 20, 22]
     by_type = {x.type: x for x in r.records}
     assert by_type[17].value == {"epoch": 2, "metadataHash": c.streams_groups["g"].metadata_hash,
                                  "validatedTopologyEpoch": 0,
                                  "lastAssignmentConfigs": [{"key": "num.standby.replicas", "value": "0"}]}
     assert by_type[19].value is not None
     assert by_type[19].value["clientTags"] == [{"key": "a", "value": "2"}, {"key": "z", "value": "1"}]
+    assert by_type[19].value == {"instanceId": None, "rackId": None, "clientId": "m1", "clientHost": "/127.0.0.1",
+                                 "rebalanceTimeoutMs": 30000, "topologyEpoch": 0, "processId": "p1",
+                                 "userEndpoint": None,
+                                 "clientTags": [{"key": "a", "value": "2"}, {"key": "z", "value": "1"}]}
+    assert by_type[21].value == {"activeTasks": [{"subtopologyId": "sub1", "partitions": [0, 1, 2, 3, 4, 5]},
+                                                 {"subtopologyId": "sub2", "partitions": [0, 1, 2]}],
+                                 "standbyTasks": [], "warmupTasks": []}
     assert by_type[20].value == {"assignmentEpoch": 2}  # timestamp 0 (tagged) omitted
     assert by_type[22].value is not None
     assert by_type[22].value["state"] == 1
@@ -40,6 +48,10 @@ def test_record_values() -> None:
         {"subtopologyId": "sub1", "partitions": [0, 1, 2, 3, 4, 5], "assignmentEpochs": [2] * 6},
         {"subtopologyId": "sub2", "partitions": [0, 1, 2], "assignmentEpochs": [2, 2, 2]}]
     assert by_type[22].value["standbyTasks"] == []
+    assert by_type[22].value == {
+        "memberEpoch": 2, "previousMemberEpoch": 0, "state": 1,
+        "activeTasks": by_type[22].value["activeTasks"], "standbyTasks": [], "warmupTasks": [],
+        "activeTasksPendingRevocation": [], "standbyTasksPendingRevocation": [], "warmupTasksPendingRevocation": []}
 
 
 def test_missing_assignment_epochs_default_to_member_epoch() -> None:
@@ -80,5 +92,7 @@ def test_on_loaded_rearms_streams_timers() -> None:
 
 def test_written_records_match_the_43_schemas() -> None:
     rec = standby_rebalance(records=True)
-    problems = [p for e in rec.events if "record" in e for p in validate_record(e["record"], "4.3")]
+    records = [e["record"] for e in rec.events if "record" in e]
+    assert {r["key"]["type"] for r in records} == {17, 19, 20, 21, 22, 23}
+    problems = [p for r in records for p in validate_record(r, "4.3")]
     assert problems == []
