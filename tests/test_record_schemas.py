@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from kgspec.model.message_schemas import (
     field_added_in,
-    find_field,
     field_names,
+    find_field,
     is_nullable,
     message_schema,
     validate_message,
