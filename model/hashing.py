@@ -47,6 +47,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 import xxhash
+from kgspec.model.javaorder import java_str_key
 
 TOPIC_HASH_MAGIC_BYTE = 0x00
 """``Utils.TOPIC_HASH_MAGIC_BYTE``."""
@@ -174,11 +175,6 @@ def java_string_length(s: str) -> int:
     return len(s.encode("utf-16-le", "surrogatepass")) // 2
 
 
-def java_string_sort_key(s: str) -> bytes:
-    """Sort key equal to Java ``String.compareTo`` order (UTF-16 code units)."""
-    return s.encode("utf-16-be", "surrogatepass")
-
-
 # --------------------------------------------------------------------------------------------
 # Kafka hash functions
 # --------------------------------------------------------------------------------------------
@@ -217,7 +213,7 @@ def topic_hash_bytes(
     for i in range(partition_count):
         h.put_int(i)
         racks = partition_racks[i] if i < len(partition_racks) else ()
-        for rack in sorted(racks, key=java_string_sort_key):
+        for rack in sorted(racks, key=java_str_key):
             h.put_int(java_string_length(rack)).put_string(rack)
     return h.data()
 
@@ -248,7 +244,7 @@ def compute_group_hash(topic_hashes: Mapping[str, int]) -> int:
     if not topic_hashes:
         return 0
     h = HashStream()
-    for name in sorted(topic_hashes, key=java_string_sort_key):
+    for name in sorted(topic_hashes, key=java_str_key):
         h.put_long(topic_hashes[name])
     return h.get_as_long()
 
@@ -297,7 +293,6 @@ __all__ = [
     "compute_topic_hash_in",
     "deterministic_topic_id",
     "java_string_length",
-    "java_string_sort_key",
     "kafka_uuid_string",
     "to_signed64",
     "topic_hash_bytes",

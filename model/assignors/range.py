@@ -13,6 +13,8 @@ only in Javadoc markup between them).
 
 from __future__ import annotations
 
+from kgspec.model.javaorder import java_str_key
+
 from .api import (
     GroupAssignment,
     GroupSpec,
@@ -23,20 +25,14 @@ from .api import (
 )
 
 
-def _java_string_key(text: str) -> bytes:
-    # Java's String.compareTo compares UTF-16 code units; big-endian UTF-16 bytes
-    # compare the same way (Python's str order differs above U+FFFF).
-    return text.encode("utf-16-be")
-
-
 def range_member_order(spec: GroupSpec) -> list[str]:
     """Static members by instance id, then dynamic members by member id."""
 
-    def key(item: tuple[str, MemberSpec]) -> tuple[int, bytes]:
+    def key(item: tuple[str, MemberSpec]) -> tuple[int, str]:
         member_id, member = item
         if member.instance_id is not None:
-            return (0, _java_string_key(member.instance_id))
-        return (1, _java_string_key(member_id))
+            return (0, java_str_key(member.instance_id))
+        return (1, java_str_key(member_id))
 
     return [member_id for member_id, _ in sorted(spec.members.items(), key=key)]
 

@@ -16,12 +16,11 @@ import binascii
 from collections.abc import Iterable
 from functools import lru_cache
 
+from kgspec.model.hashing import to_signed64
+from kgspec.model.javaorder import bucket_index, hashmap_capacity, java_string_hash
+
 _MASK32 = 0xFFFFFFFF
 _MASK64 = 0xFFFFFFFFFFFFFFFF
-
-
-def _signed64(value: int) -> int:
-    return value - (1 << 64) if value >> 63 else value
 
 
 def _signed32(value: int) -> int:
@@ -40,7 +39,7 @@ def uuid_bits(topic_id: str) -> tuple[int, int] | None:
         return None
     if len(raw) != 16:
         return None
-    return (_signed64(int.from_bytes(raw[:8], "big")), _signed64(int.from_bytes(raw[8:], "big")))
+    return (to_signed64(int.from_bytes(raw[:8], "big")), to_signed64(int.from_bytes(raw[8:], "big")))
 
 
 @lru_cache(maxsize=1 << 16)
@@ -58,21 +57,7 @@ def java_hash(topic_id: str) -> int:
     if bits is not None:
         xor = (bits[0] ^ bits[1]) & _MASK64
         return _signed32((xor >> 32) ^ xor)
-    h = 0
-    units = topic_id.encode("utf-16-be")
-    for i in range(0, len(units), 2):
-        h = (31 * h + ((units[i] << 8) | units[i + 1])) & _MASK32
-    return _signed32(h)
-
-
-def _hash_set_capacity(size: int) -> int:
-    # new HashSet<>(collection) sizes its table to max(size / .75f + 1, 16), rounded
-    # up to a power of two; adding `size` elements then never resizes it.
-    wanted = max(int(size / 0.75) + 1, 16)
-    capacity = 1
-    while capacity < wanted:
-        capacity <<= 1
-    return capacity
+    return _signed32(java_string_hash(topic_id))
 
 
 def java_hash_set_order(topic_ids: Iterable[str]) -> list[str]:
@@ -82,10 +67,11 @@ def java_hash_set_order(topic_ids: Iterable[str]) -> list[str]:
     insertion order (unknowable here), so the model breaks the tie by Uuid order.
     """
     ids = list(dict.fromkeys(topic_ids))
-    mask = _hash_set_capacity(len(ids)) - 1
+    # new HashSet<>(collection) sizes its table for max(size / .75f + 1, 16) keys, so adding
+    # them never resizes it.
+    capacity = hashmap_capacity(len(ids), max(int(len(ids) / 0.75) + 1, 16))
 
     def bucket_then_uuid(topic_id: str) -> tuple[int, int, int, str]:
-        h = java_hash(topic_id) & _MASK32
-        return ((h ^ (h >> 16)) & mask, *uuid_compare_key(topic_id))
+        return (bucket_index(java_hash(topic_id) & _MASK32, capacity), *uuid_compare_key(topic_id))
 
     return sorted(ids, key=bucket_then_uuid)
