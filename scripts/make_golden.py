@@ -94,9 +94,9 @@ def batching() -> TraceRecorder:
     return r
 
 
-def kafka_41() -> TraceRecorder:
-    """The 4.1 profile: new groups start at epoch 0 (first member epoch 1); no batching."""
-    r = TraceRecorder("kafka-4.1", {})
+def two_members(profile: str, configs: dict[str, int]) -> TraceRecorder:
+    """m1 and m2 join one four-partition topic; m1 revokes and m2 takes its share."""
+    r = TraceRecorder(profile, configs)
     r.topic(0, "foo", 4)
     a = r.join(100, "m1", ["foo"])
     b = r.join(200, "m2", ["foo"])
@@ -104,6 +104,11 @@ def kafka_41() -> TraceRecorder:
     a = r.heartbeat(400, "m1", a["memberEpoch"], topicPartitions=owned(a))
     r.heartbeat(500, "m2", b["memberEpoch"])
     return r
+
+
+def kafka_41() -> TraceRecorder:
+    """The 4.1 profile: new groups start at epoch 0 (first member epoch 1); no batching."""
+    return two_members("kafka-4.1", {})
 
 
 def validation_errors() -> TraceRecorder:
@@ -155,13 +160,7 @@ def main() -> None:
         path = build().write(OUT / f"{name}.jsonl")
         print(f"wrote {path.relative_to(OUT.parent.parent.parent)} ({sum(1 for _ in path.open())} lines)")
     # A legal alternative uniform target: the two members' targets swapped consistently.
-    r = TraceRecorder("kafka-4.3", NO_BATCHING)
-    r.topic(0, "foo", 4)
-    a = r.join(100, "m1", ["foo"])
-    b = r.join(200, "m2", ["foo"])
-    a = r.heartbeat(300, "m1", a["memberEpoch"])
-    a = r.heartbeat(400, "m1", a["memberEpoch"], topicPartitions=owned(a))
-    r.heartbeat(500, "m2", b["memberEpoch"])
+    r = two_members("kafka-4.3", NO_BATCHING)
     path = r.write(OUT / "uniform_recorded.jsonl")
     print(json.dumps([e.get("response", {}).get("assignment") for e in r.events[2:]]))
     print(f"wrote {path}")

@@ -18,7 +18,8 @@ from kgspec.model.message_schemas import field_names
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "golden" / "classic"
 RANGE = [{"name": "range", "metadata": "AAE="}]
-API_NAMES = {11: "JOIN_GROUP", 12: "HEARTBEAT", 13: "LEAVE_GROUP", 14: "SYNC_GROUP"}
+API_NAMES = {11: "JOIN_GROUP", 12: "HEARTBEAT", 13: "LEAVE_GROUP", 14: "SYNC_GROUP",
+             68: "CONSUMER_GROUP_HEARTBEAT", 88: "STREAMS_GROUP_HEARTBEAT"}
 API_SCHEMAS = {11: "JoinGroup", 12: "Heartbeat", 13: "LeaveGroup", 14: "SyncGroup"}
 
 
@@ -64,7 +65,8 @@ class ClassicRecorder:
         self.events.append({"tsMs": ts, "tick": {}})
 
     def call(self, ts: int, api: int, version: int, request: dict[str, Any], client_id: str) -> dict[str, Any]:
-        request = _fields_of_version(request, API_SCHEMAS[api] + "Request", version)
+        if api in API_SCHEMAS:  # the new protocols' heartbeats are recorded as given
+            request = _fields_of_version(request, API_SCHEMAS[api] + "Request", version)
         self._time(ts)
         result = self.coord.handle(api, version, request, now=ts, client_id=client_id)
         self._correlation += 1

@@ -51,17 +51,7 @@ class MigrationRecorder(ClassicRecorder):
                                    "rackId": None, "rebalanceTimeoutMs": -1, "subscribedTopicNames": None,
                                    "subscribedTopicRegex": None, "serverAssignor": None, "topicPartitions": None}
         request.update(fields)
-        self._time(ts)
-        result = self.coord.handle(CONSUMER_GROUP_HEARTBEAT, 1, request, now=ts, client_id=client_id)
-        self._correlation += 1
-        event = {"tsMs": ts, "requestHeader": {"requestApiKey": 68, "requestApiVersion": 1, "clientId": client_id,
-                                               "correlationId": self._correlation,
-                                               "requestApiKeyName": "CONSUMER_GROUP_HEARTBEAT"},
-                 "request": request, "response": result.response}
-        self.events.append(event)
-        self._records(ts, result.records)
-        self._settle()
-        return event
+        return self.call(ts, CONSUMER_GROUP_HEARTBEAT, 1, request, client_id)
 
     def owned(self, member_id: str) -> list[dict[str, Any]]:
         member = self.coord.groups["g"].members[member_id]
@@ -166,17 +156,7 @@ class StreamsMigrationRecorder(MigrationRecorder):
                                    "clientTags": None, "taskOffsets": None, "taskEndOffsets": None,
                                    "shutdownApplication": False}
         request.update(fields)
-        self._time(ts)
-        result = self.coord.handle(88, 0, request, now=ts, client_id=member_id)
-        self._correlation += 1
-        event = {"tsMs": ts, "requestHeader": {"requestApiKey": 88, "requestApiVersion": 0, "clientId": member_id,
-                                               "correlationId": self._correlation,
-                                               "requestApiKeyName": "STREAMS_GROUP_HEARTBEAT"},
-                 "request": request, "response": result.response}
-        self.events.append(event)
-        self._records(ts, result.records)
-        self._settle()
-        return event
+        return self.call(ts, 88, 0, request, member_id)
 
     def streams_join(self, ts: int, member_id: str, process: str) -> dict[str, Any]:
         return self.heartbeat88(ts, member_id, 0, rebalanceTimeoutMs=30_000, topology=STREAMS_TOPOLOGY,
