@@ -213,3 +213,23 @@ def test_recording_script_writes_a_trace_that_checks_under_the_allow_list(tmp_pa
     assert sum(1 for e in calls if e["request"]["memberEpoch"] == -1) == 3  # three clean leaves
     status, report = check(trace, "--allow", str(ALLOW), "--clients")
     assert status == 0, report["findings"]
+
+
+@pytest.mark.skipif(importlib.util.find_spec("kio") is None, reason="needs kio (the peers extra)")
+def test_topic_events_are_the_first_sighting_of_each_topic_in_metadata_responses() -> None:
+    from kgspec.conformance.peers.librdkafka import topic_events
+    from kgspec.conformance.peers.proxy import Call
+    from kgspec.conformance.peers.wire import RequestFrame
+
+    def call(api: int, topics: list[tuple[str, str, int, int]] | None) -> Call:
+        response = None if topics is None else {"topics": [
+            {"name": n, "topicId": tid, "partitions": [{}] * p, "errorCode": e} for n, tid, p, e in topics]}
+        return Call(0.0, 1.0, "c", RequestFrame(api, 12, 1, "c1", {"topics": None}), response)
+
+    t, u = "BBBBBBBBBBBBBBBBBBBBBQ", "CCCCCCCCCCCCCCCCCCCCCQ"
+    calls = [call(68, [("x", t, 1, 0)]),  # not a Metadata call
+             call(3, [("t", t, 4, 0), ("u", u, 2, 3)]),  # u: an error, no sighting yet
+             call(3, [("t", t, 6, 0), ("u", u, 2, 0)]),  # t grew: the first sighting stays
+             call(3, None)]  # an undecodable response
+    assert topic_events(calls) == [{"name": "t", "topicId": t, "partitions": 4},
+                                   {"name": "u", "topicId": u, "partitions": 2}]

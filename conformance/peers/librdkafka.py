@@ -17,11 +17,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..readers.topics import METADATA, TopicTracker
 from .proxy import Call, DecodingProxy
 from .rdkafka_mock import MockCluster
 
 CONSUMER_GROUP_HEARTBEAT = 68
-METADATA = 3
 SESSION_TIMED_OUT = re.compile(r"Member (\S+) session timed out for group (\S+)")
 # Error codes injected into ConsumerGroupHeartbeat responses (Kafka's Errors.java).
 COORDINATOR_NOT_AVAILABLE = 15
@@ -144,14 +144,14 @@ class Recording:
 
 
 def topic_events(calls: Iterable[Call]) -> list[dict[str, Any]]:
-    """``topic`` bodies from the Metadata responses the clients received (first sighting of each)."""
+    """``topic`` bodies from the Metadata responses the clients received (first sighting of each),
+    read as the request-log reader reads them (:class:`~kgspec.conformance.readers.topics.TopicTracker`)."""
+    tracker = TopicTracker()
     seen: dict[str, dict[str, Any]] = {}
     for call in calls:
-        if call.request.api_key != METADATA or call.response is None:
-            continue
-        for t in call.response.get("topics") or []:
-            if t.get("errorCode", 0) == 0 and t.get("name") and t["name"] not in seen:
-                seen[t["name"]] = {"name": t["name"], "topicId": t["topicId"], "partitions": len(t["partitions"])}
+        if call.request.api_key == METADATA and call.response is not None:
+            for body in tracker.topics_from_call(METADATA, call.request.body or {}, call.response):
+                seen.setdefault(body["name"], body)
     return list(seen.values())
 
 

@@ -27,8 +27,9 @@ from kio.schema.response_header.v1.header import ResponseHeader as ResponseHeade
 from kio.serial import entity_reader
 from kio.serial.readers import read_int16
 
+from ..readers.topics import ZERO_UUID
+
 API_VERSIONS: Final = 18
-ZERO_UUID: Final = "AAAAAAAAAAAAAAAAAAAAAA"
 
 
 class WireError(ValueError):

@@ -18,7 +18,7 @@ DELETE_TOPICS: Final = 20
 CREATE_PARTITIONS: Final = 37
 TOPIC_API_KEYS: Final = frozenset({METADATA, CREATE_TOPICS, DELETE_TOPICS, CREATE_PARTITIONS})
 # Kafka prints Uuid.ZERO_UUID where a topic id is unknown (old versions, errors).
-_ZERO_UUID: Final = "AAAAAAAAAAAAAAAAAAAAAA"
+ZERO_UUID: Final = "AAAAAAAAAAAAAAAAAAAAAA"  # writers and peers print it too
 
 
 class TopicTracker:
@@ -117,7 +117,7 @@ def _objects(value: object) -> list[dict[str, Any]]:
 
 def _topic_id(obj: dict[str, Any]) -> str | None:
     tid = obj.get("topicId")
-    return tid if isinstance(tid, str) and tid != _ZERO_UUID else None
+    return tid if isinstance(tid, str) and tid != ZERO_UUID else None
 
 
 def _positive_int(value: object) -> int | None:

@@ -30,12 +30,14 @@ import zlib
 from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
+from ..readers.topics import CREATE_PARTITIONS, CREATE_TOPICS, DELETE_TOPICS, METADATA, ZERO_UUID
+
 _COMPACT = (",", ":")
-API_KEY_NAMES = {3: "METADATA", 19: "CREATE_TOPICS", 20: "DELETE_TOPICS", 37: "CREATE_PARTITIONS",
+API_KEY_NAMES = {METADATA: "METADATA", CREATE_TOPICS: "CREATE_TOPICS", DELETE_TOPICS: "DELETE_TOPICS",
+                 CREATE_PARTITIONS: "CREATE_PARTITIONS",
                  68: "CONSUMER_GROUP_HEARTBEAT", 69: "CONSUMER_GROUP_DESCRIBE", 88: "STREAMS_GROUP_HEARTBEAT",
                  89: "STREAMS_GROUP_DESCRIBE"}
 _ADMIN_TIMEOUT_MS = 30000
-_ZERO_UUID = "AAAAAAAAAAAAAAAAAAAAAA"
 
 
 def default_total_time(index: int) -> float:
@@ -129,19 +131,19 @@ def _admin_body(topic: dict[str, Any], index: int, known: dict[str, tuple[str, i
                 connection: str) -> dict[str, Any]:
     name = topic["name"]
     if topic.get("deleted"):
-        topic_id = known.pop(name, (topic.get("topicId") or _ZERO_UUID, 0))[0]
-        return _admin(20, 6, index, {"topics": [{"name": name, "topicId": _ZERO_UUID}], "timeoutMs": _ADMIN_TIMEOUT_MS},
+        topic_id = known.pop(name, (topic.get("topicId") or ZERO_UUID, 0))[0]
+        return _admin(DELETE_TOPICS, 6, index, {"topics": [{"name": name, "topicId": ZERO_UUID}], "timeoutMs": _ADMIN_TIMEOUT_MS},
                       {"throttleTimeMs": 0, "responses": [{"name": name, "topicId": topic_id, "errorCode": 0,
                                                            "errorMessage": None}]}, connection)
     topic_id, partitions = topic["topicId"], topic["partitions"]
     before = known.get(name)
     known[name] = (topic_id, partitions)
     if before is not None and before[0] == topic_id:
-        return _admin(37, 3, index, {"topics": [{"name": name, "count": partitions, "assignments": None}],
+        return _admin(CREATE_PARTITIONS, 3, index, {"topics": [{"name": name, "count": partitions, "assignments": None}],
                                      "timeoutMs": _ADMIN_TIMEOUT_MS, "validateOnly": False},
                       {"throttleTimeMs": 0, "results": [{"name": name, "errorCode": 0, "errorMessage": None}]},
                       connection)
-    return _admin(19, 7, index, {"topics": [{"name": name, "numPartitions": partitions, "replicationFactor": 1,
+    return _admin(CREATE_TOPICS, 7, index, {"topics": [{"name": name, "numPartitions": partitions, "replicationFactor": 1,
                                              "assignments": [], "configs": []}],
                                  "timeoutMs": _ADMIN_TIMEOUT_MS, "validateOnly": False},
                   {"throttleTimeMs": 0, "topics": [{"name": name, "topicId": topic_id, "errorCode": 0,
