@@ -20,6 +20,9 @@ from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from enum import Enum
 
+from kgspec.model.errors import CoordinatorError, Errors
+from kgspec.model.mutants import Mutants
+
 # container -> index -> assignment epoch
 Holding = dict[str, dict[int, int]]
 # role -> holding
@@ -136,6 +139,31 @@ def decide(
         return Outcome(phase, target_epoch, assigned, {role: {} for role in split.keep})
     phase = Phase.UNRELEASED if split.has_unreleased else Phase.STABLE
     return Outcome(phase, target_epoch, assigned, {role: {} for role in split.keep})
+
+
+def check_member_epoch(group_type: str, received: int, current: int, previous: int,
+                       owned_contained: Callable[[], bool], mutants: Mutants) -> str | None:
+    """``throwIf{Consumer,Streams}GroupMemberEpochIsInvalid`` for a heartbeat at ``received`` > 0.
+
+    A greater epoch is fenced; a smaller one too, unless it is the member's ``previous`` epoch
+    and what it reports owning is contained in its assignment (``owned_contained``): the
+    response that moved it on may have been lost. Returns why a previous epoch was accepted.
+    """
+    if received > current:
+        raise CoordinatorError(
+            Errors.FENCED_MEMBER_EPOCH,
+            f"The {group_type} group member has a greater member epoch ({received}) than the one known by the "
+            f"group coordinator ({current}). The member must abandon all its partitions and rejoin.")
+    if received == current:
+        return None
+    if mutants.active("accept-stale-epoch"):
+        return None
+    if received != previous or not (mutants.active("lost-response-no-subset") or owned_contained()):
+        raise CoordinatorError(
+            Errors.FENCED_MEMBER_EPOCH,
+            f"The {group_type} group member has a smaller member epoch ({received}) than the one known by the "
+            f"group coordinator ({current}). The member must abandon all its partitions and rejoin.")
+    return f"accepted previous epoch {received} (the response with epoch {current} may have been lost)"
 
 
 def owns_any_of(owned: Mapping[str, Mapping[str, AbstractSet[int]]] | None) -> Callable[[Holdings], bool]:

@@ -29,7 +29,14 @@ from kgspec.model.consumer.member import (
 )
 from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.model.migration import downgrade
-from kgspec.model.reconcile import Holding, Phase, decide, owns_any_of, split_towards_target
+from kgspec.model.reconcile import (
+    Holding,
+    Phase,
+    check_member_epoch,
+    decide,
+    owns_any_of,
+    split_towards_target,
+)
 from kgspec.model.records import Record
 from kgspec.model.timers import DeferredTimers, Timer
 
@@ -369,23 +376,10 @@ class ConsumerHeartbeat:
         coord = self.coord
         if received == 0 and coord.profile.rejoin_with_epoch_zero:
             return
-        current = member.member_epoch
-        if received > current:
-            raise CoordinatorError(
-                Errors.FENCED_MEMBER_EPOCH,
-                f"The consumer group member has a greater member epoch ({received}) than the one known "
-                f"by the group coordinator ({current}). The member must abandon all its partitions and rejoin.")
-        if received < current:
-            if coord.mutants.active("accept-stale-epoch"):
-                return
-            subset_ok = coord.mutants.active("lost-response-no-subset") or _is_subset(owned, member.assigned)
-            if received != member.previous_member_epoch or not subset_ok:
-                raise CoordinatorError(
-                    Errors.FENCED_MEMBER_EPOCH,
-                    f"The consumer group member has a smaller member epoch ({received}) than the one known "
-                    f"by the group coordinator ({current}). The member must abandon all its partitions and rejoin.")
-            self.explain.append(
-                f"accepted previous epoch {received} (the response with epoch {current} may have been lost)")
+        accepted = check_member_epoch("consumer", received, member.member_epoch, member.previous_member_epoch,
+                                      lambda: _is_subset(owned, member.assigned), coord.mutants)
+        if accepted is not None:
+            self.explain.append(accepted)
 
     # --- subscription -----------------------------------------------------------------
 

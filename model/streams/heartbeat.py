@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.model.javaorder import java_hashmap_order
 from kgspec.model.profiles import Profile
+from kgspec.model.reconcile import check_member_epoch
 from kgspec.model.records import Record
 from kgspec.model.streams import ops, refiner, static
 from kgspec.model.streams import records as srec
@@ -470,24 +471,12 @@ class StreamsHeartbeat:
         """``throwIfStreamsGroupMemberEpochIsInvalid`` (epoch 0 returns first)."""
         if received == 0:
             return
-        current = member.member_epoch
-        if received > current:
-            raise CoordinatorError(
-                Errors.FENCED_MEMBER_EPOCH,
-                f"The streams group member has a greater member epoch ({received}) than the one known by the "
-                f"group coordinator ({current}). The member must abandon all its partitions and rejoin.")
-        if received < current:
-            if self.coord.mutants.active("accept-stale-epoch"):
-                return
-            ok = received == member.previous_member_epoch and (self.coord.mutants.active("lost-response-no-subset") or all(
-                _contained(raw, member.assigned.get(role, {})) for raw, role in zip(owned_raw, ROLES, strict=True)))
-            if not ok:
-                raise CoordinatorError(
-                    Errors.FENCED_MEMBER_EPOCH,
-                    f"The streams group member has a smaller member epoch ({received}) than the one known by the "
-                    f"group coordinator ({current}). The member must abandon all its partitions and rejoin.")
-            self.explain.append(f"accepted previous epoch {received} (the response with epoch {current} "
-                                "may have been lost)")
+        accepted = check_member_epoch(
+            "streams", received, member.member_epoch, member.previous_member_epoch,
+            lambda: all(_contained(raw, member.assigned.get(role, {})) for raw, role in zip(owned_raw, ROLES, strict=True)),
+            self.coord.mutants)
+        if accepted is not None:
+            self.explain.append(accepted)
 
     def _maybe_update_topology(self, group: StreamsGroup, member_id: str) -> Topology:
         topology = self.topology
