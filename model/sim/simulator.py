@@ -181,10 +181,7 @@ class Simulator:
         """A stream thread of the Kafka Streams instance ``process_id`` joins ``group_id``."""
         name = name or f"c{next(self._names)}"
         self._protocol.setdefault(group_id, "streams")
-        client = StreamsSimClient(name, group_id, self.new_uuid(), process_id, topology, options)
-        self.clients[name] = client
-        client.subscribe(self.now)
-        self._reschedule(client)
+        self._start(StreamsSimClient(name, group_id, self.new_uuid(), process_id, topology, options))
         return name
 
     def crash_process(self, process_id: str) -> None:
@@ -215,9 +212,12 @@ class Simulator:
             self._reschedule(client)
 
     def _spawn(self, spec: _Spawn) -> None:
-        client = SimClient(spec.name, spec.group_id, self.new_uuid(), spec.topics, spec.instance_id,
-                           spec.options)
-        self.clients[spec.name] = client
+        self._start(SimClient(spec.name, spec.group_id, self.new_uuid(), spec.topics, spec.instance_id,
+                              spec.options))
+
+    def _start(self, client: MemberClient) -> None:
+        """A new client incarnation (it replaces any of the same name) subscribes now."""
+        self.clients[client.name] = client
         client.subscribe(self.now)
         self._reschedule(client)
 
