@@ -62,5 +62,9 @@ def test_java_hashmap_order_survives_removals_and_growth() -> None:
     # Java never shrinks the table: the 5 left keep the 32-bucket order, not a fresh map's 16.
     left = keys[15:]
     assert m.keys() == sorted(left, key=lambda k: java_hashmap_order(keys).index(k))
-    m["member-0"] = 0  # re-inserted: last within its bucket
-    assert set(m.keys()) == {*left, "member-0"}
+    assert m.keys() == ["member-19", "member-18", "member-17", "member-16", "member-15"]
+    m["member-0"] = 0  # re-inserted: last within its bucket (bucket 23, alone)
+    assert m.keys() == ["member-19", "member-18", "member-17", "member-16", "member-15", "member-0"]
+    # member-5 shares bucket 8 with member-15 and came first; re-inserted, it goes after it.
+    m["member-5"] = 5
+    assert m.keys() == ["member-19", "member-18", "member-17", "member-16", "member-15", "member-5", "member-0"]

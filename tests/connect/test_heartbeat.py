@@ -146,7 +146,9 @@ def test_connectors_added_bump_the_group_epoch() -> None:
     c = Cluster()
     c.hb("W1", 0)
     records = c.configure(CONFIG)
-    assert [(r.type, r.value) for r in records][1] == (1000, {"epoch": 2})
+    assert [(r.type, r.key, r.value) for r in records] == [
+        (1001, {"groupId": "g"}, {"connectors": [{"name": "A", "tasks": [1, 2]}, {"name": "B", "tasks": [1]}]}),
+        (1000, {"groupId": "g"}, {"epoch": 2})]
     assert c.configure(CONFIG) == []  # no change, no record
 
 
@@ -156,22 +158,24 @@ def test_group_id_of_another_type() -> None:
                          "subscribedTopicNames": ["t"], "topicPartitions": []}, now=0)
     assert "g" in coord.groups
     r = coord.handle(HB, 0, JOIN, now=0)
-    assert r.response is not None
-    assert r.response["errorCode"] == 69
+    assert r.response == {"errorCode": 69, "errorMessage": "Group g is not a connect group.", "memberEpoch": 0,
+                          "heartbeatIntervalMs": 0, "assignment": None}
+    assert r.records == []
 
 
 @pytest.mark.parametrize("profile", ["kafka-4.1", "kafka-4.2", "kafka-4.3", "kafka-trunk"])
 def test_kafka_releases_do_not_know_connect_apis(profile: str) -> None:
     r = Coordinator(profile).handle(HB, 0, JOIN, now=0)
-    assert r.response is not None
-    assert r.response["errorCode"] == 35
+    assert r.response == {"errorCode": 35, "errorMessage": f"CONNECT_GROUP_HEARTBEAT is not an API of {profile} "
+                                                           "(the Connect draft is modelled only under profile kip)"}
     assert r.records == []
 
 
 def test_only_version_0() -> None:
     r = Coordinator("kip").handle(HB, 1, JOIN, now=0)
-    assert r.response is not None
-    assert r.response["errorCode"] == 35
+    assert r.response == {"errorCode": 35,
+                          "errorMessage": "CONNECT_GROUP_HEARTBEAT has only version 0 (draft: validVersions 0)"}
+    assert r.records == []
 
 
 def test_revoking_worker_gets_the_intersection_and_keeps_its_epoch() -> None:
