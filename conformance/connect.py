@@ -114,19 +114,15 @@ class ConnectChecks:
             head = f"{_LABELS[api]}: the coordinator must answer {error_name(exp)} ({exp}), " \
                    f"not {error_name(got) if isinstance(got, int) else repr(got)} ({got})"
         else:
-            head = f"{_LABELS[api]}: {name} must be {_show(exp)}, not {_show(got)}"
+            head = f"{_LABELS[api]}: {name} must be {exp}, not {got}"
         reasons = [w for w in explain if w]
         self._report(g, event, "response-mismatch", head + (": " + "; ".join(reasons) if reasons else ""), name,
-                     _show(exp), _show(got))
+                     exp, got)
 
     def _report(self, g: _Group, event: Event, kind: str, message: str, name: str, exp: Any = None,
                 got: Any = None) -> None:
         c = self.checker
         c._finding(g, Finding(c.path, event.line, g.summary.group_id, kind, message, name, exp, got))
-
-
-def _show(value: Any) -> Any:
-    return value
 
 
 def _labels(assignment: Any) -> Any:
