@@ -45,6 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from kgspec.invariants.symbolic.concrete import (
+    ROLE_CODES,
     ConcreteState,
     NotEnabled,
     apply,
@@ -55,11 +56,17 @@ from kgspec.invariants.symbolic.concrete import (
 )
 from kgspec.invariants.symbolic.invariants import for_protocol
 from kgspec.invariants.symbolic.state import ROLE_NAMES
+from kgspec.model.consumer import member as consumer_member
+from kgspec.model.sim.streams_client import ROLE_FIELDS
+from kgspec.model.streams import member as streams_member
 
 Tasks = frozenset[str]
 _LEAVE_EPOCHS = (-1, -2)
-_CONSUMER_STATES = {0: "STABLE", 1: "UNREVOKED", 2: "UNRELEASED"}
-_STREAMS_STATES = {1: "STABLE", 2: "UNREVOKED", 3: "UNRELEASED"}
+#: the model's member-state codes -> the MemberState sort's values (``sorts.MEMBER_STATES``)
+CONSUMER_STATES = {consumer_member.STABLE: "STABLE", consumer_member.UNREVOKED_PARTITIONS: "UNREVOKED",
+                   consumer_member.UNRELEASED_PARTITIONS: "UNRELEASED"}
+STREAMS_STATES = {streams_member.STABLE: "STABLE", streams_member.UNREVOKED_TASKS: "UNREVOKED",
+                  streams_member.UNRELEASED_TASKS: "UNRELEASED"}
 _PRE_LEAVE = "PREPARE_LEAVING"
 _IN_GROUP = frozenset({"JOINING", "RECONCILING", "ACKNOWLEDGING", "STABLE", _PRE_LEAVE})
 
@@ -94,7 +101,7 @@ class ConsumerRefinement:
     """Checks one consumer group of a simulator, step by step, against the Z3 relation."""
 
     protocol: ClassVar[str] = "consumer"
-    states: ClassVar[dict[int, str]] = _CONSUMER_STATES
+    states: ClassVar[dict[int, str]] = CONSUMER_STATES
     timer_actions: ClassVar[dict[str, str]] = {"consumer-session": "session_timeout", "consumer-rebalance": "rebalance_timeout"}
 
     def __init__(self, sim: Any, group_id: str, topics: dict[str, int], *,
@@ -528,10 +535,6 @@ def describe_difference(a: ConcreteState, b: ConcreteState) -> str:
     return "; ".join(out) or "none"
 
 
-_ROLE_CODES = {"active": "act", "standby": "sby", "warmup": "wup"}
-_ROLE_FIELDS = (("active", "activeTasks"), ("standby", "standbyTasks"), ("warmup", "warmupTasks"))
-
-
 class StreamsRefinement(ConsumerRefinement):
     """The same check for one streams group: tasks are ``<subtopology>_<partition>``, the
     active-ownership index is ``currentActiveTaskProcessId`` (its entry points at the member
@@ -539,7 +542,7 @@ class StreamsRefinement(ConsumerRefinement):
     carry their process id (``process_of``). ``topics`` maps subtopology ids to task counts."""
 
     protocol: ClassVar[str] = "streams"
-    states: ClassVar[dict[int, str]] = _STREAMS_STATES
+    states: ClassVar[dict[int, str]] = STREAMS_STATES
     timer_actions: ClassVar[dict[str, str]] = {"streams-session": "session_timeout", "streams-rebalance": "rebalance_timeout"}
 
     def _group(self) -> Any:
@@ -547,17 +550,17 @@ class StreamsRefinement(ConsumerRefinement):
 
     def _holdings(self, holdings: Any) -> dict[str, Tasks]:
         return {code: frozenset(_task(sid, p) for sid, parts in holdings.get(role, {}).items() for p in parts)
-                for role, code in _ROLE_CODES.items()}
+                for role, code in ROLE_CODES.items()}
 
     @staticmethod
     def _reports_owned(request: dict[str, Any]) -> bool:
-        return all(request.get(name) is not None for _, name in _ROLE_FIELDS)
+        return all(request.get(name) is not None for _, name in ROLE_FIELDS)
 
     def _reported(self, request: dict[str, Any], client: Any) -> dict[str, Tasks]:
-        if any(request.get(name) is None for _, name in _ROLE_FIELDS):
+        if any(request.get(name) is None for _, name in ROLE_FIELDS):
             return self._holdings(getattr(client, "last_sent_owned", None) or {})
         return self._holdings({role: {e["subtopologyId"]: e["partitions"] for e in request[name]}
-                               for role, name in _ROLE_FIELDS})
+                               for role, name in ROLE_FIELDS})
 
     def _indexed(self, group: Any) -> Tasks:
         return frozenset(_task(sid, p) for sid, p in group.active_process)

@@ -31,10 +31,10 @@ from pathlib import Path
 from typing import Any
 
 import z3
+from kgspec.invariants.symbolic.abstraction import CONSUMER_STATES, ROLE_FIELDS, STREAMS_STATES
 from kgspec.invariants.symbolic.bmc import Counterexample
 from kgspec.invariants.symbolic.concrete import ConcreteState, apply, initial
 from kgspec.model.consumer.group import OwnershipConflict
-from kgspec.model.consumer.member import STATE_NAMES
 from kgspec.model.consumer.records import CONSUMER_RECORD_TYPES
 from kgspec.model.coordinator import CONSUMER_GROUP_DESCRIBE, CONSUMER_GROUP_HEARTBEAT, Coordinator
 from kgspec.model.hashing import kafka_uuid_string
@@ -256,7 +256,7 @@ class _Replay:
         if member is None:
             return None
         tasks = self.cex.instance.tasks
-        return (member.member_epoch, STATE_NAMES[member.state].split("_")[0],
+        return (member.member_epoch, CONSUMER_STATES.get(member.state, "UNKNOWN"),
                 sorted(tasks[p] for parts in member.assigned.values() for p in parts))
 
     def _override(self, spec: Any, assignor: str, computed: dict[str, dict[str, frozenset[int]]]) -> dict[str, dict[str, frozenset[int]]]:
@@ -426,8 +426,6 @@ STREAMS_TOPIC = "s"
 STREAMS_TOPIC_ID = kafka_uuid_string(bytes(range(17, 33)))
 CHANGELOG = f"{GROUP}-store-changelog"
 CHANGELOG_ID = kafka_uuid_string(bytes(range(33, 49)))
-_STREAMS_STATES = {1: "STABLE", 2: "UNREVOKED", 3: "UNRELEASED"}
-_TASK_FIELDS = (("active", "activeTasks"), ("standby", "standbyTasks"), ("warmup", "warmupTasks"))
 
 
 class _StreamsReplay(_Replay):
@@ -476,7 +474,7 @@ class _StreamsReplay(_Replay):
                             "processId": self.cex.process_of[m], "clientTags": [],
                             "activeTasks": [], "standbyTasks": [], "warmupTasks": []})
         elif epoch >= 0:
-            for role, name in _TASK_FIELDS:
+            for role, name in ROLE_FIELDS:
                 parts = self.tasks_owned[m].get(role, [])
                 request[name] = [{"subtopologyId": "0", "partitions": parts}] if parts else []
         return self.call(88, 0, request, now, f"client-{m}")
@@ -486,10 +484,10 @@ class _StreamsReplay(_Replay):
 
     def adopt(self, m: str, response: dict[str, Any]) -> None:
         self.epoch[m] = int(response["memberEpoch"])
-        if any(response.get(name) is None for _, name in _TASK_FIELDS):
+        if any(response.get(name) is None for _, name in ROLE_FIELDS):
             return  # unchanged
         self.tasks_owned[m] = {role: sorted(p for e in response[name] for p in e["partitions"])
-                               for role, name in _TASK_FIELDS}
+                               for role, name in ROLE_FIELDS}
 
     def forget(self, m: str) -> None:
         self.epoch[m], self.tasks_owned[m] = 0, {}
@@ -507,6 +505,6 @@ class _StreamsReplay(_Replay):
             return None
         tasks = self.cex.instance.tasks
         assigned = {role: sorted(tasks[p] for parts in member.assigned.get(role, {}).values() for p in parts)
-                    for role, _ in _TASK_FIELDS}
-        return (member.member_epoch, _STREAMS_STATES.get(member.state, "UNKNOWN"),
+                    for role, _ in ROLE_FIELDS}
+        return (member.member_epoch, STREAMS_STATES.get(member.state, "UNKNOWN"),
                 {r: v for r, v in assigned.items() if v})
