@@ -87,7 +87,7 @@ def from_holdings(h: Holdings) -> Resources:
 
 def normalize(h: Holdings) -> Holdings:
     """No per-resource epochs in the draft: every index maps to 0; empty containers dropped."""
-    return {role: {c: dict.fromkeys(idx, 0) for c, idx in h.get(role, {}).items() if idx} for role in ROLES}
+    return to_holdings(h)
 
 
 def config_resources(connectors: Mapping[str, Iterable[int]]) -> Resources:
