@@ -58,6 +58,10 @@ RECORD_NAMES = {
 }
 
 
+class ReplayError(Exception):
+    """A record that Kafka's replay would reject (IllegalStateException and friends)."""
+
+
 @dataclass(frozen=True, slots=True)
 class Record:
     type: int

@@ -33,7 +33,6 @@ from kgspec.model.connect.resources import (
     to_holdings,
     to_json,
 )
-from kgspec.model.consumer.records import ReplayError
 from kgspec.model.records import (
     CONNECT_WORKER_GROUP_CONNECTORS_TASKS_METADATA,
     CONNECT_WORKER_GROUP_CURRENT_MEMBER_ASSIGNMENT,
@@ -41,6 +40,7 @@ from kgspec.model.records import (
     CONNECT_WORKER_GROUP_METADATA,
     CONNECT_WORKER_GROUP_TARGET_ASSIGNMENT,
     Record,
+    ReplayError,
 )
 
 CONNECT_RECORD_TYPES = frozenset({

@@ -25,16 +25,15 @@ from kgspec.model.records import (
     CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA,
     Record,
 )
+from kgspec.model.records import (
+    ReplayError as ReplayError,  # re-export: conformance imports it here
+)
 
 CONSUMER_RECORD_TYPES = frozenset({
     CONSUMER_GROUP_METADATA, CONSUMER_GROUP_PARTITION_METADATA, CONSUMER_GROUP_MEMBER_METADATA,
     CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA, CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER,
     CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT, CONSUMER_GROUP_REGULAR_EXPRESSION,
 })
-
-
-class ReplayError(Exception):
-    """A record that Kafka's replay would reject (IllegalStateException and friends)."""
 
 
 # --- builders -------------------------------------------------------------------------

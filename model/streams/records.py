@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from kgspec.model.consumer.records import ReplayError
 from kgspec.model.profiles import Profile
 from kgspec.model.reconcile import Holdings
 from kgspec.model.records import (
@@ -21,6 +20,7 @@ from kgspec.model.records import (
     STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA,
     STREAMS_GROUP_TOPOLOGY,
     Record,
+    ReplayError,
 )
 from kgspec.model.streams.group import StreamsGroup
 from kgspec.model.streams.member import (

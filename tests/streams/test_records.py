@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import pytest
-from kgspec.model.consumer.records import ReplayError
 from kgspec.model.coordinator import Coordinator
 from kgspec.model.record_schemas import validate_record
-from kgspec.model.records import Record
+from kgspec.model.records import Record, ReplayError
 from kgspec.model.streams import records as srec
 from kgspec.model.streams.member import StreamsMember
 
