@@ -135,8 +135,6 @@ def decide(
                 slot = role_holding.setdefault(container, {})
                 for i in indexes:
                     slot[i] = target_epoch
-        phase = Phase.UNRELEASED if split.has_unreleased else Phase.STABLE
-        return Outcome(phase, target_epoch, assigned, {role: {} for role in split.keep})
     phase = Phase.UNRELEASED if split.has_unreleased else Phase.STABLE
     return Outcome(phase, target_epoch, assigned, {role: {} for role in split.keep})
 
