@@ -1,16 +1,20 @@
-"""Helpers shared by the tests that run ``kgspec check`` on JSON Lines traces."""
+"""Helpers shared by the tests that run ``kgspec check`` on JSON Lines traces or regenerate goldens."""
 
 from __future__ import annotations
 
+import importlib.util
 import json
+import sys
 import tempfile
 from collections.abc import Iterable
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 from kgspec.cli import main
 
 Event = dict[str, Any]
+SCRIPTS = Path(__file__).resolve().parent.parent / "scripts"
 
 
 def read_jsonl(path: Path) -> list[Event]:
@@ -37,3 +41,16 @@ def check(path: Path, *extra: str) -> tuple[int, dict[str, Any]]:
 def check_events(tmp_path: Path, events: Iterable[Event], *extra: str) -> tuple[int, dict[str, Any]]:
     """:func:`check` on ``events`` written to ``tmp_path / "t.jsonl"``."""
     return check(write_jsonl(tmp_path / "t.jsonl", events), *extra)
+
+
+def golden_script(name: str) -> ModuleType:
+    """``scripts/<name>.py`` (a golden writer), imported once."""
+    module = sys.modules.get(f"_scripts_{name}")
+    if module is None:
+        spec = importlib.util.spec_from_file_location(f"_scripts_{name}", SCRIPTS / f"{name}.py")
+        assert spec is not None
+        assert spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[spec.name] = module
+        spec.loader.exec_module(module)
+    return module

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from kgspec.cli import main
-from tests.helpers import Event, check, check_events, read_jsonl, write_jsonl
+from tests.helpers import Event, check, check_events, golden_script, read_jsonl, write_jsonl
 
 GOLDEN = Path(__file__).parent / "golden" / "consumer"
 
@@ -37,6 +37,30 @@ def test_golden_traces_conform(name: str, tmp_path: Path) -> None:
     assert report["inputs"][0]["lines"] == lines
     assert report["inputs"][0]["events"] == lines
     assert {g["verdict"] for g in report["groups"]} == {"conforms"}
+    events = load(name)
+    group_ids = sorted({g for e in events if "request" in e  # a Describe names its groups
+                        for g in e["request"].get("groupIds") or [e["request"]["groupId"]]})
+    assert [(g["groupId"], g["type"], g["verdict"]) for g in report["groups"]] == [
+        (group_id, "consumer", "conforms") for group_id in group_ids]
+    # every call and record belongs to a group; headers, ticks and topic changes to none
+    assert sum(g["events"] for g in report["groups"]) == sum(
+        1 for e in events if not {"header", "tick", "topic"} & e.keys())
+
+
+MAKE_GOLDEN = golden_script("make_golden")
+# Recorded before a model change that reorders the topics of an assignment (the checker compares
+# assignments as sets, so they still conform): strict, so regenerating them turns these red.
+STALE = {"join_with_records", "reconciliation"}
+
+
+@pytest.mark.parametrize("name", [
+    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="topic order within assignments")) if n in STALE
+    else n for n in [*MAKE_GOLDEN.SCENARIOS, "uniform_recorded"]])
+def test_goldens_are_current(name: str, tmp_path: Path) -> None:
+    recorder = MAKE_GOLDEN.two_members("kafka-4.3", MAKE_GOLDEN.NO_BATCHING) if name == "uniform_recorded" \
+        else MAKE_GOLDEN.SCENARIOS[name]()
+    written = recorder.write(tmp_path / f"{name}.jsonl")
+    assert written.read_text() == (GOLDEN / f"{name}.jsonl").read_text(), "run scripts/make_golden.py"
 
 
 # --- the goldens hold Kafka's values (so regenerating them cannot hide a regression) ----------

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import Event, check_events, read_jsonl
+from tests.helpers import Event, check_events, golden_script, read_jsonl
 
 GOLDEN = Path(__file__).parent.parent / "golden" / "classic"
 
@@ -33,6 +33,16 @@ def test_golden_classic_traces_conform(name: str, tmp_path: Path) -> None:
     assert report["inputs"][0]["lines"] == len(events)
     assert report["groups"] == [{"groupId": "g", "type": "classic", "events": len(events) - sum(
         1 for e in events if "tick" in e or "header" in e), "verdict": "conforms"}]
+
+
+MAKE_GOLDEN = golden_script("make_golden_classic")
+
+
+@pytest.mark.parametrize("name", sorted(MAKE_GOLDEN.SCENARIOS))
+def test_goldens_are_current(name: str, tmp_path: Path) -> None:
+    MAKE_GOLDEN.SCENARIOS[name]().write(tmp_path / f"{name}.jsonl")
+    assert (tmp_path / f"{name}.jsonl").read_text() == (GOLDEN / f"{name}.jsonl").read_text(), \
+        "run scripts/make_golden_classic.py"
 
 
 def test_golden_join_sync_holds_kafkas_values() -> None:

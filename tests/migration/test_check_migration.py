@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import Event, check_events, read_jsonl
+from tests.helpers import Event, check_events, golden_script, read_jsonl
 
 GOLDEN = Path(__file__).parent.parent / "golden" / "migration"
 
@@ -38,6 +38,17 @@ def test_golden_migration_traces_conform(name: str, tmp_path: Path) -> None:
     assert report["findings"] == []
     assert status == 0
     assert [g["verdict"] for g in report["groups"]] == ["conforms"]
+
+
+MAKE_GOLDEN = golden_script("make_golden_migration")
+
+
+@pytest.mark.parametrize("name", sorted(MAKE_GOLDEN.SCENARIOS))
+def test_goldens_are_current(name: str, tmp_path: Path) -> None:
+    """Both the classic/consumer goldens and the streams_<profile> ones (tests/migration/test_streams_check.py)."""
+    MAKE_GOLDEN.SCENARIOS[name]().write(tmp_path / f"{name}.jsonl")
+    assert (tmp_path / f"{name}.jsonl").read_text() == (GOLDEN / f"{name}.jsonl").read_text(), \
+        "run scripts/make_golden_migration.py"
 
 
 def test_upgrade_golden_holds_kafkas_values() -> None:
