@@ -58,9 +58,12 @@ def test_gzip_of_a_request_log(tmp_path: Path) -> None:
 
 
 def test_format_override(tmp_path: Path) -> None:
+    # Every non-blank line is one item (an empty list would pass `all`): 5 and 13 lines.
     items = list(open_trace(DATA / "offsets.console.txt", format="native"))
+    assert len(items) == 5
     assert all(isinstance(i, Malformed) for i in items)
     items = list(open_trace(DATA / "request.log", format="dump-log"))
+    assert len(items) == 13
     assert all(isinstance(i, Skipped) for i in items)
     assert FORMATS == ("native", "request-log", "dump-log", "console")
     with pytest.raises(TraceFormatError, match="unknown trace format 'csv'"):
