@@ -47,7 +47,7 @@ from kgspec.model.migration.streams_protocol import (
     encode_streams_assignment,
 )
 from kgspec.model.records import Record
-from kgspec.model.streams import ops
+from kgspec.model.streams import ops, static
 from kgspec.model.streams.group import StreamsGroup
 from kgspec.model.streams.heartbeat import StreamsHeartbeat, tasks_json
 from kgspec.model.streams.member import (
@@ -147,9 +147,7 @@ def _validate_member(group: StreamsGroup, member_id: str, instance_id: str | Non
         if found is None:
             raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Member with instance id {instance_id} is not a "
                                    f"member of group {gid}.")
-        if found.member_id != member_id:
-            raise CoordinatorError(Errors.FENCED_INSTANCE_ID, f"Static member {member_id} with instance id "
-                                   f"{instance_id} was fenced by member {found.member_id}.")
+        static.throw_if_fenced(found, member_id, instance_id)
         member = found
     if not member.uses_classic():
         raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Member {member.member_id} does not use the classic protocol.")
