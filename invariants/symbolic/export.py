@@ -31,7 +31,7 @@ from pathlib import Path
 from typing import Any
 
 import z3
-from kgspec.invariants.symbolic.abstraction import CONSUMER_STATES, ROLE_FIELDS, STREAMS_STATES
+from kgspec.invariants.symbolic.abstraction import CONSUMER_STATES, STREAMS_STATES
 from kgspec.invariants.symbolic.bmc import Counterexample
 from kgspec.invariants.symbolic.concrete import ConcreteState, apply, initial
 from kgspec.model.consumer.group import OwnershipConflict
@@ -39,6 +39,7 @@ from kgspec.model.consumer.records import CONSUMER_RECORD_TYPES
 from kgspec.model.coordinator import CONSUMER_GROUP_DESCRIBE, CONSUMER_GROUP_HEARTBEAT, Coordinator
 from kgspec.model.hashing import kafka_uuid_string
 from kgspec.model.mutants import Mutants
+from kgspec.model.sim.streams_client import ROLE_FIELDS
 
 GROUP = "g"
 TOPIC = "t"
