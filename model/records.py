@@ -9,8 +9,9 @@ omitted, as Kafka's JSON converters omit them.
 
 from __future__ import annotations
 
+from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 # Record types (the key's apiKey), group-coordinator/src/main/resources/common/message/*Key.json.
 GROUP_METADATA = 2
@@ -56,6 +57,26 @@ RECORD_NAMES = {
     CONNECT_WORKER_GROUP_TARGET_ASSIGNMENT: "ConnectWorkerGroupTargetAssignment",
     CONNECT_WORKER_GROUP_CURRENT_MEMBER_ASSIGNMENT: "ConnectWorkerGroupCurrentMemberAssignment",
 }
+
+
+def partition_entries(items: Iterable[tuple[str, Collection[int]]], id_field: str,
+                      epochs: bool = False) -> list[dict[str, Any]]:
+    """``[{id_field: id, "partitions": [...]}]`` for the non-empty entries, partitions sorted.
+
+    With ``epochs`` (KIP-1251, 4.3+) each entry also carries ``assignmentEpochs``, the epoch of
+    each partition in order; the partitions are then a ``{partition: epoch}`` mapping.
+    """
+    out = []
+    for ident, parts in items:
+        if not parts:
+            continue
+        ordered = sorted(parts)
+        entry: dict[str, Any] = {id_field: ident, "partitions": ordered}
+        if epochs:
+            by_partition = cast(Mapping[int, int], parts)
+            entry["assignmentEpochs"] = [by_partition[p] for p in ordered]
+        out.append(entry)
+    return out
 
 
 class ReplayError(Exception):

@@ -24,6 +24,7 @@ from kgspec.model.records import (
     CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER,
     CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA,
     Record,
+    partition_entries,
 )
 from kgspec.model.records import (
     ReplayError as ReplayError,  # re-export: conformance imports it here
@@ -94,27 +95,14 @@ def target_member_tombstone(group_id: str, member_id: str) -> Record:
     return Record(CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER, {"groupId": group_id, "memberId": member_id}, None)
 
 
-def _holding_json(holding: Holding, with_epochs: bool) -> list[dict[str, Any]]:
-    out = []
-    for topic_id, parts in holding.items():
-        if not parts:
-            continue
-        ordered = sorted(parts)
-        entry: dict[str, Any] = {"topicId": topic_id, "partitions": ordered}
-        if with_epochs:
-            entry["assignmentEpochs"] = [parts[p] for p in ordered]
-        out.append(entry)
-    return out
-
-
 def current_assignment_record(group_id: str, m: ConsumerMember, profile: Profile) -> Record:
     epochs = profile.per_partition_assignment_epochs
     value = {
         "memberEpoch": m.member_epoch,
         "previousMemberEpoch": m.previous_member_epoch,
         "state": m.state,
-        "assignedPartitions": _holding_json(m.assigned, epochs),
-        "partitionsPendingRevocation": _holding_json(m.pending_revocation, epochs),
+        "assignedPartitions": partition_entries(m.assigned.items(), "topicId", epochs),
+        "partitionsPendingRevocation": partition_entries(m.pending_revocation.items(), "topicId", epochs),
     }
     return Record(CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT, {"groupId": group_id, "memberId": m.member_id}, value)
 

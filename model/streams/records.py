@@ -7,7 +7,7 @@ names; tagged fields at their default are omitted, as the converters omit them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 
 from kgspec.model.profiles import Profile
@@ -21,6 +21,7 @@ from kgspec.model.records import (
     STREAMS_GROUP_TOPOLOGY,
     Record,
     ReplayError,
+    partition_entries,
 )
 from kgspec.model.streams.group import StreamsGroup
 from kgspec.model.streams.member import (
@@ -84,8 +85,8 @@ def member_metadata_tombstone(group_id: str, member_id: str) -> Record:
     return Record(STREAMS_GROUP_MEMBER_METADATA, {"groupId": group_id, "memberId": member_id}, None)
 
 
-def _task_ids(tasks: Mapping[str, Any]) -> list[dict[str, Any]]:
-    return [{"subtopologyId": s, "partitions": sorted(p)} for s, p in sorted(tasks.items()) if p]
+def _task_ids(tasks: Mapping[str, Collection[int]], epochs: bool = False) -> list[dict[str, Any]]:
+    return partition_entries(sorted(tasks.items()), "subtopologyId", epochs)
 
 
 def target_member_record(group_id: str, member_id: str, target: TaskSets) -> Record:
@@ -108,28 +109,15 @@ def target_metadata_tombstone(group_id: str) -> Record:
     return Record(STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA, {"groupId": group_id}, None)
 
 
-def _with_epochs(tasks: Mapping[str, Mapping[int, int]], with_epochs: bool) -> list[dict[str, Any]]:
-    out = []
-    for s, parts in sorted(tasks.items()):
-        if not parts:
-            continue
-        ordered = sorted(parts)
-        entry: dict[str, Any] = {"subtopologyId": s, "partitions": ordered}
-        if with_epochs:
-            entry["assignmentEpochs"] = [parts[p] for p in ordered]
-        out.append(entry)
-    return out
-
-
 def current_assignment_record(group_id: str, m: StreamsMember, profile: Profile) -> Record:
     """``newStreamsGroupCurrentAssignmentRecord``: active tasks carry ``assignmentEpochs`` (4.3+)."""
     epochs = profile.per_partition_assignment_epochs
     value: dict[str, Any] = {"memberEpoch": m.member_epoch, "previousMemberEpoch": m.previous_member_epoch,
                              "state": m.state}
     for role in ROLES:
-        value[_ROLE_FIELDS[role]] = _with_epochs(m.assigned.get(role, {}), epochs and role == ACTIVE)
+        value[_ROLE_FIELDS[role]] = _task_ids(m.assigned.get(role, {}), epochs and role == ACTIVE)
     for role in ROLES:
-        value[_PENDING_FIELDS[role]] = _with_epochs(m.pending_revocation.get(role, {}), epochs and role == ACTIVE)
+        value[_PENDING_FIELDS[role]] = _task_ids(m.pending_revocation.get(role, {}), epochs and role == ACTIVE)
     return Record(STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT, {"groupId": group_id, "memberId": m.member_id}, value)
 
 
