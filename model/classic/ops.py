@@ -107,7 +107,7 @@ def fire(coord: Any, timer: Timer) -> tuple[list[Record], str]:
 
 
 def replay(coord: Any, record: Record) -> None:
-    crec.replay(coord.classic_groups, record, ClassicGroup)
+    crec.replay(coord.classic_groups, record)
     _persist(coord, [record])
 
 
@@ -121,7 +121,7 @@ def unload(coord: Any, now: int) -> None:
             step.complete_sync(member, int(Errors.NOT_COORDINATOR))
     coord.classic_groups.clear()
     for record in list(coord.classic_log.values()):
-        crec.replay(coord.classic_groups, record, ClassicGroup)
+        crec.replay(coord.classic_groups, record)
 
 
 def on_loaded(coord: Any, now: int) -> None:

@@ -13,15 +13,12 @@ replays type 2 only when loading (a failover, or a trace of records alone).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
+from collections.abc import Mapping
 
+from kgspec.model.classic.group import ClassicGroup
 from kgspec.model.classic.member import ClassicMember
 from kgspec.model.records import GROUP_METADATA, Record
 from kgspec.spec.classic import EMPTY, STABLE
-
-if TYPE_CHECKING:
-    from kgspec.model.classic.group import ClassicGroup
 
 VALUE_VERSION = 3
 
@@ -63,8 +60,7 @@ def _timestamp(group: ClassicGroup) -> int:
     return -1 if group.state_timestamp is None else group.state_timestamp
 
 
-def replay(groups: dict[str, ClassicGroup], record: Record,
-           new_group: Callable[..., ClassicGroup]) -> None:
+def replay(groups: dict[str, ClassicGroup], record: Record) -> None:
     group_id = record.key["group"]
     value = record.value
     if value is None:
@@ -81,7 +77,7 @@ def replay(groups: dict[str, ClassicGroup], record: Record,
             session if rebalance == -1 else rebalance, session, protocol_type or "",
             ((protocol or "", m["subscription"]),), m["assignment"]))
     stamp = value.get("currentStateTimestamp", -1)
-    group = new_group(group_id, None if stamp == -1 else stamp, state=STABLE if members else EMPTY,
+    group = ClassicGroup(group_id, None if stamp == -1 else stamp, state=STABLE if members else EMPTY,
                       generation_id=value["generation"], protocol_type=protocol_type,
                       protocol_name=protocol, leader_id=value.get("leader"))
     for member in members:

@@ -67,11 +67,6 @@ def error_response(error: CoordinatorError) -> dict[str, Any]:
     return {"errorCode": int(error.error), "errorMessage": error.message}
 
 
-def new_group(group_id: str) -> ConnectGroup:
-    # The draft's case studies start an empty group at epoch 0 (not 4.3's KAFKA-20268 epoch 1).
-    return ConnectGroup(group_id)
-
-
 def check_namespace(coord: Coordinator, group_id: str) -> None:
     """A group id names one group of one type (Kafka's 'is not a ... group' answer)."""
     if group_id in coord.groups or group_id in coord.streams_groups or group_id in coord.classic_groups:
@@ -79,7 +74,7 @@ def check_namespace(coord: Coordinator, group_id: str) -> None:
 
 
 def replay(coord: Coordinator, record: Record) -> None:
-    crec.replay(coord.connect_groups, record, new_group)
+    crec.replay(coord.connect_groups, record)
 
 
 # --- the computation's soft state (the connect-assignment lifecycle) ---------------------------

@@ -18,7 +18,6 @@ identical state (docs/connect.md, 'Records'):
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 from kgspec.model.connect.group import ConnectGroup, TargetEntry
@@ -92,15 +91,16 @@ def current_assignment_tombstone(group_id: str, member_id: str) -> Record:
     return Record(CONNECT_WORKER_GROUP_CURRENT_MEMBER_ASSIGNMENT, {"groupId": group_id, "memberId": member_id}, None)
 
 
-def replay(groups: dict[str, ConnectGroup], record: Record, new_group: Callable[[str], ConnectGroup]) -> None:
-    """Apply one record; a group comes into being with its first record."""
+def replay(groups: dict[str, ConnectGroup], record: Record) -> None:
+    """Apply one record; a group comes into being with its first record (at epoch 0: the
+    draft's case studies start an empty group there, not at 4.3's KAFKA-20268 epoch 1)."""
     gid = record.key["groupId"]
     value = record.value
     group = groups.get(gid)
     if group is None:
         if value is None:
             return  # a tombstone for a group that is gone
-        group = groups[gid] = new_group(gid)
+        group = groups[gid] = ConnectGroup(gid)
     rtype = record.type
     if rtype == CONNECT_WORKER_GROUP_METADATA:
         if value is None:
