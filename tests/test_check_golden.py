@@ -201,6 +201,7 @@ def test_uniform_alternative_target_is_accepted_and_unbalanced_one_rejected(tmp_
     status, report = check_events(tmp_path, events)
     assert status == 1
     assert report["findings"][0]["line"] == line
+    assert [(f["line"], f["kind"], f["field"]) for f in report["findings"]] == [(line, "response-mismatch", "assignment")]
 
 
 # --- bad input -------------------------------------------------------------------------------------

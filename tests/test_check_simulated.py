@@ -40,3 +40,7 @@ def test_mutant_simulation_is_flagged(tmp_path: Path, capsys: pytest.CaptureFixt
     assert findings
     assert findings[0]["kind"] == "response-mismatch"
     assert findings[0]["field"] == "assignment"
+    # the mutant's grant shows at one response: the assignment, and the double ownership it makes
+    assert [(f["line"], f["groupId"], f["kind"], f["field"]) for f in findings] == [
+        (56, "group-0", "response-mismatch", "assignment"), (56, "group-0", "invariant", "no-double-ownership"),
+        (56, "group-0", "invariant", "no-double-ownership")]

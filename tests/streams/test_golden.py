@@ -50,19 +50,26 @@ def test_golden_values() -> None:
     assert (7500, "m-a", 4, []) in calls   # UNREVOKED exit: memberEpoch + 1
 
 
+MISMATCH, INVARIANT = "response-mismatch", "invariant"
+# mutant, scenario, first departing line, a field flagged there, every (kind, field) flagged there
 MUTANTS = [
-    ("standby-on-active-process", standby_rebalance, 8, "standbyTasks"),
-    ("grant-before-ack", standby_rebalance, 15, "streams-single-active-owner"),
-    ("bump-while-revoking", standby_rebalance, 13, "streams-epoch-while-revoking"),
-    ("bump-while-revoking", trunk_static, 7, "streams-epoch-while-revoking"),
-    ("grant-before-ack", kip_warmup, 8, "streams-single-active-owner"),
+    ("standby-on-active-process", standby_rebalance, 8, "standbyTasks", {(MISMATCH, "standbyTasks")}),
+    ("grant-before-ack", standby_rebalance, 15, "streams-single-active-owner",
+     {(INVARIANT, "streams-single-active-owner"), (MISMATCH, "activeTasks"), (MISMATCH, "standbyTasks"),
+      (MISMATCH, "warmupTasks")}),
+    ("bump-while-revoking", standby_rebalance, 13, "streams-epoch-while-revoking",
+     {(INVARIANT, "streams-epoch-while-revoking"), (MISMATCH, "memberEpoch")}),
+    ("bump-while-revoking", trunk_static, 7, "streams-epoch-while-revoking",
+     {(INVARIANT, "streams-epoch-while-revoking"), (MISMATCH, "memberEpoch")}),
+    ("grant-before-ack", kip_warmup, 8, "streams-single-active-owner",
+     {(INVARIANT, "streams-single-active-owner"), (MISMATCH, "activeTasks")}),
 ]
 
 
-@pytest.mark.parametrize(("mutant", "make", "line", "field"), MUTANTS,
+@pytest.mark.parametrize(("mutant", "make", "line", "field", "at_line"), MUTANTS,
                          ids=[f"{m[0]}-{m[1].__name__}" for m in MUTANTS])
 def test_mutant_traces_rejected_at_the_first_departure(mutant: str, make: Any, line: int, field: str,
-                                                       tmp_path: Path) -> None:
+                                                       at_line: set[tuple[str, str]], tmp_path: Path) -> None:
     golden = make().lines()
     mutated = make(frozenset({mutant})).lines()
     first = next(i + 1 for i, (a, b) in enumerate(zip(golden, mutated, strict=False)) if a != b)
@@ -72,6 +79,7 @@ def test_mutant_traces_rejected_at_the_first_departure(mutant: str, make: Any, l
     findings = report["findings"]
     assert findings[0]["line"] == line
     assert field in {f["field"] for f in findings if f["line"] == line}
+    assert {(f["kind"], f["field"]) for f in findings if f["line"] == line} == at_line
 
 
 def test_tasks_while_not_ready_rejected(tmp_path: Path) -> None:
@@ -87,6 +95,9 @@ def test_tasks_while_not_ready_rejected(tmp_path: Path) -> None:
     at = {(f["kind"], f["field"]) for f in report["findings"] if f["line"] == index + 1}
     assert ("invariant", "streams-no-tasks-while-not-ready") in at
     assert ("response-mismatch", "activeTasks") in at
+    # all three task lists were edited (not ready: the coordinator sends none of them)
+    assert at == {("invariant", "streams-no-tasks-while-not-ready"), ("response-mismatch", "activeTasks"),
+                  ("response-mismatch", "standbyTasks"), ("response-mismatch", "warmupTasks")}
     assert min(f["line"] for f in report["findings"]) == index + 1
 
 
