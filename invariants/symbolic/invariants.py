@@ -40,6 +40,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import z3
+from kgspec.invariants.symbolic.rules import Ctx, epoch_ok, target_valid
 from kgspec.invariants.symbolic.state import Expr, State, bound_vars, forall
 
 CORE = ("no-double-ownership", "processid-exclusivity", "epoch-monotonicity", "target-validity",
@@ -124,7 +125,6 @@ def epoch_action(pre: State, post: State) -> list[Expr]:
 
 
 def target_validity(s: State) -> list[Expr]:
-    from kgspec.invariants.symbolic.rules import Ctx, target_valid
     return [target_valid(Ctx(streams=s.streams), s, subscription=False)]
 
 
@@ -211,21 +211,13 @@ def reconciled_within_target(s: State) -> list[Expr]:
         z3.And(s.f("joined")(m), s.f("epoch")(m) == s.ae, s.A(r, m, t)), s.T(r, m, t)))]
 
 
-def _epoch_fencing(pre: State, post: State, m: Expr, n: Expr) -> Expr:
+def _epoch_fencing(reported: bool = True, stale: bool = False) -> StepProperty:
     """The heartbeat was accepted at epoch 0, the member epoch, or the previous epoch with
-    owned ⊆ assigned (``throwIf…MemberEpochIsInvalid`` of the unmutated coordinator)."""
-    from kgspec.invariants.symbolic.rules import Ctx, epoch_ok
-    return epoch_ok(Ctx(streams=pre.streams), pre, m)
-
-
-def _epoch_fencing_unreported(pre: State, post: State, m: Expr, n: Expr) -> Expr:
-    from kgspec.invariants.symbolic.rules import Ctx, epoch_ok
-    return epoch_ok(Ctx(streams=pre.streams), pre, m, reported=False)
-
-
-def _epoch_fencing_stale(pre: State, post: State, m: Expr, n: Expr) -> Expr:
-    from kgspec.invariants.symbolic.rules import Ctx, epoch_ok
-    return epoch_ok(Ctx(streams=pre.streams), pre, m, stale=True)
+    owned ⊆ assigned (``throwIf…MemberEpochIsInvalid`` of the unmutated coordinator), for the
+    request the step sends (``reported``: with its owned tasks; ``stale``: the network's copy)."""
+    def prop(pre: State, post: State, m: Expr, n: Expr) -> Expr:
+        return epoch_ok(Ctx(streams=pre.streams), pre, m, reported=reported, stale=stale)
+    return prop
 
 
 def _session_expiry(pre: State, post: State, m: Expr, n: Expr) -> Expr:
@@ -250,10 +242,10 @@ INVARIANTS: dict[str, Invariant] = {i.name: i for i in (
               async_client=True),
     Invariant("target-validity", True, _BOTH, ("holders-are-members",), target_validity),
     Invariant("epoch-fencing", True, _BOTH, (), lambda s: [],
-              steps={"heartbeat": _epoch_fencing, "heartbeat_lost": _epoch_fencing,
-                     "heartbeat_unreported": _epoch_fencing_unreported,
-                     "heartbeat_unreported_lost": _epoch_fencing_unreported,
-                     "heartbeat_stale": _epoch_fencing_stale}),
+              steps={"heartbeat": _epoch_fencing(), "heartbeat_lost": _epoch_fencing(),
+                     "heartbeat_unreported": _epoch_fencing(reported=False),
+                     "heartbeat_unreported_lost": _epoch_fencing(reported=False),
+                     "heartbeat_stale": _epoch_fencing(stale=True)}),
     Invariant("session-expiry", True, _BOTH, (), lambda s: [],
               steps={"session_timeout": _session_expiry}),
     Invariant("partition-epoch-map", False, _BOTH, (*_OWNERSHIP, "no-double-ownership"),
