@@ -83,9 +83,6 @@ class Config:
         names = raw if isinstance(raw, list) else str(raw).split(",")
         return [n.strip() for n in names if n.strip()]
 
-    def as_dict(self) -> dict[str, Any]:
-        return dict(self._values)
-
 
 def unknown_config_names(overrides: Mapping[str, Any]) -> list[str]:
     return sorted(n for n in overrides if n not in DEFAULTS and n not in GROUP_LEVEL)
