@@ -39,7 +39,6 @@ class ProofResult:
     obligations: list[Obligation] = field(default_factory=list)
     failed_steps: list[str] = field(default_factory=list)
     depends_on: list[str] = field(default_factory=list)
-    counterexample: dict[str, Any] | None = None
 
 
 class Encoding:
