@@ -205,6 +205,30 @@ def test_golden_records_fit_their_release() -> None:
     assert {17, 19, 20, 21, 22, 23} <= seen["trunk"]
 
 
+
+HEARTBEAT_RESPONSES = {68: "ConsumerGroupHeartbeatResponse", 88: "StreamsGroupHeartbeatResponse"}
+
+
+def test_golden_heartbeat_responses_fit_their_release() -> None:
+    """Every heartbeat response in a golden trace has exactly the fields of its release and version
+    (trunk's v0 streams response carries acceptableRecoveryLagLegacy, not v1's acceptableRecoveryLag).
+    Traces leave out throttleTimeMs (the request-log writer adds it), so it is supplied here."""
+    releases = {"kafka-4.1": "4.1", "kafka-4.3": "4.3", "kafka-trunk": "trunk", "kip": "trunk"}
+    checked: dict[tuple[str, int], int] = {}
+    for path in sorted(GOLDEN.glob("*/*.jsonl")):
+        header, *events = (json.loads(line) for line in path.read_text().splitlines())
+        rel = releases.get(header["header"]["profile"])
+        if rel is None:
+            continue  # kafka-4.2: no schema table of its own
+        for event in events:
+            api = event.get("requestHeader", {}).get("requestApiKey")
+            if api in HEARTBEAT_RESPONSES:
+                version = event["requestHeader"]["requestApiVersion"]
+                response = {"throttleTimeMs": 0, **event["response"]}
+                assert validate_message(response, rel, HEARTBEAT_RESPONSES[api], version) == [], (path.name, event)
+                checked[(rel, api)] = checked.get((rel, api), 0) + 1
+    assert set(checked) == {("4.1", 68), ("4.1", 88), ("4.3", 68), ("4.3", 88), ("trunk", 68), ("trunk", 88)}
+
 # ---- message schemas -------------------------------------------------------------------------
 
 

@@ -198,7 +198,7 @@ class StreamsHeartbeat:
         if self.req.get("shutdownApplication"):
             group.shutdown_request_member_id = group.shutdown_request_member_id or member_id
         response: dict[str, Any] = {"errorCode": 0, "errorMessage": None, "memberId": member_id, "memberEpoch": epoch,
-                    "heartbeatIntervalMs": 0, "acceptableRecoveryLag": ops.default_recovery_lag(coord),
+                    "heartbeatIntervalMs": 0, **ops.recovery_lag_fields(coord.profile, self.api_version),
                     "taskOffsetIntervalMs": 0, "status": [], "activeTasks": None, "standbyTasks": None,
                     "warmupTasks": None, "endpointInformationEpoch": 0, "partitionsByUserEndpoint": None}
         if instance_id is None:
@@ -406,15 +406,15 @@ class StreamsHeartbeat:
             "errorCode": 0, "errorMessage": None, "memberId": reconciled.member_id,
             "memberEpoch": reconciled.member_epoch,
             "heartbeatIntervalMs": coord.config.int("group.streams.heartbeat.interval.ms"),
-            "acceptableRecoveryLag": 0, "taskOffsetIntervalMs": 0, "status": statuses,
+            **ops.recovery_lag_fields(profile, self.api_version,
+                                      coord.config.int("group.streams.acceptable.recovery.lag")),
+            "taskOffsetIntervalMs": 0, "status": statuses,
             "activeTasks": None, "standbyTasks": None, "warmupTasks": None,
             "endpointInformationEpoch": 0, "partitionsByUserEndpoint": None,
         }
         if profile.streams_recovery_lag_in_response:
-            # KAFKA-18652: v1's int64 field; a v0 response has only the legacy int32 field, left at 0.
+            # KAFKA-18652: the task-offset interval from the group's config (4.3 sends 0).
             response["taskOffsetIntervalMs"] = coord.config.int("group.streams.task.offset.interval.ms")
-            response["acceptableRecoveryLag"] = (coord.config.int("group.streams.acceptable.recovery.lag")
-                                                 if self.api_version >= 1 else 0)
         changed = joining or reconciled.assigned != member.assigned
         if changed:
             sets = reconciled.assigned_sets()

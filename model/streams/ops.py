@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from kgspec.model import timers
 from kgspec.model.errors import CoordinatorError, Errors
+from kgspec.model.profiles import Profile
 from kgspec.model.records import Record
 from kgspec.model.streams import records as srec
 from kgspec.model.streams.configure import ConfiguredTopology, Status
@@ -327,7 +328,7 @@ def handle(coord: Coordinator, api_key: int, request: dict[str, Any], now: int, 
         return Result(describe_streams_groups(coord, request))
     topology = parse_topology(request)
     step = StreamsHeartbeat(coord, request, topology, client_id, client_host, now, api_version)
-    lag = default_recovery_lag(coord)
+    lag = recovery_lag_fields(coord.profile, api_version)
     result = coord.run_step(step, lambda: validate(request, topology, coord.profile),
                             lambda exc: error_response(exc, lag), apply)
     if result.error is None:
@@ -335,13 +336,24 @@ def handle(coord: Coordinator, api_key: int, request: dict[str, Any], now: int, 
     return result
 
 
-def default_recovery_lag(coord: Coordinator) -> int:
-    """The response's acceptableRecoveryLag when not set: v1's int64 default -1 on trunk, else 0."""
-    return -1 if coord.profile.streams_recovery_lag_in_response else 0
+def recovery_lag_fields(profile: Profile, api_version: int, lag: int | None = None) -> dict[str, int]:
+    """The response's recovery-lag field as Kafka serializes it at ``api_version``.
+
+    4.3 has one int32 ``acceptableRecoveryLag`` (v0), never set: 0. With KAFKA-18652 (trunk) v0
+    carries the deprecated int32 ``acceptableRecoveryLagLegacy``, never set (0; the ignorable v1
+    field is dropped, GroupMetadataManagerTest.testStreamsGroupHeartbeatResponseVersion0), and v1
+    the int64 ``acceptableRecoveryLag``: ``lag`` on a heartbeat, the field's default -1 where Kafka
+    builds a fresh response (leave, errors).
+    """
+    if not profile.streams_recovery_lag_in_response:
+        return {"acceptableRecoveryLag": 0}
+    if api_version >= 1:
+        return {"acceptableRecoveryLag": -1 if lag is None else lag}
+    return {"acceptableRecoveryLagLegacy": 0}
 
 
-def error_response(error: CoordinatorError, recovery_lag: int = 0) -> dict[str, Any]:
+def error_response(error: CoordinatorError, recovery_lag: Mapping[str, int]) -> dict[str, Any]:
     return {"errorCode": int(error.error), "errorMessage": error.message, "memberId": "", "memberEpoch": 0,
-            "heartbeatIntervalMs": 0, "acceptableRecoveryLag": recovery_lag, "taskOffsetIntervalMs": 0, "status": None,
+            "heartbeatIntervalMs": 0, **recovery_lag, "taskOffsetIntervalMs": 0, "status": None,
             "activeTasks": None, "standbyTasks": None, "warmupTasks": None, "endpointInformationEpoch": 0,
             "partitionsByUserEndpoint": None}

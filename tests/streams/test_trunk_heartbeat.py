@@ -50,23 +50,33 @@ def test_trunk_still_rejects_source_topic_regex() -> None:
     assert (r["errorCode"], r["errorMessage"]) == (42, "Regular expressions for source topics are not supported yet.")
 
 
+def _lag_fields(response: dict[str, Any] | None) -> dict[str, Any]:
+    assert response is not None
+    return {k: v for k, v in response.items() if "RecoveryLag" in k or k == "taskOffsetIntervalMs"}
+
+
 def test_response_carries_interval_and_recovery_lag_on_trunk() -> None:
-    """KAFKA-18652: taskOffsetIntervalMs always; acceptableRecoveryLag only in v1 (v0's legacy field stays 0)."""
+    """KAFKA-18652: taskOffsetIntervalMs always; v1 carries the int64 acceptableRecoveryLag, v0 only
+    the deprecated int32 acceptableRecoveryLagLegacy, never set (GroupMetadataManagerTest.
+    testStreamsGroupHeartbeatResponseVersion0/1); fresh responses (leave, errors) keep v1's default -1."""
     c = coordinator("kafka-trunk")
     v0 = join(c, 0, "m1", "p1").response
     assert v0 is not None
-    assert (v0["taskOffsetIntervalMs"], v0["acceptableRecoveryLag"]) == (60000, 0)
+    assert _lag_fields(v0) == {"acceptableRecoveryLagLegacy": 0, "taskOffsetIntervalMs": 60000}
     c.advance(100)
     v1 = c.handle(88, 1, request("m1", 2, activeTasks=v0["activeTasks"], standbyTasks=[], warmupTasks=[]),
                   now=100, client_id="m1").response
-    assert v1 is not None
-    assert (v1["taskOffsetIntervalMs"], v1["acceptableRecoveryLag"]) == (60000, 10000)
-    old = join(coordinator(), 0, "m1", "p1").response
-    assert old is not None
-    assert (old["taskOffsetIntervalMs"], old["acceptableRecoveryLag"]) == (0, 0)
-    leave = hb(c, 200, "m1", -1).response
-    assert leave is not None
-    assert leave["acceptableRecoveryLag"] == -1
+    assert _lag_fields(v1) == {"acceptableRecoveryLag": 10000, "taskOffsetIntervalMs": 60000}
+    assert _lag_fields(join(coordinator(), 0, "m1", "p1").response) == {
+        "acceptableRecoveryLag": 0, "taskOffsetIntervalMs": 0}
+    unknown = c.handle(88, 1, request("nobody", 1), now=150, client_id="x").response
+    assert _lag_fields(unknown) == {"acceptableRecoveryLag": -1, "taskOffsetIntervalMs": 0}
+    assert unknown is not None
+    assert unknown["errorCode"] == 25  # UNKNOWN_MEMBER_ID
+    assert _lag_fields(hb(c, 200, "m1", -1).response) == {"acceptableRecoveryLagLegacy": 0, "taskOffsetIntervalMs": 0}
+    join(c, 300, "m2", "p2")
+    leave_v1 = c.handle(88, 1, request("m2", -1), now=400, client_id="m2").response
+    assert _lag_fields(leave_v1) == {"acceptableRecoveryLag": -1, "taskOffsetIntervalMs": 0}
 
 
 def test_task_offsets_are_kept_in_memory_and_described() -> None:
