@@ -115,7 +115,7 @@ def epoch_fencing(before: ConsumerMember | None, request: Mapping[str, Any],
     mid = before.member_id
 
     def owned_problem(epoch: int) -> str | None:
-        owned = parse_owned(dict(request))  # parse_owned takes a dict; this branch is rare
+        owned = parse_owned(request)
         if owned is None:
             return (f"member {mid} was accepted with its previous epoch {epoch} without reporting "
                     f"its owned partitions")
