@@ -48,14 +48,9 @@ def test_golden_traces_conform(name: str, tmp_path: Path) -> None:
 
 
 MAKE_GOLDEN = golden_script("make_golden")
-# Recorded before a model change that reorders the topics of an assignment (the checker compares
-# assignments as sets, so they still conform): strict, so regenerating them turns these red.
-STALE = {"join_with_records", "reconciliation"}
 
 
-@pytest.mark.parametrize("name", [
-    pytest.param(n, marks=pytest.mark.xfail(strict=True, reason="topic order within assignments")) if n in STALE
-    else n for n in [*MAKE_GOLDEN.SCENARIOS, "uniform_recorded"]])
+@pytest.mark.parametrize("name", [*MAKE_GOLDEN.SCENARIOS, "uniform_recorded"])
 def test_goldens_are_current(name: str, tmp_path: Path) -> None:
     recorder = MAKE_GOLDEN.two_members("kafka-4.3", MAKE_GOLDEN.NO_BATCHING) if name == "uniform_recorded" \
         else MAKE_GOLDEN.SCENARIOS[name]()
