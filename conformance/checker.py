@@ -12,6 +12,7 @@ invariants, as Kafka's own replay checks them.
 
 from __future__ import annotations
 
+import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -39,6 +40,7 @@ from kgspec.conformance.invariant_hooks import (
     record_invariant_problems,
 )
 from kgspec.conformance.retarget import adopt_observed_target
+from kgspec.conformance.shapes import call_shape_problem
 from kgspec.invariants.client import ClientLedger
 from kgspec.invariants.streams import record_problems
 from kgspec.model.config import unknown_config_names
@@ -156,7 +158,8 @@ class TraceChecker:
             self.input.events += 1
             api = item.api_key if item.api_key is not None else API_NAMES.get(item.api_name or "")
             if api == CONSUMER_GROUP_HEARTBEAT and self.steady_cache:
-                cached = self.groups.get(item.request.get("groupId"))  # type: ignore[arg-type]
+                gid = item.request.get("groupId")
+                cached = self.groups.get(gid) if type(gid) is str else None
                 if cached is not None and cached.steady and self._steady_hit(cached, item):
                     return
             self._call(item, api)
@@ -267,7 +270,31 @@ class TraceChecker:
         return True
 
     def _call(self, event: Event, api: int | None) -> None:
-        """A call the steady cache did not answer (``feed`` asks it first)."""
+        """A call the steady cache did not answer (``feed`` asks it first).
+
+        A request or response of the wrong shape (an ``assignment`` that is a list, say) makes
+        comparing it fail; the schema then names the field and the call becomes a ``malformed``
+        finding. A failure the schema cannot explain is the checker's or the model's, and is raised.
+        """
+        try:
+            self._compare_call(event, api)
+        except (AttributeError, TypeError, KeyError, ValueError):
+            version = event.api_version if event.api_version is not None else 1
+            problem = call_shape_problem(self.profile, api, version, event.request, event.response)
+            field_name: str | None
+            if problem is not None:
+                field_name, message = problem
+            elif api is None and event.api_name in CONNECT_API_NAMES:
+                # The Connect draft's messages have no schema table: name what failed instead.
+                exc = sys.exc_info()[1]
+                field_name = None
+                message = f"the {event.api_name} call has a value of the wrong type ({type(exc).__name__}: {exc})"
+            else:
+                raise
+            g = self.groups.get(event.group_id) if event.group_id is not None else None
+            self._finding(g, Finding(self.path, event.line, event.group_id, "malformed", message, field_name))
+
+    def _compare_call(self, event: Event, api: int | None) -> None:
         gid = event.group_id
         if api is not None and api in _DESCRIBES:
             self._describe(event, api)
@@ -285,6 +312,13 @@ class TraceChecker:
                         "classic" if api in CLASSIC_APIS else "consumer")
         g.summary.events += 1
         if api in CLASSIC_APIS:
+            # The classic model keeps request fields (instance ids, protocols) for later calls: a
+            # mistyped one must not reach it. (Consumer and streams requests are checked below.)
+            version = event.api_version if event.api_version is not None else 0
+            problem = call_shape_problem(self.profile, api, version, event.request, None)
+            if problem is not None:
+                self._finding(g, Finding(self.path, event.line, gid, "malformed", problem[1], problem[0]))
+                return
             self.classic.handle(g, event, api)
             return
         if api not in SUPPORTED_APIS:
@@ -326,7 +360,8 @@ class TraceChecker:
         what the fast path does: the same response, no records, the session timer re-armed.
         """
         req = event.request
-        entry = g.steady.get(req.get("memberId"))  # type: ignore[arg-type]
+        member_id = req.get("memberId")
+        entry = g.steady.get(member_id) if type(member_id) is str else None
         if entry is None or entry.generation != g.generation or req != entry.request \
                 or event.response != entry.response or event.api_version != entry.version \
                 or event.client_id != entry.client_id or event.connection != entry.connection:
@@ -390,7 +425,16 @@ class TraceChecker:
                                   "client_host": client_host(event.connection)}
         result = coord.handle(CONSUMER_GROUP_HEARTBEAT, version, req, apply=False, **kwargs)
         assert result.response is not None
-        diffs = heartbeat_differences(result.response, obs)
+        try:
+            diffs = heartbeat_differences(result.response, obs)
+        except (AttributeError, TypeError, KeyError, ValueError):
+            # The trace's copy of the answer is mistyped (``_call`` reports it as malformed); the
+            # coordinator did answer, so the model keeps in step with it.
+            coord.next_member_id = None
+            coord.commit(result)
+            if result.records:
+                g.generation += 1
+            raise
         if diffs and [d[0] for d in diffs] == ["assignment"] and obs.get("errorCode", 0) == 0:
             adopted = adopt_observed_target(coord, g.pinned, gid, req, version, kwargs, result, obs)
             if adopted is not None:

@@ -270,7 +270,14 @@ def check_streams_heartbeat(coord: Any, gid: str, pinned: dict[str, int], req: d
     before_pending = None if member is None else member.pending_revocation
     before_epoch = None if member is None else member.member_epoch
     result = coord.handle(88, version, req, apply=False, **kwargs)
-    diffs = streams_heartbeat_differences(result.response, obs)
+    try:
+        diffs = streams_heartbeat_differences(result.response, obs)
+    except (AttributeError, TypeError, KeyError, ValueError):
+        # The trace's copy of the answer is mistyped (the checker reports it as malformed); the
+        # coordinator did answer, so the model keeps in step with it.
+        coord.commit(result)
+        expected_records.extend((line, record) for record in result.records)
+        raise
     task_fields = {"activeTasks", "standbyTasks"}
     if diffs and {d[0] for d in diffs} <= task_fields and obs.get("errorCode", 0) == 0:
         wanted_a = task_set(obs.get("activeTasks")) or frozenset()

@@ -138,7 +138,7 @@ def _resources(value: Any) -> frozenset[tuple[str, str, int]] | str | None:
         return None
     try:
         return frozenset(items(parse(value)))
-    except ValueError:
+    except (TypeError, ValueError):  # not the draft's shape: a list of a mistyped value
         return "unreadable"
 
 

@@ -1,0 +1,96 @@
+"""A call whose request or response has a field of the wrong type is a ``malformed`` finding at its
+line, named as the message schema names it; the checker never crashes on it, and a coordinator
+answer the trace mangled does not put the model out of step (the following lines still conform).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.helpers import check_events, read_jsonl
+
+GOLDEN = Path(__file__).resolve().parent / "golden"
+
+# name -> (golden, line, path to the mistyped value, value, expected findings (line, field, message))
+CASES: dict[str, tuple[str, int, tuple[Any, ...], Any, list[tuple[int, str, str]]]] = {
+    "consumer assignment is a list": (
+        "consumer/reconciliation.jsonl", 4, ("response", "assignment"), [1, 2],
+        [(4, "response.assignment", "response: ConsumerGroupHeartbeatResponse v1: field `assignment` must be an object")]),
+    "consumer partition is a string": (
+        "consumer/reconciliation.jsonl", 4, ("response", "assignment", "topicPartitions", 0, "partitions", 0), "x",
+        [(4, "response.assignment.topicPartitions[0].partitions[0]",
+          "response: ConsumerGroupHeartbeatResponse v1: field `assignment.topicPartitions[0].partitions[0]` "
+          "must be an integer (int32), got str")]),
+    "streams standby partition is a list": (
+        "streams/standby_rebalance.jsonl", 12, ("response", "standbyTasks", 0, "partitions", 0), [1, 2],
+        [(12, "response.standbyTasks[0].partitions[0]",
+          "response: StreamsGroupHeartbeatResponse v0: field `standbyTasks[0].partitions[0]` "
+          "must be an integer (int32), got list")]),
+    "consumer group id is a list": (
+        "consumer/topics_and_regex.jsonl", 3, ("request", "groupId"), ["g"],
+        [(3, "request.groupId", "request has no string `groupId`")]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_mistyped_field_is_one_malformed_finding(name: str, tmp_path: Path) -> None:
+    golden, line, path, value, expected = CASES[name]
+    events = read_jsonl(GOLDEN / golden)
+    target = events[line - 1]
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    status, report = check_events(tmp_path, events)
+    assert status == 1
+    assert [(f["line"], f["kind"], f["field"], f["message"]) for f in report["findings"]] == [
+        (ln, "malformed", fld, msg) for ln, fld, msg in expected]
+
+
+def test_streams_request_struct_without_a_field_is_refused(tmp_path: Path) -> None:
+    """A struct given without one of its fields is malformed (a top-level field left out is not:
+    traces omit ``throttleTimeMs``); the model never sees the request, so the member it would have
+    updated is behind from then on."""
+    events = read_jsonl(GOLDEN / "streams/standby_rebalance.jsonl")
+    events[17]["request"]["userEndpoint"] = {"port": 9092}
+    status, report = check_events(tmp_path, events)
+    assert status == 1
+    first = report["findings"][0]
+    assert (first["line"], first["kind"], first["field"], first["message"]) == (
+        18, "malformed", "request.userEndpoint.host",
+        "request: StreamsGroupHeartbeatRequest v0: missing required field `userEndpoint.host`")
+
+
+def test_mistyped_classic_request_never_reaches_the_model(tmp_path: Path) -> None:
+    """The classic model keeps a JoinGroup's instance id for later calls; a mistyped one is refused
+    at its line (before, a later ConsumerGroupHeartbeat crashed in the range assignor's member order)."""
+    events = read_jsonl(GOLDEN / "migration/upgrade.jsonl")
+    assert events[2]["requestHeader"]["requestApiKey"] == 11
+    events[2]["request"]["groupInstanceId"] = 7
+    status, report = check_events(tmp_path, events)
+    assert status == 1
+    first = report["findings"][0]
+    assert (first["line"], first["kind"], first["field"], first["message"]) == (
+        3, "malformed", "request.groupInstanceId", "request: JoinGroupRequest v9: field `groupInstanceId` must be a string")
+    assert report["groups"][0]["verdict"] == "incomplete"
+
+
+def test_connect_calls_without_a_schema_table_become_findings(tmp_path: Path) -> None:
+    """The Connect draft's messages have no schema table: a mistyped value is still a finding at its
+    line (a list where the draft has a string id), and an unreadable task list is shown as such."""
+    events = read_jsonl(GOLDEN / "connect/worker_bounces.jsonl")
+    assert events[19]["requestHeader"]["requestApiKeyName"] == "CONNECT_GROUP_PREPARE_ASSIGNMENT"
+    events[19]["response"]["members"][0]["memberId"] = ["W1"]
+    status, report = check_events(tmp_path, events)
+    assert status == 1
+    assert [(f["line"], f["kind"], f.get("field"), f["message"]) for f in report["findings"]] == [
+        (20, "malformed", None,
+         "the CONNECT_GROUP_PREPARE_ASSIGNMENT call has a value of the wrong type (TypeError: unhashable type: 'list')")]
+    events = read_jsonl(GOLDEN / "connect/worker_bounces.jsonl")
+    events[19]["response"]["members"][0]["connectorsAndTasks"][0]["tasks"] = 7
+    status, report = check_events(tmp_path, events)
+    assert status == 1
+    assert [(f["line"], f["kind"], f["field"]) for f in report["findings"]] == [(20, "response-mismatch", "members")]
+    assert "\"'unreadable'\"" in report["findings"][0]["message"]
