@@ -13,6 +13,7 @@ from typing import Any
 from kgspec.invariants.streams import response_problems
 from kgspec.model.streams.alternatives import swap_towards
 from kgspec.model.streams.heartbeat import owned_tasks, parse_topology
+from kgspec.model.streams.member import ROLE_FIELDS
 
 TopicSet = frozenset[tuple[str, int]]
 
@@ -163,7 +164,7 @@ def normalize_consumer_member(m: Any) -> Any:
 # --- streams (StreamsGroupHeartbeat 88, StreamsGroupDescribe 89) -----------------------------
 
 TaskSet = frozenset[tuple[str, int]]
-STREAMS_TASK_FIELDS = ("activeTasks", "standbyTasks", "warmupTasks")
+STREAMS_TASK_FIELDS = tuple(ROLE_FIELDS.values())
 
 
 def task_set(tasks: Any) -> TaskSet | None:
@@ -311,7 +312,7 @@ def check_streams_heartbeat(coord: Any, gid: str, pinned: dict[str, int], req: d
         observed_tasks = None
         if all(obs.get(f) is not None for f in ("activeTasks", "standbyTasks")):
             observed_tasks = {}
-            for role, f in (("active", "activeTasks"), ("standby", "standbyTasks"), ("warmup", "warmupTasks")):
+            for role, f in ROLE_FIELDS.items():
                 grouped: dict[str, set[int]] = {}
                 for sid, p in task_set(obs.get(f)) or frozenset():
                     grouped.setdefault(sid, set()).add(p)

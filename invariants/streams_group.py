@@ -47,6 +47,7 @@ from kgspec.model.streams.group import NOT_READY, STABLE_STATE, StreamsGroup
 from kgspec.model.streams.guarantees import sticky_guarantee_problems
 from kgspec.model.streams.member import (
     ACTIVE,
+    ROLE_FIELDS,
     ROLES,
     STABLE,
     STANDBY,
@@ -62,7 +63,6 @@ _AS_CONSUMER_STATE = {STABLE: consumer_member.STABLE, UNREVOKED_TASKS: consumer_
                       UNRELEASED_TASKS: consumer_member.UNRELEASED_PARTITIONS}
 
 StreamsCall = tuple[StreamsMember | None, Mapping[str, Any], Mapping[str, Any]]
-_ROLE_FIELDS = {ACTIVE: "activeTasks", STANDBY: "standbyTasks", "warmup": "warmupTasks"}
 
 
 @dataclass(slots=True)
@@ -144,7 +144,7 @@ def no_tasks_while_not_ready(group: StreamsGroup | None, call: StreamsCall | Non
         before, request, response = call
         if response.get("errorCode") == 0:
             had = before.assigned if before is not None else {}
-            for role, name in _ROLE_FIELDS.items():
+            for role, name in ROLE_FIELDS.items():
                 for entry in response.get(name) or []:
                     new = [p for p in entry["partitions"] if p not in had.get(role, {}).get(entry["subtopologyId"], {})]
                     if new:
@@ -173,7 +173,7 @@ def streams_epoch_fencing(before: StreamsMember | None, request: Mapping[str, An
     mid = before.member_id
 
     def owned_problem(epoch: int) -> str | None:
-        for role, name in _ROLE_FIELDS.items():
+        for role, name in ROLE_FIELDS.items():
             if not _contained(request.get(name), before.assigned.get(role, {})):
                 return (f"member {mid} was accepted with its previous epoch {epoch} although its {name} "
                         f"{request.get(name)!r} are not within its assigned {role} tasks")

@@ -57,8 +57,8 @@ from kgspec.invariants.symbolic.concrete import (
 from kgspec.invariants.symbolic.invariants import for_protocol
 from kgspec.invariants.symbolic.state import ROLE_NAMES
 from kgspec.model.consumer import member as consumer_member
-from kgspec.model.sim.streams_client import ROLE_FIELDS
 from kgspec.model.streams import member as streams_member
+from kgspec.model.streams.member import ROLE_FIELDS
 
 Tasks = frozenset[str]
 _LEAVE_EPOCHS = (-1, -2)
@@ -554,13 +554,13 @@ class StreamsRefinement(ConsumerRefinement):
 
     @staticmethod
     def _reports_owned(request: dict[str, Any]) -> bool:
-        return all(request.get(name) is not None for _, name in ROLE_FIELDS)
+        return all(request.get(name) is not None for _, name in ROLE_FIELDS.items())
 
     def _reported(self, request: dict[str, Any], client: Any) -> dict[str, Tasks]:
-        if any(request.get(name) is None for _, name in ROLE_FIELDS):
+        if any(request.get(name) is None for _, name in ROLE_FIELDS.items()):
             return self._holdings(getattr(client, "last_sent_owned", None) or {})
         return self._holdings({role: {e["subtopologyId"]: e["partitions"] for e in request[name]}
-                               for role, name in ROLE_FIELDS})
+                               for role, name in ROLE_FIELDS.items()})
 
     def _indexed(self, group: Any) -> Tasks:
         return frozenset(_task(sid, p) for sid, p in group.active_process)

@@ -39,7 +39,7 @@ from kgspec.model.consumer.records import CONSUMER_RECORD_TYPES
 from kgspec.model.coordinator import CONSUMER_GROUP_DESCRIBE, CONSUMER_GROUP_HEARTBEAT, Coordinator
 from kgspec.model.hashing import kafka_uuid_string
 from kgspec.model.mutants import Mutants
-from kgspec.model.sim.streams_client import ROLE_FIELDS
+from kgspec.model.streams.member import ROLE_FIELDS
 
 GROUP = "g"
 TOPIC = "t"
@@ -475,7 +475,7 @@ class _StreamsReplay(_Replay):
                             "processId": self.cex.process_of[m], "clientTags": [],
                             "activeTasks": [], "standbyTasks": [], "warmupTasks": []})
         elif epoch >= 0:
-            for role, name in ROLE_FIELDS:
+            for role, name in ROLE_FIELDS.items():
                 parts = self.tasks_owned[m].get(role, [])
                 request[name] = [{"subtopologyId": "0", "partitions": parts}] if parts else []
         return self.call(88, 0, request, now, f"client-{m}")
@@ -485,10 +485,10 @@ class _StreamsReplay(_Replay):
 
     def adopt(self, m: str, response: dict[str, Any]) -> None:
         self.epoch[m] = int(response["memberEpoch"])
-        if any(response.get(name) is None for _, name in ROLE_FIELDS):
+        if any(response.get(name) is None for _, name in ROLE_FIELDS.items()):
             return  # unchanged
         self.tasks_owned[m] = {role: sorted(p for e in response[name] for p in e["partitions"])
-                               for role, name in ROLE_FIELDS}
+                               for role, name in ROLE_FIELDS.items()}
 
     def forget(self, m: str) -> None:
         self.epoch[m], self.tasks_owned[m] = 0, {}
@@ -506,6 +506,6 @@ class _StreamsReplay(_Replay):
             return None
         tasks = self.cex.instance.tasks
         assigned = {role: sorted(tasks[p] for parts in member.assigned.get(role, {}).values() for p in parts)
-                    for role, _ in ROLE_FIELDS}
+                    for role, _ in ROLE_FIELDS.items()}
         return (member.member_epoch, STREAMS_STATES.get(member.state, "UNKNOWN"),
                 {r: v for r, v in assigned.items() if v})

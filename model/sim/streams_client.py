@@ -25,18 +25,17 @@ from typing import Any, ClassVar
 
 from kgspec.model.sim.client import ClientOptions, MemberClient
 from kgspec.model.streams.heartbeat import tasks_json
-
-ROLE_FIELDS = (("active", "activeTasks"), ("standby", "standbyTasks"), ("warmup", "warmupTasks"))
+from kgspec.model.streams.member import ROLE_FIELDS
 
 Tasks = dict[str, dict[str, frozenset[int]]]  # role -> subtopology -> partitions; empty roles left out
 
 
 def parse_tasks(response: Mapping[str, Any]) -> Tasks | None:
     """The target a response carries: all three lists, or None (unchanged)."""
-    if any(response.get(name) is None for _, name in ROLE_FIELDS):
+    if any(response.get(name) is None for _, name in ROLE_FIELDS.items()):
         return None
     out: Tasks = {}
-    for role, name in ROLE_FIELDS:
+    for role, name in ROLE_FIELDS.items():
         by_sub: dict[str, set[int]] = {}
         for entry in response[name]:
             by_sub.setdefault(entry["subtopologyId"], set()).update(entry["partitions"])
@@ -79,7 +78,7 @@ class StreamsSimClient(MemberClient):
                             "activeTasks": [], "standbyTasks": [], "warmupTasks": []})
             self.last_sent_owned = {}
         elif self._reports_owned(full):
-            for role, name in ROLE_FIELDS:
+            for role, name in ROLE_FIELDS.items():
                 request[name] = tasks_json(self.owned.get(role, {}))
         return request
 

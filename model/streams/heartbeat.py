@@ -49,6 +49,7 @@ from kgspec.model.streams.member import (
     ACTIVE,
     LEAVE_GROUP_MEMBER_EPOCH,
     LEAVE_GROUP_STATIC_MEMBER_EPOCH,
+    ROLE_FIELDS,
     ROLES,
     STANDBY,
     UNREVOKED_TASKS,
@@ -63,7 +64,6 @@ if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
 
 METADATA_REFRESH_INTERVAL_MS = 2**31 - 1
-_ROLE_FIELDS = {ACTIVE: "activeTasks", STANDBY: "standbyTasks", WARMUP: "warmupTasks"}
 
 
 def _empty(value: Any) -> bool:
@@ -148,9 +148,9 @@ def _task_list(entries: Any) -> dict[str, frozenset[int]]:
 
 
 def owned_tasks(request: Mapping[str, Any]) -> OwnedTasks | None:
-    if any(request.get(_ROLE_FIELDS[r]) is None for r in ROLES):
+    if any(request.get(ROLE_FIELDS[r]) is None for r in ROLES):
         return None
-    return {r: _task_list(request.get(_ROLE_FIELDS[r])) for r in ROLES}
+    return {r: _task_list(request.get(ROLE_FIELDS[r])) for r in ROLES}
 
 
 def tasks_json(tasks: Mapping[str, Any]) -> list[dict[str, Any]]:
@@ -234,7 +234,7 @@ class StreamsHeartbeat:
         epoch: int = req["memberEpoch"]
         joining = epoch == 0
         statuses: list[dict[str, Any]] = []
-        owned_raw = [req.get(_ROLE_FIELDS[r]) for r in ROLES]
+        owned_raw = [req.get(ROLE_FIELDS[r]) for r in ROLES]
 
         instance_id: str | None = req.get("instanceId")
         if joining:
@@ -419,7 +419,7 @@ class StreamsHeartbeat:
         if changed:
             sets = reconciled.assigned_sets()
             for role in ROLES:
-                response[_ROLE_FIELDS[role]] = tasks_json(sets[role])
+                response[ROLE_FIELDS[role]] = tasks_json(sets[role])
         if profile.streams_endpoint_change_bumps_endpoint_epoch:
             if member.user_endpoint != reconciled.user_endpoint or (changed and reconciled.user_endpoint is not None):
                 group.endpoint_information_epoch += 1

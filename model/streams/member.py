@@ -16,6 +16,8 @@ ACTIVE = "active"
 STANDBY = "standby"
 WARMUP = "warmup"
 ROLES: tuple[str, str, str] = (ACTIVE, STANDBY, WARMUP)
+# The heartbeat, describe and record field that lists a role's tasks.
+ROLE_FIELDS: dict[str, str] = {ACTIVE: "activeTasks", STANDBY: "standbyTasks", WARMUP: "warmupTasks"}
 
 # streams/MemberState.java: the byte values differ from the consumer's.
 STABLE = 1

@@ -27,6 +27,7 @@ from kgspec.model.streams.group import StreamsGroup
 from kgspec.model.streams.member import (
     ACTIVE,
     LEAVE_GROUP_MEMBER_EPOCH,
+    ROLE_FIELDS,
     ROLES,
     STANDBY,
     WARMUP,
@@ -42,7 +43,6 @@ STREAMS_RECORD_TYPES = frozenset({
     STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER, STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT, STREAMS_GROUP_TOPOLOGY,
 })
 
-_ROLE_FIELDS = {ACTIVE: "activeTasks", STANDBY: "standbyTasks", WARMUP: "warmupTasks"}
 _PENDING_FIELDS = {ACTIVE: "activeTasksPendingRevocation", STANDBY: "standbyTasksPendingRevocation",
                    WARMUP: "warmupTasksPendingRevocation"}
 
@@ -90,7 +90,7 @@ def _task_ids(tasks: Mapping[str, Collection[int]], epochs: bool = False) -> lis
 
 
 def target_member_record(group_id: str, member_id: str, target: TaskSets) -> Record:
-    value = {_ROLE_FIELDS[r]: _task_ids(target.get(r, {})) for r in ROLES}
+    value = {ROLE_FIELDS[r]: _task_ids(target.get(r, {})) for r in ROLES}
     return Record(STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER, {"groupId": group_id, "memberId": member_id}, value)
 
 
@@ -115,7 +115,7 @@ def current_assignment_record(group_id: str, m: StreamsMember, profile: Profile)
     value: dict[str, Any] = {"memberEpoch": m.member_epoch, "previousMemberEpoch": m.previous_member_epoch,
                              "state": m.state}
     for role in ROLES:
-        value[_ROLE_FIELDS[role]] = _task_ids(m.assigned.get(role, {}), epochs and role == ACTIVE)
+        value[ROLE_FIELDS[role]] = _task_ids(m.assigned.get(role, {}), epochs and role == ACTIVE)
     for role in ROLES:
         value[_PENDING_FIELDS[role]] = _task_ids(m.pending_revocation.get(role, {}), epochs and role == ACTIVE)
     return Record(STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT, {"groupId": group_id, "memberId": m.member_id}, value)
@@ -251,7 +251,7 @@ def replay(groups: dict[str, StreamsGroup], record: Record, new_group: Callable[
         if value is None:
             group.target.pop(mid, None)
         else:
-            group.target[mid] = {r: _parse_sets(value.get(_ROLE_FIELDS[r], []), _ROLE_FIELDS[r]) for r in ROLES}
+            group.target[mid] = {r: _parse_sets(value.get(ROLE_FIELDS[r], []), ROLE_FIELDS[r]) for r in ROLES}
         return
 
     if rtype == STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT:
@@ -271,7 +271,7 @@ def replay(groups: dict[str, StreamsGroup], record: Record, new_group: Callable[
         m.member_epoch = int(value["memberEpoch"])
         m.previous_member_epoch = int(value["previousMemberEpoch"])
         m.state = state_from_code(int(value["state"]))
-        m.assigned = _parse_holding(value, _ROLE_FIELDS, m.member_epoch)
+        m.assigned = _parse_holding(value, ROLE_FIELDS, m.member_epoch)
         m.pending_revocation = _parse_holding(value, _PENDING_FIELDS, m.member_epoch)
         group.put_member(m)
         return
