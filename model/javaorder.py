@@ -17,6 +17,8 @@ against a JVM (300 random HashMap cases, 300 PriorityQueue op sequences).
 
 from __future__ import annotations
 
+import base64
+import binascii
 from collections.abc import Callable, Iterable
 from typing import Generic, TypeVar
 
@@ -75,6 +77,43 @@ def java_hashmap_order(keys: Iterable[str], initial_capacity: int | None = None)
     capacity = hashmap_capacity(len(unique), initial_capacity)
     # sorted() is stable: keys in one bucket stay in insertion order, as in Java's bins.
     return sorted(unique, key=lambda k: bucket_index(java_string_hash(k), capacity))
+
+
+def _uuid_hash(topic_id: str) -> int | None:
+    """``Uuid.hashCode`` of a Kafka base64 topic id; None when the id is not one."""
+    try:
+        raw = base64.urlsafe_b64decode(topic_id + "=" * (-len(topic_id) % 4))
+    except (binascii.Error, ValueError):
+        return None
+    if len(raw) != 16:
+        return None
+    msb, lsb = int.from_bytes(raw[:8], "big"), int.from_bytes(raw[8:], "big")
+    xor = msb ^ lsb
+    return ((xor >> 32) ^ xor) & 0xFFFFFFFF
+
+
+def uuid_hashmap_order(topic_ids: Iterable[str]) -> list[str]:
+    """``HashMap<Uuid, _>`` order; ids that are not Kafka Uuids go last, sorted (a model choice)."""
+    ids = list(dict.fromkeys(topic_ids))
+    capacity = hashmap_capacity(len(ids))
+    known = [(t, h) for t in ids if (h := _uuid_hash(t)) is not None]
+    unknown = sorted(t for t in ids if _uuid_hash(t) is None)
+    ordered = sorted(known, key=lambda th: bucket_index(th[1], capacity))
+    return [t for t, _ in ordered] + unknown
+
+
+def int_hashset_order(values: Iterable[int]) -> list[int]:
+    """``new HashSet<>(collection)`` of partition numbers: by bucket, then value."""
+    vals = sorted(set(values))
+    capacity = hashmap_capacity(len(vals), max(int(len(vals) / 0.75) + 1, 16))
+    return sorted(vals, key=lambda v: bucket_index(v, capacity))
+
+
+def topic_order(topic_ids: Iterable[str]) -> list[str]:
+    """The order Kafka lists a ``HashMap<Uuid, Set<Integer>>`` assignment's topics in (records 7
+    and 8, heartbeat responses). Ties within a bucket follow insertion order in Java, which the
+    model does not track: sorting first makes them deterministic whatever Python's hash seed."""
+    return uuid_hashmap_order(sorted(topic_ids))
 
 
 class JavaPriorityQueue(Generic[T]):

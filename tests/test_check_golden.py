@@ -5,6 +5,9 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
+import subprocess
+import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -57,6 +60,24 @@ def test_goldens_are_current(name: str, tmp_path: Path) -> None:
     written = recorder.write(tmp_path / f"{name}.jsonl")
     assert written.read_text() == (GOLDEN / f"{name}.jsonl").read_text(), "run scripts/make_golden.py"
 
+
+
+def test_goldens_do_not_depend_on_pythons_hash_seed(tmp_path: Path) -> None:
+    """Set iteration order varies with PYTHONHASHSEED; the topics of an assignment (records 7 and 8,
+    responses) must not (two goldens were once written in a seed's order)."""
+    code = ("import sys; sys.path.insert(0, '.'); from pathlib import Path; from tests.helpers import golden_script; "
+            "m = golden_script('make_golden'); "
+            "[f().write(Path(sys.argv[1]) / f'{n}.jsonl') for n, f in m.SCENARIOS.items()]")
+    root = Path(__file__).resolve().parent.parent
+    for seed in ("1", "2"):
+        (tmp_path / seed).mkdir()
+        subprocess.run([sys.executable, "-c", code, str(tmp_path / seed)], cwd=root, check=True,
+                       env={**os.environ, "PYTHONHASHSEED": seed}, capture_output=True)
+    names = sorted(MAKE_GOLDEN.SCENARIOS)
+    assert [(tmp_path / "1" / f"{n}.jsonl").read_text() for n in names] == [
+        (GOLDEN / f"{n}.jsonl").read_text() for n in names]
+    assert [(tmp_path / "2" / f"{n}.jsonl").read_text() for n in names] == [
+        (GOLDEN / f"{n}.jsonl").read_text() for n in names]
 
 # --- the goldens hold Kafka's values (so regenerating them cannot hide a regression) ----------
 

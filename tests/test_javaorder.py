@@ -4,8 +4,12 @@ Kafka's ``Uuid.hashCode`` emulated by a key class with the same formula)."""
 
 from __future__ import annotations
 
-from kgspec.model.javaorder import JavaPriorityQueue, java_hashmap_order
-from kgspec.model.migration.order import int_hashset_order, uuid_hashmap_order
+from kgspec.model.javaorder import (
+    JavaPriorityQueue,
+    int_hashset_order,
+    java_hashmap_order,
+    uuid_hashmap_order,
+)
 
 MEMBERS = [f"member-{i}" for i in range(20)]
 

@@ -28,6 +28,7 @@ from kgspec.model.consumer.member import (
     ConsumerMember,
 )
 from kgspec.model.errors import CoordinatorError, Errors
+from kgspec.model.javaorder import topic_order
 from kgspec.model.migration import downgrade
 from kgspec.model.reconcile import (
     Holding,
@@ -105,7 +106,8 @@ def parse_owned(request: Mapping[str, Any]) -> OwnedPartitions | None:
 
 def assignment_json(holding: Holding) -> dict[str, Any]:
     """``ConsumerGroupHeartbeatResponse.createAssignment``."""
-    return {"topicPartitions": [{"topicId": t, "partitions": sorted(p)} for t, p in holding.items() if p]}
+    return {"topicPartitions": [{"topicId": t, "partitions": sorted(holding[t])} for t in topic_order(holding)
+                                if holding[t]]}
 
 
 def steady_timer_ops(coord: Coordinator, request: dict[str, Any], client_id: str, client_host: str,

@@ -13,6 +13,7 @@ from typing import Any
 
 from kgspec.model.consumer.group import ConsumerGroup, ResolvedRegex
 from kgspec.model.consumer.member import ConsumerMember, state_from_code
+from kgspec.model.javaorder import topic_order
 from kgspec.model.profiles import Profile
 from kgspec.model.reconcile import Holding
 from kgspec.model.records import (
@@ -87,12 +88,16 @@ def target_metadata_tombstone(group_id: str) -> Record:
 
 
 def target_member_record(group_id: str, member_id: str, target: dict[str, frozenset[int]]) -> Record:
-    value = {"topicPartitions": [{"topicId": t, "partitions": sorted(p)} for t, p in target.items()]}
+    value = {"topicPartitions": [{"topicId": t, "partitions": sorted(target[t])} for t in topic_order(target)]}
     return Record(CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER, {"groupId": group_id, "memberId": member_id}, value)
 
 
 def target_member_tombstone(group_id: str, member_id: str) -> Record:
     return Record(CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER, {"groupId": group_id, "memberId": member_id}, None)
+
+
+def _in_topic_order(holding: Holding) -> list[tuple[str, Any]]:
+    return [(t, holding[t]) for t in topic_order(holding)]
 
 
 def current_assignment_record(group_id: str, m: ConsumerMember, profile: Profile) -> Record:
@@ -101,8 +106,8 @@ def current_assignment_record(group_id: str, m: ConsumerMember, profile: Profile
         "memberEpoch": m.member_epoch,
         "previousMemberEpoch": m.previous_member_epoch,
         "state": m.state,
-        "assignedPartitions": partition_entries(m.assigned.items(), "topicId", epochs),
-        "partitionsPendingRevocation": partition_entries(m.pending_revocation.items(), "topicId", epochs),
+        "assignedPartitions": partition_entries(_in_topic_order(m.assigned), "topicId", epochs),
+        "partitionsPendingRevocation": partition_entries(_in_topic_order(m.pending_revocation), "topicId", epochs),
     }
     return Record(CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT, {"groupId": group_id, "memberId": m.member_id}, value)
 

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 
 from kgspec.model.classic.member import Protocols
 from kgspec.model.consumer.member import ConsumerMember
-from kgspec.model.migration.order import int_hashset_order, uuid_hashmap_order
+from kgspec.model.javaorder import int_hashset_order, uuid_hashmap_order
 from kgspec.model.migration.protocol import TopicPartitions, encode_assignment
 
 if TYPE_CHECKING:

@@ -7,16 +7,14 @@
   model orders the current members as a freshly built table would (capacity never shrinks in
   Java, so a table that once held more members may differ; records are compared within a run).
 - assignments serialized by the coordinator walk a ``HashMap<Uuid, Set<Integer>>``: topics by
-  ``Uuid.hashCode``, partitions in ``HashSet<Integer>`` order.
+  ``Uuid.hashCode``, partitions in ``HashSet<Integer>`` order (``model/javaorder.py``).
 """
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections.abc import Iterable
 
-from kgspec.model.javaorder import bucket_index, hashmap_capacity, java_string_hash
+from kgspec.model.javaorder import java_string_hash
 
 _MASK64 = (1 << 64) - 1
 _FIBONACCI = -7046029254386353131 & _MASK64
@@ -44,33 +42,3 @@ def timeline_order(keys: Iterable[str]) -> list[str]:
         return ((_signed32(java_string_hash(key)) * _FIBONACCI) & _MASK64) >> shift
 
     return sorted(unique, key=slot)
-
-
-def _uuid_hash(topic_id: str) -> int | None:
-    """``Uuid.hashCode`` of a Kafka base64 topic id; None when the id is not one."""
-    try:
-        raw = base64.urlsafe_b64decode(topic_id + "=" * (-len(topic_id) % 4))
-    except (binascii.Error, ValueError):
-        return None
-    if len(raw) != 16:
-        return None
-    msb, lsb = int.from_bytes(raw[:8], "big"), int.from_bytes(raw[8:], "big")
-    xor = msb ^ lsb
-    return ((xor >> 32) ^ xor) & 0xFFFFFFFF
-
-
-def uuid_hashmap_order(topic_ids: Iterable[str]) -> list[str]:
-    """``HashMap<Uuid, _>`` order; ids that are not Kafka Uuids go last, sorted (a model choice)."""
-    ids = list(dict.fromkeys(topic_ids))
-    capacity = hashmap_capacity(len(ids))
-    known = [(t, h) for t in ids if (h := _uuid_hash(t)) is not None]
-    unknown = sorted(t for t in ids if _uuid_hash(t) is None)
-    ordered = sorted(known, key=lambda th: bucket_index(th[1], capacity))
-    return [t for t, _ in ordered] + unknown
-
-
-def int_hashset_order(values: Iterable[int]) -> list[int]:
-    """``new HashSet<>(collection)`` of partition numbers: by bucket, then value."""
-    vals = sorted(set(values))
-    capacity = hashmap_capacity(len(vals), max(int(len(vals) / 0.75) + 1, 16))
-    return sorted(vals, key=lambda v: bucket_index(v, capacity))
