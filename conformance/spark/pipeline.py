@@ -6,7 +6,8 @@
    ``monotonically_increasing_id()``. A split is read by one task, in order, so ids of one
    block are consecutive: one aggregation per block (row count, first id, first non-blank
    id, last dump-log/console timestamp) gives every row its 1-based line number without a
-   window over whole files. The first lines of each file give its format.
+   window over whole files. The first lines of each file give its format: the driver reads
+   them itself where the file is local, else a Spark job samples the first block's lines.
 2. **Parse** (``mapInArrow``): each line through the readers' own per-line parsers
    (:mod:`.parse`); the rows are persisted for the next stages.
 3. **Cluster events**: headers, topic and tick events and topic-API calls, resolved per
@@ -26,8 +27,10 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
+import gzip
 import os
 import time
+import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -63,6 +66,9 @@ from .sampling import spark_keep, validate_seed
 _JAVA_SPACE: Final = (" ", "\t", "\n", "\x0b", "\f", "\r")  # Java's \s
 SAMPLE_LINES: Final = 64
 SAMPLE_BYTES: Final = 4096
+SAMPLE_FILE_BYTES: Final = 64 * 1024  # as kgspec check's detection
+# Hadoop's other codecs, chosen by suffix: Spark decompresses these files, the driver does not
+_HADOOP_CODEC_SUFFIXES: Final = frozenset({".bz2", ".deflate", ".lz4", ".snappy", ".zst", ".br"})
 _TYPE_RANK: Final = {"streams": 4, "share": 3, "consumer": 2, "classic": 1}
 FINDINGS_SCHEMA: Final = ("path string, line long, groupId string, groupType string, kind string, field string, "
                           "expected string, observed string, message string")
@@ -215,8 +221,11 @@ def _layouts(spark: Any, raw: Any, names: _Names, fmt: str) -> dict[str, FileLay
         by_file.setdefault(r["uri"], []).append(r)
     formats: dict[str, str] = {}
     if fmt == "auto":
+        formats = {uri: found for uri in by_file if (found := _local_format(uri)) is not None}
+    remote = [uri for uri in by_file if uri not in formats]  # by Spark's sample of their first lines
+    if fmt == "auto" and remote:
         firsts = [(uri, min(b["fid"] for b in blocks if b["block"] == min(x["block"] for x in blocks)))
-                  for uri, blocks in by_file.items()]
+                  for uri, blocks in by_file.items() if uri not in formats]
         first_df = spark.createDataFrame(firsts, "uri string, fid long")
         sample = (raw.where(F.col("block") == 0).join(F.broadcast(first_df), "uri")
                   .where(F.col("rid") < F.col("fid") + SAMPLE_LINES)
@@ -225,7 +234,7 @@ def _layouts(spark: Any, raw: Any, names: _Names, fmt: str) -> dict[str, FileLay
         lines: dict[str, list[tuple[int, bytes]]] = {}
         for r in sample:
             lines.setdefault(r["uri"], []).append((r["rid"], bytes(r["v"])))
-        for uri in by_file:
+        for uri in remote:
             text = b"\n".join(v for _, v in sorted(lines.get(uri, [])))
             formats[uri] = detect_format(text) or "native"
     layouts: dict[str, FileLayout] = {}
@@ -245,6 +254,31 @@ def _layouts(spark: Any, raw: Any, names: _Names, fmt: str) -> dict[str, FileLay
             before += b["n"]
         layouts[uri] = layout
     return layouts
+
+
+def _local_format(uri: str) -> str | None:
+    """The format of a file the driver can read itself, from its first lines; None: ask Spark.
+
+    A local file's first 64 KiB are what ``kgspec check`` reads to detect the format, and
+    reading them here spares a Spark job that scans every split for the first block's lines
+    (a third of the layout pass). Compressed files other than gzip, and anything not a plain
+    local file, are left to Spark, which decompresses by extension as it reads.
+    """
+    local = _local_path(uri)
+    if local is None or not os.path.isfile(local):
+        return None
+    try:
+        if local.endswith(".gz"):
+            with gzip.open(local, "rb") as stream:
+                sample = stream.read(SAMPLE_FILE_BYTES)
+        elif os.path.splitext(local)[1] in _HADOOP_CODEC_SUFFIXES:
+            return None
+        else:
+            with open(local, "rb") as plain:
+                sample = plain.read(SAMPLE_FILE_BYTES)
+    except (OSError, EOFError, zlib.error):
+        return None  # Spark reads what it can (ignoreCorruptFiles): let its sample decide
+    return detect_format(sample) or "native"
 
 
 def _file_settings(path: str, header: Event | None, opts: ConformOptions,

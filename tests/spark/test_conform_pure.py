@@ -90,3 +90,27 @@ def test_stages_equal_check_on_mutated_groups(dataset: Dataset) -> None:
     assert groups == sorted((g.group_id, g.verdict, g.events) for g in report.groups)
     assert {g for g, v, _ in groups if v == "diverges"} == MUTATED
     assert findings == sorted(((f.line, f.group_id, f.kind, f.field) for f in report.findings), key=str)
+
+
+def test_driver_detects_local_formats_as_check_does(tmp_path: Path) -> None:
+    """Local files are detected by the driver from their first 64 KiB; others are left to Spark."""
+    from kgspec.conformance.spark.pipeline import _local_format
+
+    expected = {"native.jsonl.gz": "native", "native_malformed.jsonl": "native",
+                "offsets.console.txt": "console", "offsets.dump.txt": "dump-log", "request.log": "request-log"}
+    for name, fmt in expected.items():
+        assert _local_format((FORMATS_DIR / name).as_uri()) == fmt, name
+    blank = tmp_path / "blank.txt"
+    blank.write_bytes(b"\n\n")
+    assert _local_format(blank.as_uri()) == "native"  # nothing to read: as the Spark sample decides
+    unknown = tmp_path / "unknown.txt"
+    unknown.write_bytes(b"hello\n")
+    assert _local_format(unknown.as_uri()) == "native"  # undetectable: conform's fallback
+    not_gzip = tmp_path / "plain.jsonl.gz"
+    not_gzip.write_bytes(b'{"tsMs": 0}\n')
+    assert _local_format(not_gzip.as_uri()) is None  # Spark decides what it can read
+    bz2 = tmp_path / "trace.jsonl.bz2"
+    bz2.write_bytes(b"BZh9")
+    assert _local_format(bz2.as_uri()) is None
+    assert _local_format("hdfs://namenode/traces/a.jsonl") is None
+    assert _local_format(tmp_path.as_uri()) is None  # a directory

@@ -50,6 +50,18 @@ def test_conform_report_equals_check(spark: Any, dataset: Dataset, tmp_path: Pat
 
 @pytest.mark.spark
 @pytest.mark.slow
+def test_formats_from_sparks_sample(spark: Any, dataset: Dataset, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files the driver cannot read (HDFS, S3, other codecs) are detected from Spark's own sample."""
+    import kgspec.conformance.spark.pipeline as pipeline
+
+    monkeypatch.setattr(pipeline, "_local_format", lambda uri: None)
+    got = _conform_json(spark, dataset.all)
+    got.pop("sampling")
+    assert got == _check_json(dataset.all)
+
+
+@pytest.mark.spark
+@pytest.mark.slow
 def test_sampling_reports_exactly_the_sampled_mutated_groups(spark: Any, dataset: Dataset) -> None:
     got = _conform_json(spark, [dataset.native], fraction=0.5, seed=3)
     expected = {f"group-{i}" for i in range(GROUPS) if keep(3, f"group-{i}", 0.5)}
