@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from kgspec.conformance.checker import _timer_at
 from kgspec.conformance.readers import read_request_log
+from kgspec.conformance.readers.call_memo import CallMemo
 from kgspec.conformance.readers.jsonfast import has_long_digit_run, loads
 from kgspec.conformance.readers.request_log import ArrivalQueue, _LineParser
 from kgspec.conformance.writers import write_request_log
@@ -78,6 +79,7 @@ def _general(monkeypatch: pytest.MonkeyPatch, text: bytes, **options: Any) -> li
     with monkeypatch.context() as patch:
         patch.setattr(_LineParser, "parse_canonical", lambda self, raw, line_no: None)
         patch.setattr(_LineParser, "_call", _LineParser._checked_call)
+        patch.setattr(CallMemo, "event", lambda self, text, line_no, completion: None)
         return _items(text, **options)
 
 

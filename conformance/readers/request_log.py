@@ -31,6 +31,7 @@ from collections.abc import Collection, Iterator
 from typing import Any, BinaryIO, Final
 
 from ..events import Event, Malformed, ReadItem, Skipped
+from .call_memo import TOTAL_TIME, CallMemo, Repeat, repeated_event, round_ms
 from .header import is_number
 from .jsonfast import loads
 from .lines import DEFAULT_MAX_LINE_BYTES, skip_rest_of_line, too_long_message
@@ -40,7 +41,8 @@ from .validate import call_event
 
 DEFAULT_REORDER_WINDOW_MS: Final = 10 * 60 * 1000
 COMPLETED: Final = b"Completed request:"
-TOTAL_TIME: Final = b'"totalTimeMs":'
+DEBUG_COMPLETED: Final = b"] DEBUG " + COMPLETED  # what follows the stamp on Kafka's usual line
+LOGGER_SUFFIX: Final = b" (kafka.request.logger)"  # ``%c`` of the request logger
 _INF: Final = float("inf")
 # Calls that carry a group: the coordinator's APIs (consumer, classic, streams, share,
 # offsets). The checker reports the ones it does not model as `unsupported`.
@@ -60,7 +62,8 @@ def read_request_log(stream: BinaryIO, *, tz: str | dt.tzinfo | None = None,
     # tracked by the garbage collector, parsed dicts for a whole window are neither.
     queue = ArrivalQueue()
     ordered, late = queue.ordered, queue.late  # the queue's two parts, used inline: this loop is hot
-    release, canonical = parser.release, parser.parse_canonical
+    release, canonical, popleft = parser.release, parser.parse_canonical, ordered.popleft
+    repeated, completed = parser.repeated, parser.completed
     latest = float("-inf")  # the log's clock: the latest completion seen
     readline, limit = stream.readline, max_line_bytes + 1
     line_no = 0
@@ -90,18 +93,33 @@ def read_request_log(stream: BinaryIO, *, tz: str | dt.tzinfo | None = None,
         else:
             heapq.heappush(late, entry)
         horizon = latest - reorder_window_ms
-        if late or ordered[0][0] <= horizon:
-            ready = queue.pop_ready(horizon)
-            while ready is not None:
-                yield from release(ready)
+        while True:  # release what is ready: queue.pop_ready and self.release, inline
+            if late:
                 ready = queue.pop_ready(horizon)
+                if ready is None:
+                    break
+            elif ordered and ordered[0][0] <= horizon:
+                ready = popleft()
+            else:
+                break
+            queued = ready[3]
+            if type(queued) is tuple:  # a repeated call (CallMemo.find): one event, no list to build
+                yield repeated_event(queued, ready[1], ready[2])
+            elif type(queued) is bytes:
+                event = repeated(queued, ready[1], ready[2])
+                if event is not None:
+                    yield event
+                else:
+                    yield from completed(queued, ready[1], ready[2])
+            else:
+                yield from queued  # type: ignore[misc]
     ready = queue.pop_ready(float("inf"))
     while ready is not None:
         yield from release(ready)
         ready = queue.pop_ready(float("inf"))
 
 
-_Entry = tuple[float, int, int, "bytes | list[ReadItem]"]
+_Entry = tuple[float, int, int, "bytes | list[ReadItem] | Repeat"]
 
 
 class ArrivalQueue:
@@ -150,6 +168,9 @@ class _LineParser:
         # API keys whose calls are kept as calls: neither skipped nor turned into topic events
         self._plain_keys = frozenset() if api_keys is None else \
             frozenset(api_keys) - (TOPIC_API_KEYS if tracker is not None else frozenset())
+        # Repeated calls decoded once (call_memo.py); ``repeated`` is None when a text is not one.
+        memo = CallMemo(self._plain_keys)
+        self.repeated, self._repeat = memo.event, memo.find
 
     def parse_canonical(self, raw: bytes, line_no: int) -> _Entry | None:
         """The queue entry of a canonical call line, as :meth:`parse` would make it; else None.
@@ -162,9 +183,12 @@ class _LineParser:
         """
         if not raw.endswith(b")\n") or raw[0] != 91:  # "["
             return None
-        if raw.startswith(self._second, 1) and raw[20] == 44 and raw[24:26] == b"] " and raw[21:24].isdigit():
-            # The second of the previous canonical line, which held no "] ": the stamp ends at 24.
+        if raw.startswith(self._second, 1) and raw[20] == 44 and raw[21:24].isdigit() \
+                and raw.startswith(DEBUG_COMPLETED, 24):
+            # The second of the previous canonical line, which held no "] ": the stamp ends at 24,
+            # and the level is DEBUG, so parse()'s partition finds the JSON right after.
             completion = self._second_ms + int(raw[21:24])
+            start = 24 + len(DEBUG_COMPLETED)
         else:
             if raw.find(b"] ", 1) != 24 or raw[20] != 44 or not raw[21:24].isdigit():
                 return None
@@ -173,28 +197,36 @@ class _LineParser:
                 return None
             completion = stamped
             self._second, self._second_ms = raw[1:20], completion - int(raw[21:24])
-        space = raw.find(b" ", 26)  # after the level, as parse() partitions the rest of the line
-        if not raw.startswith(COMPLETED, space + 1):
-            return None
-        start = space + 1 + len(COMPLETED)
+            space = raw.find(b" ", 26)  # after the level, as parse() partitions the rest of the line
+            if not raw.startswith(COMPLETED, space + 1):
+                return None
+            start = space + 1 + len(COMPLETED)
         end = len(raw) - 1
         at = raw.rfind(TOTAL_TIME, start, end)  # as _scan_total_time on the same text
         if at < 0:
             return None
-        at += len(TOTAL_TIME)
-        comma = raw.find(b",", at, end)
-        number = raw[at:comma]
-        if comma < 0 or b"}" in number:  # _scan_total_time stops at a "}" too: leave it to parse()
-            return None
-        try:
-            total = float(number)
-        except ValueError:
-            return None
-        if not total >= 0:
-            return None
+        # the " (kafka.request.logger)" suffix, as _cut_suffix: its " (" is the last one
+        cut = end - len(LOGGER_SUFFIX) if raw.endswith(LOGGER_SUFFIX, 0, end) else raw.rfind(b" (", start, end)
+        if cut <= start:
+            cut = end
+        # A repeated call is queued as its known pieces (smaller than its text), anything else as its
+        # text. No suffix holds "totalTimeMs", so ``at`` is the JSON text's last one too.
+        repeat = self._repeat(raw, start, at, cut)
+        total = repeat[1][3] if repeat is not None else None  # the number below, when its Y decides it
+        if total is None:
+            at += len(TOTAL_TIME)
+            comma = raw.find(b",", at, end)
+            number = raw[at:comma]
+            if comma < 0 or b"}" in number:  # _scan_total_time stops at a "}" too: leave it to parse()
+                return None
+            try:
+                total = float(number)
+            except ValueError:
+                return None
+            if not total >= 0:
+                return None
         key = completion - total
-        cut = raw.rfind(b" (", start, end)  # the " (kafka.request.logger)" suffix, as _cut_suffix
-        return int(key) if key.is_integer() else _ms(key), line_no, completion, raw[start:cut if cut > start else end]
+        return int(key) if key.is_integer() else round_ms(key), line_no, completion, repeat or raw[start:cut]
 
     def parse(self, line: bytes, line_no: int) -> tuple[bytes | list[ReadItem], float | None, int | None]:
         """(items or a call's JSON to parse later, sort key, completion ms); a None key means "now"."""
@@ -211,15 +243,21 @@ class _LineParser:
         text = message[len(COMPLETED):]
         total = _scan_total_time(text)
         if total is not None:  # a call sorts by its arrival
-            return _cut_suffix(text), _ms(completion - total), completion
+            return _cut_suffix(text), round_ms(completion - total), completion
         # anything odd is decided now and sorts by the line's time
-        return self._completed(_cut_suffix(text), line_no, completion), completion, completion
+        return self.completed(_cut_suffix(text), line_no, completion), completion, completion
 
-    def release(self, entry: tuple[float, int, int, bytes | list[ReadItem]]) -> list[ReadItem]:
+    def release(self, entry: _Entry) -> list[ReadItem]:
+        """The items of a queue entry (``read_request_log`` does this inline)."""
         _, line_no, completion, payload = entry
-        return self._completed(payload, line_no, completion) if type(payload) is bytes else payload  # type: ignore[return-value]
+        if type(payload) is tuple:
+            return [repeated_event(payload, line_no, completion)]
+        if type(payload) is not bytes:
+            return payload  # type: ignore[return-value]
+        event = self.repeated(payload, line_no, completion)
+        return [event] if event is not None else self.completed(payload, line_no, completion)
 
-    def _completed(self, text: bytes, line_no: int, completion: int) -> list[ReadItem]:
+    def completed(self, text: bytes, line_no: int, completion: int) -> list[ReadItem]:
         """The items of a call's JSON text (the logger suffix already cut)."""
         if not text.startswith(b"{"):
             return [Malformed(line_no, "request-log line without JSON (logs before Kafka 2.8 are not supported)")]
@@ -248,7 +286,7 @@ class _LineParser:
                         and (version is None or type(version) is int) \
                         and (client_id is None or type(client_id) is str) \
                         and (connection is None or type(connection) is str):
-                    obj["tsMs"] = arrival = _ms(completion - total)
+                    obj["tsMs"] = arrival = round_ms(completion - total)
                     return [Event(line_no, "call", arrival, obj, api_key, api_name, version, client_id, request,
                                   response, total, connection)]
         return self._checked_call(obj, line_no, completion)
@@ -267,22 +305,12 @@ class _LineParser:
         if obj.get("response") == "" or obj.get("request") == "":
             # RequestConvertToJson writes "" when there is none (connection closed, no response)
             return [Skipped(line_no, f"{_label(header)}: no request or response in the log")]
-        obj["tsMs"] = arrival = _ms(completion - total)
+        obj["tsMs"] = arrival = round_ms(completion - total)
         event = call_event(obj, line_no, arrival)
         if derive and isinstance(event, Event):
             assert self._tracker is not None
             return topic_items(event, self._tracker, completion)
         return [event]
-
-
-def _ms(value: float) -> float:
-    """Round to microseconds (totalTimeMs is a double) and keep whole numbers as ints."""
-    if isinstance(value, int):
-        return value
-    if value.is_integer():  # round() would give it back unchanged
-        return int(value)
-    rounded = round(value, 3)
-    return int(rounded) if rounded.is_integer() else rounded
 
 
 def _label(header: dict[str, Any]) -> str:
