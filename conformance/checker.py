@@ -148,15 +148,19 @@ class TraceChecker:
     # --- feeding -------------------------------------------------------------------------
 
     def feed_all(self, items: Iterable[ReadItem]) -> None:
+        feed = self.feed
         for item in items:
-            self.feed(item)
+            feed(item)
 
     def feed(self, item: ReadItem) -> None:
         if type(item) is Event and item.kind == "call" and not self._first:  # the common case, first
+            counts = self.input
             if not item.same_line:
-                self.input.lines += 1
-            self.input.events += 1
-            api = item.api_key if item.api_key is not None else API_NAMES.get(item.api_name or "")
+                counts.lines += 1
+            counts.events += 1
+            api = item.api_key
+            if api is None:
+                api = API_NAMES.get(item.api_name or "")
             if api == CONSUMER_GROUP_HEARTBEAT and self.steady_cache:
                 gid = item.request.get("groupId")
                 cached = self.groups.get(gid) if type(gid) is str else None
@@ -384,11 +388,12 @@ class TraceChecker:
         else:
             g.last_ts = ts
         coord.now = now
-        group = coord.groups.get(g.summary.group_id)
+        summary = g.summary
+        group = coord.groups.get(summary.group_id)
         if group is None or coord.consumer_metadata_expired(group):
             return False
         timers.schedule(_timer_at(entry.session_timer, now + entry.delay))
-        g.summary.events += 1
+        summary.events += 1
         g.saw_calls = True
         self.steady_hits += 1
         if self.clients:

@@ -244,11 +244,10 @@ def _scanned_total(tail: bytes) -> float | None:
     """The number ``_LineParser.parse_canonical`` reads after ``"totalTimeMs":`` when Y alone decides
     it (Y holds the comma that ends it) and it is a non-negative float; else None (read the line)."""
     comma = tail.find(b",", len(TOTAL_TIME))
-    number = tail[len(TOTAL_TIME):comma]
-    if comma < 0 or b"}" in number:
+    if comma < 0:
         return None
     try:
-        total = float(number)
+        total = float(tail[len(TOTAL_TIME):comma])  # as parse_canonical reads it (no float holds a "}")
     except ValueError:
         return None
     return total if total >= 0 else None

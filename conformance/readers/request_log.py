@@ -216,11 +216,12 @@ class _LineParser:
         if total is None:
             at += len(TOTAL_TIME)
             comma = raw.find(b",", at, end)
-            number = raw[at:comma]
-            if comma < 0 or b"}" in number:  # _scan_total_time stops at a "}" too: leave it to parse()
+            if comma < 0:
                 return None
             try:
-                total = float(number)
+                # _scan_total_time stops at a "}" too, but float() rejects any text holding one, and
+                # parse() decides those (``b"}" in`` costs more than this whole check: it tries an int first)
+                total = float(raw[at:comma])
             except ValueError:
                 return None
             if not total >= 0:
