@@ -59,7 +59,8 @@ def read_request_log(stream: BinaryIO, *, tz: str | dt.tzinfo | None = None,
     """
     parser = _LineParser(LogClock(tz), api_keys, TopicTracker() if derive_topics else None)
     # Entries hold a call's raw JSON until it leaves the queue: bytes are compact and not
-    # tracked by the garbage collector, parsed dicts for a whole window are neither.
+    # tracked by the garbage collector, parsed dicts for a whole window are neither. A repeated
+    # call holds a small tuple of shared pieces instead (call_memo.py), its event built on release.
     queue = ArrivalQueue()
     ordered, late = queue.ordered, queue.late  # the queue's two parts, used inline: this loop is hot
     release, canonical, popleft = parser.release, parser.parse_canonical, ordered.popleft
