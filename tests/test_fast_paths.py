@@ -21,7 +21,14 @@ from kgspec.conformance.checker import TraceChecker, _timer_at
 from kgspec.conformance.events import Event, Malformed
 from kgspec.conformance.findings import Report
 from kgspec.conformance.readers import read_request_log
-from kgspec.conformance.readers.call_memo import MAX_CALLS, MAX_TAILS, CallMemo
+from kgspec.conformance.readers.call_memo import (
+    MAX_CALL_BYTES,
+    MAX_CALLS,
+    MAX_MIDDLE,
+    MAX_TAIL,
+    MAX_TAILS,
+    CallMemo,
+)
 from kgspec.conformance.readers.jsonfast import has_long_digit_run, loads
 from kgspec.conformance.readers.request_log import ArrivalQueue, _LineParser
 from kgspec.conformance.writers import write_request_log
@@ -305,15 +312,26 @@ def test_repeated_calls_with_random_changes_as_the_general_path(monkeypatch: pyt
     assert _items(text) == _general(monkeypatch, text)
 
 
+def _find(memo: CallMemo, text: str) -> Any:
+    raw = text.encode()
+    return memo.find(raw, 0, raw.rfind(b'"totalTimeMs":'), len(raw))
+
+
 def test_repeated_calls_memory_is_bounded() -> None:
     memo = CallMemo(frozenset({68}))
     for i in range(MAX_CALLS + 10):
-        raw = _call_text(1, middle=_MIDDLE.replace('"memberEpoch":3,', f'"memberEpoch":{i},', 1)).encode()
-        assert memo.find(raw, 0, raw.rfind(b'"totalTimeMs":'), len(raw)) is not None
-        tail = _call_text(1, total=i).encode()
-        assert memo.find(tail, 0, tail.rfind(b'"totalTimeMs":'), len(tail)) is not None
+        assert _find(memo, _call_text(1, middle=_MIDDLE.replace('"memberEpoch":3,', f'"memberEpoch":{i},', 1)))
+        assert _find(memo, _call_text(1, total=i))
     assert 0 < len(memo._calls) <= MAX_CALLS
     assert 0 < len(memo._tails) <= MAX_TAILS
+    large = "x" * (MAX_CALL_BYTES // MAX_CALLS * 2)  # calls that fill the byte budget before the count
+    for i in range(MAX_CALLS // 2 + 10):
+        assert _find(memo, _call_text(1, middle=_MIDDLE.replace('"groupId":"g"', f'"groupId":"{large}{i}"')))
+    assert 0 < sum(map(len, memo._calls)) <= MAX_CALL_BYTES + MAX_MIDDLE
+    # a call or a tail beyond the size kept is decoded in full every time
+    assert _find(memo, _call_text(1, middle=_MIDDLE.replace('"groupId":"g"', f'"groupId":"{"x" * MAX_MIDDLE}"'))) \
+        is None
+    assert _find(memo, _call_text(1, tail=_TAIL.replace('"java"', f'"{"x" * MAX_TAIL}"'))) is None
 
 
 def test_checked_repeated_calls_are_left_as_read(monkeypatch: pytest.MonkeyPatch) -> None:

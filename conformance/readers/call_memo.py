@@ -49,7 +49,10 @@ _HEAD: Final = re.compile(
     rb'"requestApiVersion":(?:0|[1-9][0-9]{0,4}),"correlationId":')
 _INF: Final = float("inf")
 MAX_CALLS: Final = 8192  # distinct (H, M) kept: a member's heartbeat is one while it is steady
+MAX_CALL_BYTES: Final = 1 << 24  # and the bytes of their M (their decoded pieces are a few times that)
+MAX_MIDDLE: Final = 1 << 16  # a larger M is never kept (large calls seldom repeat)
 MAX_TAILS: Final = 1024  # distinct Y kept
+MAX_TAIL: Final = 1 << 12  # a larger Y is decoded with the whole text (Kafka's are about 300 bytes)
 _UNSEEN: Final[Any] = object()
 
 
@@ -111,13 +114,14 @@ class CallMemo:
     makes an :class:`Event` of on its fast path.
     """
 
-    __slots__ = ("_calls", "_head", "_heads", "_plain_keys", "_tails")
+    __slots__ = ("_call_bytes", "_calls", "_head", "_heads", "_plain_keys", "_tails")
 
     def __init__(self, plain_keys: Collection[int]) -> None:
         self._plain_keys = plain_keys
         self._head = b"\n"  # the last H accepted (none yet: no JSON text starts with a newline)
         self._heads: dict[bytes, bytes | None] = {}  # H -> H itself if Kafka's header start of a kept API
         self._calls: dict[bytes, _Known | None] = {}  # M -> the known call (H, M); None: not one to keep
+        self._call_bytes = 0  # of the M in _calls
         self._tails: dict[bytes, tuple[dict[str, Any], float] | None] = {}  # Y -> its value and totalTimeMs
 
     def find(self, raw: bytes, start: int, at: int, end: int) -> Repeat | None:
@@ -179,11 +183,15 @@ class CallMemo:
 
     def _learn(self, head: bytes, middle: bytes, digits: bytes) -> _Known | None:
         """Remember the call ``(H, M)`` by its ``M``: its pieces, or None if it is not one to keep."""
+        if len(middle) > MAX_MIDDLE:
+            return None
         known = self._known(head, head + digits + middle[:-1] + b"}", int(digits)) \
             if middle.endswith(b",") else None
-        if len(self._calls) >= MAX_CALLS:
+        if len(self._calls) >= MAX_CALLS or self._call_bytes > MAX_CALL_BYTES:
             self._calls.clear()
+            self._call_bytes = 0
         self._calls[middle] = known
+        self._call_bytes += len(middle)
         return known
 
     def _known(self, head: bytes, part_text: bytes, correlation_id: int) -> _Known | None:
@@ -211,7 +219,9 @@ class CallMemo:
         return None
 
     def _retail(self, known: _Known, tail: bytes) -> _State | None:
-        """Make ``tail`` the known call's Y; None if it is broken or shares a name with P."""
+        """Make ``tail`` the known call's Y; None if it is broken, shares a name with P or is large."""
+        if len(tail) > MAX_TAIL:
+            return None
         decoded = self._tails.get(tail, _UNSEEN)
         if decoded is _UNSEEN:
             decoded = self._decode_tail(tail)
