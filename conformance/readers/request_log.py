@@ -43,6 +43,9 @@ DEFAULT_REORDER_WINDOW_MS: Final = 10 * 60 * 1000
 COMPLETED: Final = b"Completed request:"
 DEBUG_COMPLETED: Final = b"] DEBUG " + COMPLETED  # what follows the stamp on Kafka's usual line
 LOGGER_SUFFIX: Final = b" (kafka.request.logger)"  # ``%c`` of the request logger
+_LOGGER_LINE_END: Final = LOGGER_SUFFIX + b"\n"
+_JSON_START: Final = 24 + len(DEBUG_COMPLETED)  # where the JSON of Kafka's usual line starts
+_MILLIS: Final = {b"%03d" % n: n for n in range(1000)}  # the three digits of a stamp's milliseconds
 _INF: Final = float("inf")
 # Calls that carry a group: the coordinator's APIs (consumer, classic, streams, share,
 # offsets). The checker reports the ones it does not model as `unsupported`.
@@ -165,7 +168,8 @@ class _LineParser:
         self._clock = clock
         self._api_keys = api_keys
         self._tracker = tracker
-        self._second, self._second_ms = b"\n", 0  # the last canonical line's second and its epoch ms (none yet)
+        # the last canonical line's "[yyyy-MM-dd HH:mm:ss," and its second's epoch ms (none yet)
+        self._second, self._second_ms = b"\n", 0
         # API keys whose calls are kept as calls: neither skipped nor turned into topic events
         self._plain_keys = frozenset() if api_keys is None else \
             frozenset(api_keys) - (TOPIC_API_KEYS if tracker is not None else frozenset())
@@ -182,32 +186,36 @@ class _LineParser:
         the one :meth:`parse` finds in the stripped line; only the JSON is copied. Anything
         else returns None and :meth:`parse` decides it.
         """
-        if not raw.endswith(b")\n") or raw[0] != 91:  # "["
-            return None
-        if raw.startswith(self._second, 1) and raw[20] == 44 and raw[21:24].isdigit() \
-                and raw.startswith(DEBUG_COMPLETED, 24):
-            # The second of the previous canonical line, which held no "] ": the stamp ends at 24,
-            # and the level is DEBUG, so parse()'s partition finds the JSON right after.
-            completion = self._second_ms + int(raw[21:24])
-            start = 24 + len(DEBUG_COMPLETED)
+        millis = _MILLIS.get(raw[21:24])
+        if raw.startswith(self._second) and millis is not None and raw.startswith(DEBUG_COMPLETED, 24) \
+                and raw.endswith(_LOGGER_LINE_END):
+            # Kafka's usual line in the second of the previous canonical line ("[" and the second,
+            # which hold no "] ", then ","): the stamp ends at 24 and the level is DEBUG, so parse()'s
+            # partition finds the JSON right after; the logger suffix is the request logger's.
+            completion = self._second_ms + millis
+            start = _JSON_START
+            end = len(raw) - 1
+            cut = end - len(LOGGER_SUFFIX)
         else:
+            if not raw.endswith(b")\n") or raw[0] != 91:  # "["
+                return None
             if raw.find(b"] ", 1) != 24 or raw[20] != 44 or not raw[21:24].isdigit():
                 return None
             stamped = self._clock.epoch_ms(raw[1:24])  # LogClock's value: its second plus the millis
             if stamped is None:
                 return None
             completion = stamped
-            self._second, self._second_ms = raw[1:20], completion - int(raw[21:24])
+            self._second, self._second_ms = raw[:21], completion - int(raw[21:24])
             space = raw.find(b" ", 26)  # after the level, as parse() partitions the rest of the line
             if not raw.startswith(COMPLETED, space + 1):
                 return None
             start = space + 1 + len(COMPLETED)
-        end = len(raw) - 1
+            end = len(raw) - 1
+            # the " (kafka.request.logger)" suffix, as _cut_suffix: its " (" is the last one
+            cut = end - len(LOGGER_SUFFIX) if raw.endswith(LOGGER_SUFFIX, 0, end) else raw.rfind(b" (", start, end)
         at = raw.rfind(TOTAL_TIME, start, end)  # as _scan_total_time on the same text
         if at < 0:
             return None
-        # the " (kafka.request.logger)" suffix, as _cut_suffix: its " (" is the last one
-        cut = end - len(LOGGER_SUFFIX) if raw.endswith(LOGGER_SUFFIX, 0, end) else raw.rfind(b" (", start, end)
         if cut <= start:
             cut = end
         # A repeated call is queued as its known pieces (smaller than its text), anything else as its
