@@ -67,7 +67,7 @@ def read_request_log(stream: BinaryIO, *, tz: str | dt.tzinfo | None = None,
     queue = ArrivalQueue()
     ordered, late = queue.ordered, queue.late  # the queue's two parts, used inline: this loop is hot
     release, canonical, popleft = parser.release, parser.parse_canonical, ordered.popleft
-    repeated, completed = parser.repeated, parser.completed
+    repeated, completed = parser.repeated, parser._completed
     latest = float("-inf")  # the log's clock: the latest completion seen
     readline, limit = stream.readline, max_line_bytes + 1
     line_no = 0
@@ -183,8 +183,9 @@ class _LineParser:
         Canonical: ``[yyyy-MM-dd HH:mm:ss,SSS] LEVEL Completed request:{...} (logger)`` read
         with its newline, with a ``totalTimeMs`` that is a non-negative number. Such a line
         needs no stripping (``[`` first, ``)`` before the newline), so every offset below is
-        the one :meth:`parse` finds in the stripped line; only the JSON is copied. Anything
-        else returns None and :meth:`parse` decides it.
+        the one :meth:`parse` finds in the stripped line; only the JSON is copied, or for a
+        call the memo knows, nothing (the entry holds the known pieces). Anything else returns
+        None and :meth:`parse` decides it.
         """
         millis = _MILLIS.get(raw[21:24])
         if raw.startswith(self._second) and millis is not None and raw.startswith(DEBUG_COMPLETED, 24) \
@@ -255,7 +256,7 @@ class _LineParser:
         if total is not None:  # a call sorts by its arrival
             return _cut_suffix(text), round_ms(completion - total), completion
         # anything odd is decided now and sorts by the line's time
-        return self.completed(_cut_suffix(text), line_no, completion), completion, completion
+        return self._completed(_cut_suffix(text), line_no, completion), completion, completion
 
     def release(self, entry: _Entry) -> list[ReadItem]:
         """The items of a queue entry (``read_request_log`` does this inline)."""
@@ -265,9 +266,9 @@ class _LineParser:
         if type(payload) is not bytes:
             return payload  # type: ignore[return-value]
         event = self.repeated(payload, line_no, completion)
-        return [event] if event is not None else self.completed(payload, line_no, completion)
+        return [event] if event is not None else self._completed(payload, line_no, completion)
 
-    def completed(self, text: bytes, line_no: int, completion: int) -> list[ReadItem]:
+    def _completed(self, text: bytes, line_no: int, completion: int) -> list[ReadItem]:
         """The items of a call's JSON text (the logger suffix already cut)."""
         if not text.startswith(b"{"):
             return [Malformed(line_no, "request-log line without JSON (logs before Kafka 2.8 are not supported)")]
