@@ -148,15 +148,19 @@ class TraceChecker:
     # --- feeding -------------------------------------------------------------------------
 
     def feed_all(self, items: Iterable[ReadItem]) -> None:
+        feed = self.feed
         for item in items:
-            self.feed(item)
+            feed(item)
 
     def feed(self, item: ReadItem) -> None:
         if type(item) is Event and item.kind == "call" and not self._first:  # the common case, first
+            counts = self.input
             if not item.same_line:
-                self.input.lines += 1
-            self.input.events += 1
-            api = item.api_key if item.api_key is not None else API_NAMES.get(item.api_name or "")
+                counts.lines += 1
+            counts.events += 1
+            api = item.api_key
+            if api is None:
+                api = API_NAMES.get(item.api_name or "")
             if api == CONSUMER_GROUP_HEARTBEAT and self.steady_cache:
                 gid = item.request.get("groupId")
                 cached = self.groups.get(gid) if type(gid) is str else None
@@ -362,8 +366,12 @@ class TraceChecker:
         req = event.request
         member_id = req.get("memberId")
         entry = g.steady.get(member_id) if type(member_id) is str else None
-        if entry is None or entry.generation != g.generation or req != entry.request \
-                or event.response != entry.response or event.api_version != entry.version \
+        # A request log's repeated calls share their request and response objects (the reader's
+        # CallMemo): identity settles those comparisons without walking the dicts.
+        if entry is None or entry.generation != g.generation \
+                or (req is not entry.request and req != entry.request) \
+                or (event.response is not entry.response and event.response != entry.response) \
+                or event.api_version != entry.version \
                 or event.client_id != entry.client_id or event.connection != entry.connection:
             return False
         ts = event.ts_ms
@@ -380,11 +388,12 @@ class TraceChecker:
         else:
             g.last_ts = ts
         coord.now = now
-        group = coord.groups.get(g.summary.group_id)
+        summary = g.summary
+        group = coord.groups.get(summary.group_id)
         if group is None or coord.consumer_metadata_expired(group):
             return False
         timers.schedule(_timer_at(entry.session_timer, now + entry.delay))
-        g.summary.events += 1
+        summary.events += 1
         g.saw_calls = True
         self.steady_hits += 1
         if self.clients:

@@ -7,6 +7,7 @@ and compare the items they produce, types included (``repr``).
 
 from __future__ import annotations
 
+import copy
 import heapq
 import io
 import json
@@ -16,8 +17,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kgspec.conformance.checker import _timer_at
+from kgspec.conformance.checker import TraceChecker, _timer_at
+from kgspec.conformance.events import Event, Malformed
+from kgspec.conformance.findings import Report
 from kgspec.conformance.readers import read_request_log
+from kgspec.conformance.readers.call_memo import (
+    MAX_CALL_BYTES,
+    MAX_CALLS,
+    MAX_MIDDLE,
+    MAX_TAIL,
+    MAX_TAILS,
+    CallMemo,
+)
 from kgspec.conformance.readers.jsonfast import has_long_digit_run, loads
 from kgspec.conformance.readers.request_log import ArrivalQueue, _LineParser
 from kgspec.conformance.writers import write_request_log
@@ -78,6 +89,7 @@ def _general(monkeypatch: pytest.MonkeyPatch, text: bytes, **options: Any) -> li
     with monkeypatch.context() as patch:
         patch.setattr(_LineParser, "parse_canonical", lambda self, raw, line_no: None)
         patch.setattr(_LineParser, "_call", _LineParser._checked_call)
+        patch.setattr(CallMemo, "event", lambda self, text, line_no, completion: None)
         return _items(text, **options)
 
 
@@ -203,3 +215,154 @@ def test_moved_timer_is_the_constructed_one() -> None:
     assert type(moved) is Timer
     assert hash(moved) == hash(Timer("session-timeout-g-m", 50_000, "consumer-session", "g", "m", 7))
     assert timer.deadline_ms == 45_000
+
+
+# --- repeated calls (readers/call_memo.py) -----------------------------------------------------
+
+_HEAD_TEXT = '{"isForwarded":false,"requestHeader":{"requestApiKey":68,"requestApiVersion":1,"correlationId":'
+_MIDDLE = ('{cid},"clientId":"c1","requestApiKeyName":"CONSUMER_GROUP_HEARTBEAT"}},'
+           '"request":{{"groupId":"g","memberId":"m","memberEpoch":3,"topicPartitions":null}},'
+           '"response":{{"errorCode":0,"memberId":"m","memberEpoch":3,"heartbeatIntervalMs":5000,"assignment":null}},'
+           '"connection":"127.0.0.1:9092-127.0.0.1:5000-0",')
+_TAIL = '"totalTimeMs":{total},"requestQueueTimeMs":0.1,"clientInformation":{{"softwareName":"java"}}}}'
+
+
+def _call_text(cid: Any = 1, total: Any = 1.5, head: str = _HEAD_TEXT, middle: str = _MIDDLE,
+               tail: str = _TAIL) -> str:
+    return head + middle.format(cid=cid) + tail.format(total=total)
+
+
+# Each odd text is written after the plain call it departs from, so it meets a known (H, M) or Y.
+REPEATS = [
+    _call_text(2, 3), _call_text(3, 0.1234567), _call_text(4, "1e3"), _call_text(5, 0), _call_text(6, 2.0),
+    _call_text(7, "-1"), _call_text(8, '"3"'), _call_text(9, "null"), _call_text(10, "NaN"), _call_text(11, "true"),
+    _call_text(12, "1.5,"), _call_text(13, "1.5}"), _call_text(14, "[1"), _call_text(15, "Infinity"),
+    _call_text(16, "1.5") + "x", _call_text(17, "1.5")[:-1], _call_text(18, '1.5,"request":{}'),
+    _call_text(19, '1.5,"tsMs":5'), _call_text(20, '1.5,"totalTimeMs":2'), _call_text(21, '1.5,"connection":7'),
+    _call_text("01"), _call_text("-1"), _call_text("0"), _call_text("1.5"), _call_text("1e3"), _call_text('"x"'),
+    _call_text("null"), _call_text("12345678901"), _call_text("9999999999"), _call_text("1234567890123456789012"),
+    _call_text(""), _call_text(" 5"),
+    # the header's correlationId again after the one cut out (not canonical: never remembered)
+    _call_text(22, middle=_MIDDLE.replace('"clientId":"c1",', '"clientId":"c1","correlationId":7,')),
+    _call_text(23, middle=_MIDDLE.replace('"clientId":"c1",', '"clientId":"c1","correlationId":7,')),
+    _call_text(24, middle=_MIDDLE.replace('"clientId":"c1",', '"clientId":"c1","correlationId":24,')),
+    _call_text(25, middle=_MIDDLE.replace('"clientId":"c1",', '"clientId":"c1","correlationId":24,')),
+    # the first "correlationId": is not the header's (H is not Kafka's header start)
+    _call_text(5, head=_HEAD_TEXT.replace('"requestHeader"', '"a":{"correlationId":5,"b":1},"requestHeader"')),
+    _call_text(5, head=_HEAD_TEXT.replace('"requestHeader"', '"a":{"correlationId":6,"b":1},"requestHeader"')),
+    # another spelling of the same JSON, a name hidden behind an escaped quote, odd types
+    _call_text(26, head=_HEAD_TEXT.replace('"isForwarded":false', '"isForwarded": false')),
+    _call_text(27, middle=_MIDDLE.replace('"groupId":"g"', '"x\\"correlationId":1,"groupId":"g"')),
+    _call_text(28, middle=_MIDDLE.replace('"groupId":"g"', '"groupId":"g\\",\\"totalTimeMs\\":9,"')),
+    _call_text(29, middle=_MIDDLE.replace('"clientId":"c1"', '"clientId":"\\u00e9t\\u00e9"')),
+    _call_text(30, middle=_MIDDLE.replace('"clientId":"c1"', '"clientId":"été"')),
+    _call_text(31, middle=_MIDDLE.replace('"clientId":"c1"', '"clientId":5')),
+    _call_text(32, middle=_MIDDLE.replace('"connection":"127.0.0.1:9092-127.0.0.1:5000-0"', '"connection":null')),
+    _call_text(33, middle=_MIDDLE.replace('"connection":"127.0.0.1:9092-127.0.0.1:5000-0",', '')),
+    _call_text(34, middle=_MIDDLE.replace('"memberEpoch":3,"top', '"memberEpoch":12345678901234567890,"top')),
+    _call_text(35, middle=_MIDDLE.replace('"response":{{', '"response":{{"errorCode":1,')),
+    _call_text(36, head=_HEAD_TEXT.replace('"requestApiKey":68', '"requestApiKey":1')),
+    _call_text(37, head=_HEAD_TEXT.replace('"requestApiKey":68', '"requestApiKey":3')),
+    _call_text(38, head=_HEAD_TEXT.replace('"requestApiKey":68', '"requestApiKey":11')),
+    _call_text(39, head=_HEAD_TEXT.replace('"requestApiVersion":1', '"requestApiVersion":0')),
+    _call_text(40, tail=_TAIL.replace('"clientInformation"', '"request"')),
+    _call_text(41, tail=_TAIL.replace('"requestQueueTimeMs"', '"isForwarded"')),
+]
+
+
+def _repeated_log(texts: list[str]) -> bytes:
+    lines = []
+    for i, text in enumerate(texts):
+        for plain in (_call_text(1000 + i), _call_text(2000 + i, 2.5)):  # known (H, M), and known again
+            lines.append(_line(f"2025-06-01 12:00:{i % 60:02},{i % 1000:03}", plain))
+        lines.append(_line(f"2025-06-01 12:00:{i % 60:02},{i % 1000:03}", text))
+        lines.append(_line(f"2025-06-01 12:00:{i % 60:02},{i % 1000:03}", text, level="INFO"))  # through parse()
+        lines.append(_line(f"2025-06-01 12:00:{i % 60:02},{i % 1000:03}", text))  # the odd text, known now
+    return "".join(lines).encode()
+
+
+@pytest.mark.parametrize("window", [0, 600_000])
+def test_repeated_calls_as_the_general_path(monkeypatch: pytest.MonkeyPatch, window: int) -> None:
+    text = _repeated_log(REPEATS)
+    fast = list(read_request_log(io.BytesIO(text), reorder_window_ms=window))
+    assert [repr(item) for item in fast] == _general(monkeypatch, text, reorder_window_ms=window)
+    # The memo did answer: repeats share their request objects (the general path never does).
+    calls = [item for item in fast if isinstance(item, Event)]
+    assert len({id(call.request) for call in calls}) < len(calls) // 2
+    assert any(isinstance(item, Malformed) for item in fast)
+
+
+def test_repeated_calls_with_random_changes_as_the_general_path(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Single-byte changes anywhere in a known call, each written after the call it changes."""
+    rng = random.Random(5)
+    base = _call_text(7).encode()
+    texts = []
+    for _ in range(3000):
+        changed = bytearray(base)
+        at = rng.randrange(len(changed))
+        op = rng.randrange(3)
+        if op == 0:
+            changed[at] = rng.choice(b'0123456789 ,:]}["-.{\\tnul')
+        elif op == 1:
+            del changed[at]
+        else:
+            changed.insert(at, rng.choice(b'0123456789 ,:]}["'))
+        texts.append(changed.decode("utf-8", "replace"))
+    text = _repeated_log(texts)
+    assert _items(text) == _general(monkeypatch, text)
+
+
+def _find(memo: CallMemo, text: str) -> Any:
+    raw = text.encode()
+    return memo.find(raw, 0, raw.rfind(b'"totalTimeMs":'), len(raw))
+
+
+def test_repeated_calls_memory_is_bounded() -> None:
+    memo = CallMemo(frozenset({68}))
+    for i in range(MAX_CALLS + 10):
+        assert _find(memo, _call_text(1, middle=_MIDDLE.replace('"memberEpoch":3,', f'"memberEpoch":{i},', 1)))
+        assert _find(memo, _call_text(1, total=i))
+    assert 0 < len(memo._calls) <= MAX_CALLS
+    assert 0 < len(memo._tails) <= MAX_TAILS
+    large = "x" * (MAX_CALL_BYTES // MAX_CALLS * 2)  # calls that fill the byte budget before the count
+    for i in range(MAX_CALLS // 2 + 10):
+        assert _find(memo, _call_text(1, middle=_MIDDLE.replace('"groupId":"g"', f'"groupId":"{large}{i}"')))
+    assert 0 < sum(map(len, memo._calls)) <= MAX_CALL_BYTES + MAX_MIDDLE
+    # a call or a tail beyond the size kept is decoded in full every time
+    assert _find(memo, _call_text(1, middle=_MIDDLE.replace('"groupId":"g"', f'"groupId":"{"x" * MAX_MIDDLE}"'))) \
+        is None
+    assert _find(memo, _call_text(1, tail=_TAIL.replace('"java"', f'"{"x" * MAX_TAIL}"'))) is None
+
+
+def test_checked_repeated_calls_are_left_as_read(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Repeats share request and response objects: checking must leave every event as read, and the
+    report must be the one of a log read without the memo (a steady log with departures planted)."""
+    events = _simulated_run()
+    out = io.StringIO()
+    write_request_log(events, out)
+    lines = out.getvalue().splitlines(keepends=True)
+    planted = [i for i, line in enumerate(lines) if '"memberEpoch":' in line and "HEARTBEAT" in line][-30::10]
+    for i in planted:  # an epoch bump, then the same call repeated: a cached answer must not hide it
+        lines[i] = lines[i].replace('"heartbeatIntervalMs":5000', '"heartbeatIntervalMs":4000')
+    text = "".join(lines).encode()
+
+    def check(memo: bool) -> tuple[dict[str, Any], list[tuple[Event, Any]]]:
+        with monkeypatch.context() as patch:
+            if not memo:
+                patch.setattr(CallMemo, "find", lambda self, raw, start, at, end: None)
+                patch.setattr(CallMemo, "event", lambda self, text, line_no, completion: None)
+            report = Report()
+            checker = TraceChecker("log", report)
+            read = []
+            for item in read_request_log(io.BytesIO(text)):
+                if isinstance(item, Event):
+                    read.append((item, copy.deepcopy((item.body, item.request, item.response))))
+                checker.feed(item)
+            checker.finish()
+            return report.to_json(), read
+
+    cached, read = check(True)
+    assert cached == check(False)[0]
+    assert [event.line for event, (body, request, response) in read
+            if (event.body, event.request, event.response) != (body, request, response)] == []
+    assert any(f["kind"] == "response-mismatch" for f in cached["findings"])

@@ -31,6 +31,7 @@ from collections.abc import Collection, Iterator
 from typing import Any, BinaryIO, Final
 
 from ..events import Event, Malformed, ReadItem, Skipped
+from .call_memo import TOTAL_TIME, CallMemo, Repeat, repeated_event, round_ms
 from .header import is_number
 from .jsonfast import loads
 from .lines import DEFAULT_MAX_LINE_BYTES, skip_rest_of_line, too_long_message
@@ -40,7 +41,11 @@ from .validate import call_event
 
 DEFAULT_REORDER_WINDOW_MS: Final = 10 * 60 * 1000
 COMPLETED: Final = b"Completed request:"
-TOTAL_TIME: Final = b'"totalTimeMs":'
+DEBUG_COMPLETED: Final = b"] DEBUG " + COMPLETED  # what follows the stamp on Kafka's usual line
+LOGGER_SUFFIX: Final = b" (kafka.request.logger)"  # ``%c`` of the request logger
+_LOGGER_LINE_END: Final = LOGGER_SUFFIX + b"\n"
+_JSON_START: Final = 24 + len(DEBUG_COMPLETED)  # where the JSON of Kafka's usual line starts
+_MILLIS: Final = {b"%03d" % n: n for n in range(1000)}  # the three digits of a stamp's milliseconds
 _INF: Final = float("inf")
 # Calls that carry a group: the coordinator's APIs (consumer, classic, streams, share,
 # offsets). The checker reports the ones it does not model as `unsupported`.
@@ -57,10 +62,12 @@ def read_request_log(stream: BinaryIO, *, tz: str | dt.tzinfo | None = None,
     """
     parser = _LineParser(LogClock(tz), api_keys, TopicTracker() if derive_topics else None)
     # Entries hold a call's raw JSON until it leaves the queue: bytes are compact and not
-    # tracked by the garbage collector, parsed dicts for a whole window are neither.
+    # tracked by the garbage collector, parsed dicts for a whole window are neither. A repeated
+    # call holds a small tuple of shared pieces instead (call_memo.py), its event built on release.
     queue = ArrivalQueue()
     ordered, late = queue.ordered, queue.late  # the queue's two parts, used inline: this loop is hot
-    release, canonical = parser.release, parser.parse_canonical
+    release, canonical, popleft = parser.release, parser.parse_canonical, ordered.popleft
+    repeated, completed = parser.repeated, parser._completed
     latest = float("-inf")  # the log's clock: the latest completion seen
     readline, limit = stream.readline, max_line_bytes + 1
     line_no = 0
@@ -90,18 +97,33 @@ def read_request_log(stream: BinaryIO, *, tz: str | dt.tzinfo | None = None,
         else:
             heapq.heappush(late, entry)
         horizon = latest - reorder_window_ms
-        if late or ordered[0][0] <= horizon:
-            ready = queue.pop_ready(horizon)
-            while ready is not None:
-                yield from release(ready)
+        while True:  # release what is ready: queue.pop_ready and self.release, inline
+            if late:
                 ready = queue.pop_ready(horizon)
+                if ready is None:
+                    break
+            elif ordered and ordered[0][0] <= horizon:
+                ready = popleft()
+            else:
+                break
+            queued = ready[3]
+            if type(queued) is tuple:  # a repeated call (CallMemo.find): one event, no list to build
+                yield repeated_event(queued, ready[1], ready[2])
+            elif type(queued) is bytes:
+                event = repeated(queued, ready[1], ready[2])
+                if event is not None:
+                    yield event
+                else:
+                    yield from completed(queued, ready[1], ready[2])
+            else:
+                yield from queued  # type: ignore[misc]
     ready = queue.pop_ready(float("inf"))
     while ready is not None:
         yield from release(ready)
         ready = queue.pop_ready(float("inf"))
 
 
-_Entry = tuple[float, int, int, "bytes | list[ReadItem]"]
+_Entry = tuple[float, int, int, "bytes | list[ReadItem] | Repeat"]
 
 
 class ArrivalQueue:
@@ -146,10 +168,14 @@ class _LineParser:
         self._clock = clock
         self._api_keys = api_keys
         self._tracker = tracker
-        self._second, self._second_ms = b"\n", 0  # the last canonical line's second and its epoch ms (none yet)
+        # the last canonical line's "[yyyy-MM-dd HH:mm:ss," and its second's epoch ms (none yet)
+        self._second, self._second_ms = b"\n", 0
         # API keys whose calls are kept as calls: neither skipped nor turned into topic events
         self._plain_keys = frozenset() if api_keys is None else \
             frozenset(api_keys) - (TOPIC_API_KEYS if tracker is not None else frozenset())
+        # Repeated calls decoded once (call_memo.py); ``repeated`` is None when a text is not one.
+        memo = CallMemo(self._plain_keys)
+        self.repeated, self._repeat = memo.event, memo.find
 
     def parse_canonical(self, raw: bytes, line_no: int) -> _Entry | None:
         """The queue entry of a canonical call line, as :meth:`parse` would make it; else None.
@@ -157,44 +183,61 @@ class _LineParser:
         Canonical: ``[yyyy-MM-dd HH:mm:ss,SSS] LEVEL Completed request:{...} (logger)`` read
         with its newline, with a ``totalTimeMs`` that is a non-negative number. Such a line
         needs no stripping (``[`` first, ``)`` before the newline), so every offset below is
-        the one :meth:`parse` finds in the stripped line; only the JSON is copied. Anything
-        else returns None and :meth:`parse` decides it.
+        the one :meth:`parse` finds in the stripped line; only the JSON is copied, or for a
+        call the memo knows, nothing (the entry holds the known pieces). Anything else returns
+        None and :meth:`parse` decides it.
         """
-        if not raw.endswith(b")\n") or raw[0] != 91:  # "["
-            return None
-        if raw.startswith(self._second, 1) and raw[20] == 44 and raw[24:26] == b"] " and raw[21:24].isdigit():
-            # The second of the previous canonical line, which held no "] ": the stamp ends at 24.
-            completion = self._second_ms + int(raw[21:24])
+        millis = _MILLIS.get(raw[21:24])
+        if raw.startswith(self._second) and millis is not None and raw.startswith(DEBUG_COMPLETED, 24) \
+                and raw.endswith(_LOGGER_LINE_END):
+            # Kafka's usual line in the second of the previous canonical line ("[" and the second,
+            # which hold no "] ", then ","): the stamp ends at 24 and the level is DEBUG, so parse()'s
+            # partition finds the JSON right after; the logger suffix is the request logger's.
+            completion = self._second_ms + millis
+            start = _JSON_START
+            end = len(raw) - 1
+            cut = end - len(LOGGER_SUFFIX)
         else:
+            if not raw.endswith(b")\n") or raw[0] != 91:  # "["
+                return None
             if raw.find(b"] ", 1) != 24 or raw[20] != 44 or not raw[21:24].isdigit():
                 return None
             stamped = self._clock.epoch_ms(raw[1:24])  # LogClock's value: its second plus the millis
             if stamped is None:
                 return None
             completion = stamped
-            self._second, self._second_ms = raw[1:20], completion - int(raw[21:24])
-        space = raw.find(b" ", 26)  # after the level, as parse() partitions the rest of the line
-        if not raw.startswith(COMPLETED, space + 1):
-            return None
-        start = space + 1 + len(COMPLETED)
-        end = len(raw) - 1
+            self._second, self._second_ms = raw[:21], completion - int(raw[21:24])
+            space = raw.find(b" ", 26)  # after the level, as parse() partitions the rest of the line
+            if not raw.startswith(COMPLETED, space + 1):
+                return None
+            start = space + 1 + len(COMPLETED)
+            end = len(raw) - 1
+            # the " (kafka.request.logger)" suffix, as _cut_suffix: its " (" is the last one
+            cut = end - len(LOGGER_SUFFIX) if raw.endswith(LOGGER_SUFFIX, 0, end) else raw.rfind(b" (", start, end)
         at = raw.rfind(TOTAL_TIME, start, end)  # as _scan_total_time on the same text
         if at < 0:
             return None
-        at += len(TOTAL_TIME)
-        comma = raw.find(b",", at, end)
-        number = raw[at:comma]
-        if comma < 0 or b"}" in number:  # _scan_total_time stops at a "}" too: leave it to parse()
-            return None
-        try:
-            total = float(number)
-        except ValueError:
-            return None
-        if not total >= 0:
-            return None
+        if cut <= start:
+            cut = end
+        # A repeated call is queued as its known pieces (smaller than its text), anything else as its
+        # text. No suffix holds "totalTimeMs", so ``at`` is the JSON text's last one too.
+        repeat = self._repeat(raw, start, at, cut)
+        total = repeat[1][3] if repeat is not None else None  # the number below, when its Y decides it
+        if total is None:
+            at += len(TOTAL_TIME)
+            comma = raw.find(b",", at, end)
+            if comma < 0:
+                return None
+            try:
+                # _scan_total_time stops at a "}" too, but float() rejects any text holding one, and
+                # parse() decides those (``b"}" in`` costs more than this whole check: it tries an int first)
+                total = float(raw[at:comma])
+            except ValueError:
+                return None
+            if not total >= 0:
+                return None
         key = completion - total
-        cut = raw.rfind(b" (", start, end)  # the " (kafka.request.logger)" suffix, as _cut_suffix
-        return int(key) if key.is_integer() else _ms(key), line_no, completion, raw[start:cut if cut > start else end]
+        return int(key) if key.is_integer() else round_ms(key), line_no, completion, repeat or raw[start:cut]
 
     def parse(self, line: bytes, line_no: int) -> tuple[bytes | list[ReadItem], float | None, int | None]:
         """(items or a call's JSON to parse later, sort key, completion ms); a None key means "now"."""
@@ -211,13 +254,19 @@ class _LineParser:
         text = message[len(COMPLETED):]
         total = _scan_total_time(text)
         if total is not None:  # a call sorts by its arrival
-            return _cut_suffix(text), _ms(completion - total), completion
+            return _cut_suffix(text), round_ms(completion - total), completion
         # anything odd is decided now and sorts by the line's time
         return self._completed(_cut_suffix(text), line_no, completion), completion, completion
 
-    def release(self, entry: tuple[float, int, int, bytes | list[ReadItem]]) -> list[ReadItem]:
+    def release(self, entry: _Entry) -> list[ReadItem]:
+        """The items of a queue entry (``read_request_log`` does this inline)."""
         _, line_no, completion, payload = entry
-        return self._completed(payload, line_no, completion) if type(payload) is bytes else payload  # type: ignore[return-value]
+        if type(payload) is tuple:
+            return [repeated_event(payload, line_no, completion)]
+        if type(payload) is not bytes:
+            return payload  # type: ignore[return-value]
+        event = self.repeated(payload, line_no, completion)
+        return [event] if event is not None else self._completed(payload, line_no, completion)
 
     def _completed(self, text: bytes, line_no: int, completion: int) -> list[ReadItem]:
         """The items of a call's JSON text (the logger suffix already cut)."""
@@ -248,7 +297,7 @@ class _LineParser:
                         and (version is None or type(version) is int) \
                         and (client_id is None or type(client_id) is str) \
                         and (connection is None or type(connection) is str):
-                    obj["tsMs"] = arrival = _ms(completion - total)
+                    obj["tsMs"] = arrival = round_ms(completion - total)
                     return [Event(line_no, "call", arrival, obj, api_key, api_name, version, client_id, request,
                                   response, total, connection)]
         return self._checked_call(obj, line_no, completion)
@@ -267,22 +316,12 @@ class _LineParser:
         if obj.get("response") == "" or obj.get("request") == "":
             # RequestConvertToJson writes "" when there is none (connection closed, no response)
             return [Skipped(line_no, f"{_label(header)}: no request or response in the log")]
-        obj["tsMs"] = arrival = _ms(completion - total)
+        obj["tsMs"] = arrival = round_ms(completion - total)
         event = call_event(obj, line_no, arrival)
         if derive and isinstance(event, Event):
             assert self._tracker is not None
             return topic_items(event, self._tracker, completion)
         return [event]
-
-
-def _ms(value: float) -> float:
-    """Round to microseconds (totalTimeMs is a double) and keep whole numbers as ints."""
-    if isinstance(value, int):
-        return value
-    if value.is_integer():  # round() would give it back unchanged
-        return int(value)
-    rounded = round(value, 3)
-    return int(rounded) if rounded.is_integer() else rounded
 
 
 def _label(header: dict[str, Any]) -> str:
