@@ -505,12 +505,12 @@ class TraceChecker:
                 name.split(".")[-1] if "." in name else name, exp, got))
 
     def _record(self, event: Event) -> None:
-        gid = event.group_id
         try:
             record = Record.from_json(event.body)
         except ValueError as exc:
-            self._finding(None, Finding(self.path, event.line, gid, "malformed", str(exc), "record"))
+            self._finding(None, Finding(self.path, event.line, event.group_id, "malformed", str(exc), "record"))
             return
+        gid = _record_group_id(record)
         if gid is None:
             self._finding(None, Finding(self.path, event.line, None, "malformed",
                                         "record key has no groupId", "record.key.data.groupId"))
@@ -647,6 +647,13 @@ def _timer_at(timer: Timer, deadline_ms: int) -> Timer:
     member_id(moved, timer.member_id)
     epoch(moved, timer.epoch)
     return moved
+
+
+def _record_group_id(record: Record) -> str | None:
+    """``Event.group_id`` of a record event, from its parsed key (the key's ``data``)."""
+    data = record.key
+    gid = data.get("groupId", data.get("group"))
+    return gid if isinstance(gid, str) else None
 
 
 def _ts(event: Event) -> float:

@@ -107,6 +107,22 @@ class Record:
     @staticmethod
     def from_json(obj: dict[str, Any]) -> Record:
         """Parse a contract ``record`` body; raises ValueError naming the bad field."""
+        key, value = obj.get("key"), obj.get("value")
+        # Fast path: a body the readers validated (exact types; json gives no subclasses).
+        # Anything else goes through the checks below, which convert or name the problem.
+        if type(key) is dict:
+            rtype, data = key.get("type"), key.get("data")
+            if type(rtype) is int and type(data) is dict:
+                if type(value) is dict:
+                    vdata, version = value.get("data"), value.get("version", 0)
+                    if type(vdata) is dict and type(version) is int:
+                        return Record(rtype, data, vdata, version)
+                elif value is None and "value" in obj:
+                    return Record(rtype, data, None)
+        return Record._checked_from_json(obj)
+
+    @staticmethod
+    def _checked_from_json(obj: dict[str, Any]) -> Record:
         key = obj.get("key")
         if not isinstance(key, dict):
             raise ValueError("record.key must be an object")

@@ -127,10 +127,15 @@ class ConsumerGroup:
     def put_member(self, member: ConsumerMember) -> None:
         """``updateMember``: store the member and maintain every derived index."""
         old = self.members.get(member.member_id)
+        # An unchanged subscription (most updates) would be taken out of the counters and put
+        # back: the counts come out the same, so leave them.
+        resubscribe = old is None or old.subscribed_topic_names != member.subscribed_topic_names \
+            or old.subscribed_topic_regex != member.subscribed_topic_regex
         if old is not None:
             self._remove_partition_epochs(old.assigned, old.member_epoch)
             self._remove_partition_epochs(old.pending_revocation, old.member_epoch)
-            self._unsubscribe(old)
+            if resubscribe:
+                self._unsubscribe(old)
         if self.mutants.active("lost-partition-epoch") and old is not None:
             # KAFKA-16147: a partition moving from pending revocation back to assigned
             # for the same member lost its epoch, so it looked free to others.
@@ -147,7 +152,8 @@ class ConsumerGroup:
             self._add_partition_epochs(member.assigned, member.member_epoch, member.member_id)
         self._add_partition_epochs(member.pending_revocation, member.member_epoch, member.member_id)
         self.members[member.member_id] = member
-        self._subscribe(member)
+        if resubscribe:
+            self._subscribe(member)
         if member.instance_id is not None:
             self.static_members[member.instance_id] = member.member_id
         self._refresh_reconciled(member)

@@ -221,7 +221,7 @@ def replay(groups: dict[str, ConsumerGroup], record: Record,
             group.target.pop(mid, None)
         else:
             group.target[mid] = {
-                e["topicId"]: frozenset(int(p) for p in e["partitions"])
+                e["topicId"]: frozenset(map(int, e["partitions"]))
                 for e in value.get("topicPartitions", [])
             }
         return
@@ -233,7 +233,7 @@ def replay(groups: dict[str, ConsumerGroup], record: Record,
             if value is None:
                 return
             raise ReplayError(f"current assignment for unknown member {mid}")
-        m = existing.copy()
+        m = existing.copy(holdings=False)  # both holdings are set below
         if value is None:
             m.member_epoch = -1
             m.previous_member_epoch = -1
