@@ -48,13 +48,14 @@ _PREAMBLES: Final = (
 _CONTROL_MARKS: Final = (b" endTxnMarker: ", b" LeaderChange: ", b" controlType: ", b" SnapshotHeader ",
                          b" SnapshotFooter ", b" KRaftVersion ", b" KRaftVoters ")
 _DECODER: Final = json.JSONDecoder()
+_CREATE_TIME: Final = _TIMESTAMP_TYPES[0]
 # as in jsonfast: every digit to "0", so a run of 19 digits is a run of 19 zeros
 _DIGITS_TO_ZERO: Final = bytes.maketrans(b"123456789", b"000000000")
 _LONG_RUN: Final = b"0" * 19
 _fast_loads: Callable[[bytes], Any] | None
 try:
     from orjson import loads as _fast_loads
-except ImportError:  # optional: jsonfast.loads (the stdlib) then decodes every line
+except ImportError:  # optional: without it every line takes the general path
     _fast_loads = None
 
 
@@ -75,11 +76,59 @@ def read_dump_log(stream: BinaryIO, *, max_line_bytes: int = DEFAULT_MAX_LINE_BY
 
 def record_line_item(content: bytes, line_no: int, ts_ms: float) -> tuple[float, ReadItem]:
     """A ``|`` line's item and the timestamp from there on: its own, or ``ts_ms`` if it has none."""
-    key_at = content.find(_KEY)
-    line_ts = _timestamp(content, key_at)
+    common = _common_record(content, line_no, ts_ms)
+    if common is not None:
+        return common
+    line_ts = _timestamp(content)
     if line_ts is not None and line_ts >= 0:
         ts_ms = line_ts
-    return ts_ms, _record_line(content, key_at, line_no, ts_ms)
+    return ts_ms, _record_line(content, line_no, ts_ms)
+
+
+def _common_record(content: bytes, line_no: int, ts_ms: float) -> tuple[float, Event] | None:
+    """What :func:`record_line_item` gives for a record line as Kafka prints it, or None.
+
+    The common line (a ``CreateTime``, a JSON key, a JSON or ``<DELETE>`` payload, a key
+    ``type`` and value ``version`` of digits) in one pass; anything else is None, for the
+    general path. Equivalence, step by step: the timestamp is the general path's (the first
+    label, ``CreateTime``, before the key; the number ends at a space, at the latest the one
+    opening `` key: ``); the line's one 19-digit check stands for the check of each part in
+    ``jsonfast.loads``, which is then orjson itself (what orjson rejects goes to the general
+    path, which decides as before); and the record is one that ``_with_int`` and
+    ``record_problem`` pass unchanged but for the two ints.
+    """
+    key_at = content.find(_KEY)
+    if key_at < 0 or _fast_loads is None:
+        return None
+    time_at = content.find(_CREATE_TIME, 0, key_at)
+    json_at = key_at + len(_KEY)
+    split = content.find(_PAYLOAD, json_at)
+    if time_at < 0 or split < 0 or not content.startswith(b"{", json_at) \
+            or content.translate(_DIGITS_TO_ZERO).find(_LONG_RUN) >= 0:
+        return None
+    start = time_at + len(_CREATE_TIME)
+    try:
+        line_ts = int(content[start:content.find(b" ", start)])
+        key = _fast_loads(content[json_at:split])
+        payload = content[split + len(_PAYLOAD):]
+        value = None if payload == _DELETE else _fast_loads(payload)
+    except ValueError:  # a timestamp that is not a number, or JSON orjson rejects
+        return None
+    if type(key) is not dict or type(key.get("data")) is not dict:
+        return None
+    rtype = key.get("type")
+    if type(rtype) is not str or not (rtype.isdigit() and rtype.isascii()):
+        return None
+    if value is not None:
+        version = value.get("version") if type(value) is dict else None
+        if type(version) is not str or not (version.isdigit() and version.isascii()) \
+                or type(value.get("data")) is not dict:
+            return None
+        value["version"] = int(version)
+    key["type"] = int(rtype)
+    if line_ts >= 0:
+        ts_ms = line_ts
+    return ts_ms, Event(line_no, "record", ts_ms, {"key": key, "value": value})
 
 
 def _preamble_reason(content: bytes) -> str:
@@ -89,9 +138,8 @@ def _preamble_reason(content: bytes) -> str:
     return "not a dump-log record line"
 
 
-def _timestamp(content: bytes, meta_end: int) -> int | None:
-    """The record's timestamp, looked for only in the metadata before the key (``meta_end``,
-    -1 for none), never in the JSON."""
+def _timestamp(content: bytes) -> int | None:
+    meta_end = content.find(_KEY)  # only the metadata before the key, never the JSON
     if meta_end < 0:
         meta_end = len(content)
     for label in _TIMESTAMP_TYPES:
@@ -106,8 +154,8 @@ def _timestamp(content: bytes, meta_end: int) -> int | None:
     return None
 
 
-def _record_line(content: bytes, key_at: int, line_no: int, ts_ms: float) -> ReadItem:
-    """The item of a ``|`` line whose `` key: `` is at ``key_at`` (-1 for none)."""
+def _record_line(content: bytes, line_no: int, ts_ms: float) -> ReadItem:
+    key_at = content.find(_KEY)
     if key_at < 0:
         if any(mark in content for mark in _CONTROL_MARKS):
             return Skipped(line_no, "control record")
@@ -118,43 +166,18 @@ def _record_line(content: bytes, key_at: int, line_no: int, ts_ms: float) -> Rea
         if text.startswith("Unknown record type "):
             return Skipped(line_no, text)
         return Malformed(line_no, f"kafka-dump-log could not decode the record: {text}", "key")
-    parsed = _fast_key_value(content, key_at)
-    if parsed is not None:
-        key, value = parsed
-    else:
-        try:
-            key, payload = _split_key_payload(content, key_at)
-            value = None if payload == _DELETE else loads(payload)
-        except UnicodeDecodeError:
-            return Malformed(line_no, "line is not valid UTF-8")
-        except ValueError as exc:
-            return Malformed(line_no, f"dump-log record is broken: {exc}")
+    try:
+        key, payload = _split_key_payload(content, key_at)
+        value = None if payload == _DELETE else loads(payload)
+    except UnicodeDecodeError:
+        return Malformed(line_no, "line is not valid UTF-8")
+    except ValueError as exc:
+        return Malformed(line_no, f"dump-log record is broken: {exc}")
     record = {"key": _with_int(key, "type"), "value": _with_int(value, "version")}
     problem = record_problem(record)
     if problem is not None:
         return Malformed(line_no, problem[0], problem[1])
     return Event(line_no, "record", ts_ms, record)
-
-
-def _fast_key_value(content: bytes, key_at: int) -> tuple[Any, Any] | None:
-    """Key and value of the common line, or None to leave the line to the general path.
-
-    What ``jsonfast.loads`` of each part would give, at one 19-digit check for the whole line
-    rather than one per part: without a run of 19 digits in the line, neither part has one,
-    and ``jsonfast.loads`` is then orjson itself. Anything orjson rejects (an odd key, a broken
-    payload, the stdlib's extensions) goes to the general path, which decides as before.
-    """
-    split = content.find(_PAYLOAD, key_at)
-    # has_long_digit_run(content) without its sampled pre-check, which the digits of the
-    # metadata (offsets, sizes, timestamps) nearly always pass
-    if split < 0 or _fast_loads is None or content.translate(_DIGITS_TO_ZERO).find(_LONG_RUN) >= 0:
-        return None
-    try:
-        key = _fast_loads(content[key_at:split])
-        payload = content[split + len(_PAYLOAD):]
-        return key, None if payload == _DELETE else _fast_loads(payload)
-    except ValueError:  # orjson.JSONDecodeError is a ValueError
-        return None
 
 
 def _split_key_payload(content: bytes, key_at: int) -> tuple[Any, bytes]:
