@@ -71,6 +71,9 @@ KNOWN_API_NAMES = {11: "JoinGroup", 12: "Heartbeat", 13: "LeaveGroup", 14: "Sync
                    69: "ConsumerGroupDescribe", 88: "StreamsGroupHeartbeat", 89: "StreamsGroupDescribe"}
 MAX_FINDINGS_PER_GROUP = 200
 TARGET_RECORD_TYPES = frozenset({6, 7})  # target-assignment metadata and member
+# record type -> the type of group it belongs to (Connect's records aside)
+_RECORD_GROUP_TYPES: Final = {**dict.fromkeys(CONSUMER_RECORD_TYPES, "consumer"),
+                              **dict.fromkeys(STREAMS_RECORD_TYPES, "streams"), GROUP_METADATA: "classic"}
 
 
 def client_host(connection: str | None) -> str:
@@ -520,16 +523,15 @@ class TraceChecker:
             g.summary.events += 1
             self.connect.record(g, event, record)
             return
-        if record.type not in CONSUMER_RECORD_TYPES and record.type not in STREAMS_RECORD_TYPES \
-                and record.type != GROUP_METADATA:
+        gtype = _RECORD_GROUP_TYPES.get(record.type)
+        if gtype is None:
             g = self._group(gid, "consumer")
             g.summary.events += 1
             g.summary.incomplete = True
             self._finding(g, Finding(self.path, event.line, gid, "unsupported",
                                      f"{record.name} records are not modelled yet", "record.key.type"))
             return
-        g = self._group(gid, "streams" if record.type in STREAMS_RECORD_TYPES else
-                        "classic" if record.type == GROUP_METADATA else "consumer")
+        g = self._group(gid, gtype)
         g.summary.events += 1
         if not self._advance(g, _ts(event), event.line):
             return
@@ -572,12 +574,11 @@ class TraceChecker:
                 self._finding(g, Finding(self.path, event.line, gid, "invariant", message, name))
 
     def _replay_record(self, g: _Group, event: Event, record: Record) -> None:
-
         gid = g.summary.group_id
-        member_id = record.key.get("memberId")
+        member_id = record.key.get("memberId") if record.type == CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT else None
         epochs_before = member_epochs(g.coord, gid, member_id) \
-            if record.type == CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT and record.value is not None \
-            and g.saw_target_metadata and isinstance(member_id, str) else None
+            if member_id is not None and record.value is not None and g.saw_target_metadata \
+            and isinstance(member_id, str) else None
         g.generation += 1
         try:
             g.coord.replay(record)
@@ -588,7 +589,9 @@ class TraceChecker:
             self._finding(g, Finding(self.path, event.line, gid, "invariant",
                                      f"Kafka's replay would reject {record.describe()}: {exc}", "replay"))
             return
-        problems = record_invariant_problems(g.coord, gid, record) + self.classic.record(g, record)
+        problems = record_invariant_problems(g.coord, gid, record)
+        if record.type == GROUP_METADATA:
+            problems += self.classic.record(g, record)
         if epochs_before is not None:
             assert isinstance(member_id, str)
             problems += member_record_problems(epochs_before, g.coord, gid, member_id)

@@ -55,7 +55,7 @@ _LONG_RUN: Final = b"0" * 19
 _fast_loads: Callable[[bytes], Any] | None
 try:
     from orjson import loads as _fast_loads
-except ImportError:  # optional: without it every line takes the general path
+except ImportError:  # optional: jsonfast.loads (the stdlib) then decodes every line
     _fast_loads = None
 
 
@@ -92,27 +92,30 @@ def _common_record(content: bytes, line_no: int, ts_ms: float) -> tuple[float, E
     ``type`` and value ``version`` of digits) in one pass; anything else is None, for the
     general path. Equivalence, step by step: the timestamp is the general path's (the first
     label, ``CreateTime``, before the key; the number ends at a space, at the latest the one
-    opening `` key: ``); the line's one 19-digit check stands for the check of each part in
-    ``jsonfast.loads``, which is then orjson itself (what orjson rejects goes to the general
-    path, which decides as before); and the record is one that ``_with_int`` and
-    ``record_problem`` pass unchanged but for the two ints.
+    opening `` key: ``); the key and payload are the same bytes, decoded to the same values
+    (what a decoder rejects goes to the general path, which names the problem as before); and
+    the record is one that ``_with_int`` and ``record_problem`` pass unchanged but for the two
+    ints.
     """
     key_at = content.find(_KEY)
-    if key_at < 0 or _fast_loads is None:
+    if key_at < 0:
         return None
     time_at = content.find(_CREATE_TIME, 0, key_at)
     json_at = key_at + len(_KEY)
     split = content.find(_PAYLOAD, json_at)
-    if time_at < 0 or split < 0 or not content.startswith(b"{", json_at) \
-            or content.translate(_DIGITS_TO_ZERO).find(_LONG_RUN) >= 0:
+    if time_at < 0 or split < 0 or not content.startswith(b"{", json_at):
         return None
+    # Without a run of 19 digits in the line there is none in either part, and jsonfast.loads
+    # would be orjson itself; otherwise jsonfast.loads decides, part by part, as always.
+    decode = _fast_loads if _fast_loads is not None and content.translate(_DIGITS_TO_ZERO).find(_LONG_RUN) < 0 \
+        else loads
     start = time_at + len(_CREATE_TIME)
     try:
         line_ts = int(content[start:content.find(b" ", start)])
-        key = _fast_loads(content[json_at:split])
+        key = decode(content[json_at:split])
         payload = content[split + len(_PAYLOAD):]
-        value = None if payload == _DELETE else _fast_loads(payload)
-    except ValueError:  # a timestamp that is not a number, or JSON orjson rejects
+        value = None if payload == _DELETE else decode(payload)
+    except ValueError:  # a timestamp that is no number, JSON orjson or the stdlib rejects, bad UTF-8
         return None
     if type(key) is not dict or type(key.get("data")) is not dict:
         return None
