@@ -513,8 +513,9 @@ class TraceChecker:
         except ValueError as exc:
             self._finding(None, Finding(self.path, event.line, event.group_id, "malformed", str(exc), "record"))
             return
-        gid = _record_group_id(record)
-        if gid is None:
+        key = record.key  # event.group_id, from the parsed key
+        gid = key.get("groupId", key.get("group"))
+        if not isinstance(gid, str):
             self._finding(None, Finding(self.path, event.line, None, "malformed",
                                         "record key has no groupId", "record.key.data.groupId"))
             return
@@ -531,7 +532,7 @@ class TraceChecker:
             self._finding(g, Finding(self.path, event.line, gid, "unsupported",
                                      f"{record.name} records are not modelled yet", "record.key.type"))
             return
-        g = self._group(gid, gtype)
+        g = self.groups.get(gid) or self._group(gid, gtype)
         g.summary.events += 1
         if not self._advance(g, _ts(event), event.line):
             return
@@ -650,13 +651,6 @@ def _timer_at(timer: Timer, deadline_ms: int) -> Timer:
     member_id(moved, timer.member_id)
     epoch(moved, timer.epoch)
     return moved
-
-
-def _record_group_id(record: Record) -> str | None:
-    """``Event.group_id`` of a record event, from its parsed key (the key's ``data``)."""
-    data = record.key
-    gid = data.get("groupId", data.get("group"))
-    return gid if isinstance(gid, str) else None
 
 
 def _ts(event: Event) -> float:

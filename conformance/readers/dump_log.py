@@ -49,6 +49,8 @@ _CONTROL_MARKS: Final = (b" endTxnMarker: ", b" LeaderChange: ", b" controlType:
                          b" SnapshotFooter ", b" KRaftVersion ", b" KRaftVoters ")
 _DECODER: Final = json.JSONDecoder()
 _CREATE_TIME: Final = _TIMESTAMP_TYPES[0]
+# "0".."1023" -> 0..1023: a key type or value version as Kafka prints it, and its int
+_NUMERALS: Final = {str(n): n for n in range(1024)}
 # as in jsonfast: every digit to "0", so a run of 19 digits is a run of 19 zeros
 _DIGITS_TO_ZERO: Final = bytes.maketrans(b"123456789", b"000000000")
 _LONG_RUN: Final = b"0" * 19
@@ -89,46 +91,37 @@ def _common_record(content: bytes, line_no: int, ts_ms: float) -> tuple[float, E
     """What :func:`record_line_item` gives for a record line as Kafka prints it, or None.
 
     The common line (a ``CreateTime``, a JSON key, a JSON or ``<DELETE>`` payload, a key
-    ``type`` and value ``version`` of digits) in one pass; anything else is None, for the
-    general path. Equivalence, step by step: the timestamp is the general path's (the first
-    label, ``CreateTime``, before the key; the number ends at a space, at the latest the one
-    opening `` key: ``); the key and payload are the same bytes, decoded to the same values
-    (what a decoder rejects goes to the general path, which names the problem as before); and
-    the record is one that ``_with_int`` and ``record_problem`` pass unchanged but for the two
-    ints.
+    ``type`` and value ``version`` in plain decimal) in one pass; anything else is None, for
+    the general path. Equivalence, step by step: each ``partition`` splits where the general
+    path's ``find`` does; the timestamp is the general path's (the first label, ``CreateTime``,
+    before the key; the number ends at a space, at the latest the one opening `` key: ``); the
+    key and payload are the same bytes decoded to the same values (what a decoder rejects
+    goes to the general path, which names the problem as before); and the record is one that
+    ``_with_int`` and ``record_problem`` pass unchanged but for the two ints.
     """
-    key_at = content.find(_KEY)
-    if key_at < 0:
+    meta, key_mark, json_text = content.partition(_KEY)
+    key_text, payload_mark, payload = json_text.partition(_PAYLOAD)
+    _, time_mark, stamp = meta.partition(_CREATE_TIME)
+    if not (key_mark and payload_mark and time_mark) or key_text[:1] != b"{":
         return None
-    time_at = content.find(_CREATE_TIME, 0, key_at)
-    json_at = key_at + len(_KEY)
-    split = content.find(_PAYLOAD, json_at)
-    if time_at < 0 or split < 0 or not content.startswith(b"{", json_at):
-        return None
-    # Without a run of 19 digits in the line there is none in either part, and jsonfast.loads
-    # would be orjson itself; otherwise jsonfast.loads decides, part by part, as always.
-    decode = _fast_loads if _fast_loads is not None and content.translate(_DIGITS_TO_ZERO).find(_LONG_RUN) < 0 \
+    # Without a run of 19 digits in the key and payload there is none in either, and
+    # jsonfast.loads would be orjson itself; otherwise jsonfast.loads decides, part by part.
+    decode = _fast_loads if _fast_loads is not None and _LONG_RUN not in json_text.translate(_DIGITS_TO_ZERO) \
         else loads
-    start = time_at + len(_CREATE_TIME)
     try:
-        line_ts = int(content[start:content.find(b" ", start)])
-        key = decode(content[json_at:split])
-        payload = content[split + len(_PAYLOAD):]
+        line_ts = int(stamp.partition(b" ")[0])
+        key = decode(key_text)
         value = None if payload == _DELETE else decode(payload)
-    except ValueError:  # a timestamp that is no number, JSON orjson or the stdlib rejects, bad UTF-8
+        # KeyError, TypeError: not objects, or a type or version other than a plain decimal
+        rtype = _NUMERALS[key["type"]]
+        version = None if value is None else _NUMERALS[value["version"]]
+    except (ValueError, KeyError, TypeError):
         return None
-    if type(key) is not dict or type(key.get("data")) is not dict:
+    if type(key.get("data")) is not dict or (value is not None and type(value.get("data")) is not dict):
         return None
-    rtype = key.get("type")
-    if type(rtype) is not str or not (rtype.isdigit() and rtype.isascii()):
-        return None
+    key["type"] = rtype
     if value is not None:
-        version = value.get("version") if type(value) is dict else None
-        if type(version) is not str or not (version.isdigit() and version.isascii()) \
-                or type(value.get("data")) is not dict:
-            return None
-        value["version"] = int(version)
-    key["type"] = int(rtype)
+        value["version"] = version
     if line_ts >= 0:
         ts_ms = line_ts
     return ts_ms, Event(line_no, "record", ts_ms, {"key": key, "value": value})
