@@ -534,7 +534,7 @@ class TraceChecker:
             return
         g = self.groups.get(gid) or self._group(gid, gtype)
         g.summary.events += 1
-        if not self._advance(g, _ts(event), event.line):
+        if not self._advance(g, float(event.ts_ms) if event.ts_ms is not None else 0.0, event.line):  # _ts
             return
         g.saw_records = True
         if g.saw_calls:
@@ -576,10 +576,10 @@ class TraceChecker:
 
     def _replay_record(self, g: _Group, event: Event, record: Record) -> None:
         gid = g.summary.group_id
-        member_id = record.key.get("memberId") if record.type == CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT else None
+        rtype = record.type
+        member_id = record.key.get("memberId") if rtype == CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT else None
         epochs_before = member_epochs(g.coord, gid, member_id) \
-            if member_id is not None and record.value is not None and g.saw_target_metadata \
-            and isinstance(member_id, str) else None
+            if isinstance(member_id, str) and record.value is not None and g.saw_target_metadata else None
         g.generation += 1
         try:
             g.coord.replay(record)
@@ -591,16 +591,16 @@ class TraceChecker:
                                      f"Kafka's replay would reject {record.describe()}: {exc}", "replay"))
             return
         problems = record_invariant_problems(g.coord, gid, record)
-        if record.type == GROUP_METADATA:
+        if rtype == GROUP_METADATA:
             problems += self.classic.record(g, record)
         if epochs_before is not None:
             assert isinstance(member_id, str)
             problems += member_record_problems(epochs_before, g.coord, gid, member_id)
-        if record.type == CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA and record.value is not None:
+        if rtype == CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA and record.value is not None:
             g.saw_target_metadata = True
         for name, message in problems:
             self._finding(g, Finding(self.path, event.line, gid, "invariant", message, name))
-        if record.type in STREAMS_RECORD_TYPES:
+        if rtype in STREAMS_RECORD_TYPES:
             for name, message in record_problems(g.coord.streams_groups.get(gid), record):
                 self._finding(g, Finding(self.path, event.line, gid, "invariant", message, name))
 

@@ -10,7 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from kgspec.invariants.epochs import EPOCH_MONOTONICITY, EpochSnapshot, epoch_monotonicity
+from kgspec.invariants.epochs import (
+    EPOCH_MONOTONICITY,
+    EpochSnapshot,
+    epoch_monotonicity,
+    epoch_snapshot,
+)
 from kgspec.invariants.target import TARGET_VALIDITY
 from kgspec.model.coordinator import Coordinator
 from kgspec.model.records import (
@@ -110,7 +115,7 @@ def member_epochs(coord: Coordinator, group_id: str, member_id: str) -> EpochSna
         return None
     member = group.members.get(member_id)
     members = {member_id: (member.member_epoch, member.state)} if member is not None else {}
-    return EpochSnapshot(group.group_epoch, group.assignment_epoch, members)
+    return epoch_snapshot(group.group_epoch, group.assignment_epoch, members)
 
 
 def member_record_problems(before: EpochSnapshot | None, coord: Coordinator, group_id: str,

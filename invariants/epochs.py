@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.model.consumer.heartbeat import parse_owned
@@ -26,6 +26,21 @@ class EpochSnapshot:
     group_epoch: int
     assignment_epoch: int
     members: Mapping[str, tuple[int, int]]  # member id -> (member epoch, MemberState code)
+
+
+_SET_SNAPSHOT_FIELDS: Final = tuple(getattr(EpochSnapshot, name).__set__ for name in EpochSnapshot.__slots__)
+
+
+def epoch_snapshot(group_epoch: int, assignment_epoch: int,
+                   members: Mapping[str, tuple[int, int]]) -> EpochSnapshot:
+    """``EpochSnapshot(group_epoch, assignment_epoch, members)``, built field by field: the
+    frozen dataclass's ``__init__`` is the larger part of a replayed record's epoch check."""
+    snapshot = object.__new__(EpochSnapshot)
+    set_group_epoch, set_assignment_epoch, set_members = _SET_SNAPSHOT_FIELDS
+    set_group_epoch(snapshot, group_epoch)
+    set_assignment_epoch(snapshot, assignment_epoch)
+    set_members(snapshot, members)
+    return snapshot
 
 
 def snapshot_epochs(group: ConsumerGroup | None) -> EpochSnapshot | None:

@@ -216,6 +216,9 @@ class Coordinator:
         if now < self.now:
             raise ValueError(f"time went backwards: {now} < {self.now}")
         firings: list[Firing] = []
+        if not self.timers.maybe_due(now):  # the common step: nothing due, no generator to run
+            self.now = now
+            return firings
         for timer in self.timers.pop_due(now):
             self.now = timer.deadline_ms
             records, explain = self._fire(timer)

@@ -51,6 +51,8 @@ _DECODER: Final = json.JSONDecoder()
 _CREATE_TIME: Final = _TIMESTAMP_TYPES[0]
 # "0".."1023" -> 0..1023: a key type or value version as Kafka prints it, and its int
 _NUMERALS: Final = {str(n): n for n in range(1024)}
+_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
+_MAX_KEYS: Final = 4096
 # as in jsonfast: every digit to "0", so a run of 19 digits is a run of 19 zeros
 _DIGITS_TO_ZERO: Final = bytes.maketrans(b"123456789", b"000000000")
 _LONG_RUN: Final = b"0" * 19
@@ -65,6 +67,7 @@ def read_dump_log(stream: BinaryIO, *, max_line_bytes: int = DEFAULT_MAX_LINE_BY
                   start_ts_ms: float = 0) -> Iterator[ReadItem]:
     """Read kafka-dump-log output, one item per non-blank line, in file order."""
     ts_ms = start_ts_ms
+    keys: dict[bytes, dict[str, Any]] = {}  # see _common_record
     for line_no, content in iter_lines(stream, max_line_bytes):
         if content is None:
             yield Malformed(line_no, too_long_message(max_line_bytes))
@@ -72,22 +75,25 @@ def read_dump_log(stream: BinaryIO, *, max_line_bytes: int = DEFAULT_MAX_LINE_BY
         if not content.startswith(b"|"):
             yield Skipped(line_no, _preamble_reason(content))
             continue
-        ts_ms, item = record_line_item(content, line_no, ts_ms)
+        ts_ms, item = _common_record(content, line_no, ts_ms, keys) or _any_record(content, line_no, ts_ms)
         yield item
 
 
 def record_line_item(content: bytes, line_no: int, ts_ms: float) -> tuple[float, ReadItem]:
     """A ``|`` line's item and the timestamp from there on: its own, or ``ts_ms`` if it has none."""
-    common = _common_record(content, line_no, ts_ms)
-    if common is not None:
-        return common
+    return _common_record(content, line_no, ts_ms, {}) or _any_record(content, line_no, ts_ms)
+
+
+def _any_record(content: bytes, line_no: int, ts_ms: float) -> tuple[float, ReadItem]:
+    """:func:`record_line_item`, the general path."""
     line_ts = _timestamp(content)
     if line_ts is not None and line_ts >= 0:
         ts_ms = line_ts
     return ts_ms, _record_line(content, line_no, ts_ms)
 
 
-def _common_record(content: bytes, line_no: int, ts_ms: float) -> tuple[float, Event] | None:
+def _common_record(content: bytes, line_no: int, ts_ms: float,
+                   keys: dict[bytes, dict[str, Any]]) -> tuple[float, Event] | None:
     """What :func:`record_line_item` gives for a record line as Kafka prints it, or None.
 
     The common line (a ``CreateTime``, a JSON key, a JSON or ``<DELETE>`` payload, a key
@@ -98,28 +104,40 @@ def _common_record(content: bytes, line_no: int, ts_ms: float) -> tuple[float, E
     key and payload are the same bytes decoded to the same values (what a decoder rejects
     goes to the general path, which names the problem as before); and the record is one that
     ``_with_int`` and ``record_problem`` pass unchanged but for the two ints.
+
+    ``keys``: key text -> its key as decoded and made an int-typed ``{"type", "data"}`` here
+    before; a dump repeats few keys (one per group, member and record type) many times, so
+    most keys are a copy (the data holds only strings and numbers: copied, nothing is shared).
     """
     meta, key_mark, json_text = content.partition(_KEY)
     key_text, payload_mark, payload = json_text.partition(_PAYLOAD)
     _, time_mark, stamp = meta.partition(_CREATE_TIME)
     if not (key_mark and payload_mark and time_mark) or key_text[:1] != b"{":
         return None
-    # Without a run of 19 digits in the key and payload there is none in either, and
+    known = keys.get(key_text)
+    # Without a run of 19 digits in the text there is none in the parts to decode, and
     # jsonfast.loads would be orjson itself; otherwise jsonfast.loads decides, part by part.
-    decode = _fast_loads if _fast_loads is not None and _LONG_RUN not in json_text.translate(_DIGITS_TO_ZERO) \
-        else loads
+    # (A known key is not decoded again: only the payload is.)
+    decode = _fast_loads if _fast_loads is not None \
+        and _LONG_RUN not in (json_text if known is None else payload).translate(_DIGITS_TO_ZERO) else loads
     try:
         line_ts = int(stamp.partition(b" ")[0])
-        key = decode(key_text)
+        key = decode(key_text) if known is None else known
         value = None if payload == _DELETE else decode(payload)
         # KeyError, TypeError: not objects, or a type or version other than a plain decimal
-        rtype = _NUMERALS[key["type"]]
+        rtype = _NUMERALS[key["type"]] if known is None else known["type"]
         version = None if value is None else _NUMERALS[value["version"]]
     except (ValueError, KeyError, TypeError):
         return None
     if type(key.get("data")) is not dict or (value is not None and type(value.get("data")) is not dict):
         return None
-    key["type"] = rtype
+    if known is None:
+        key["type"] = rtype
+        if len(keys) < _MAX_KEYS and tuple(key) == ("type", "data") \
+                and _SCALARS.issuperset(map(type, key["data"].values())):
+            keys[key_text] = {"type": rtype, "data": key["data"].copy()}
+    else:
+        key = {"type": rtype, "data": known["data"].copy()}
     if value is not None:
         value["version"] = version
     if line_ts >= 0:
