@@ -35,6 +35,7 @@ from kgspec.conformance.events import Event, Malformed, ReadItem, Skipped
 from kgspec.conformance.findings import Finding, GroupSummary, InputSummary, Report
 from kgspec.conformance.invariant_hooks import (
     ObservedTarget,
+    member_epoch_values,
     member_epochs,
     member_record_problems,
     record_invariant_problems,
@@ -578,7 +579,7 @@ class TraceChecker:
         gid = g.summary.group_id
         rtype = record.type
         member_id = record.key.get("memberId") if rtype == CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT else None
-        epochs_before = member_epochs(g.coord, gid, member_id) \
+        epochs_before = member_epoch_values(g.coord, gid, member_id) \
             if isinstance(member_id, str) and record.value is not None and g.saw_target_metadata else None
         g.generation += 1
         try:

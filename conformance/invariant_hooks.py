@@ -10,12 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from kgspec.invariants.epochs import (
-    EPOCH_MONOTONICITY,
-    EpochSnapshot,
-    epoch_monotonicity,
-    epoch_snapshot,
-)
+from kgspec.invariants.epochs import EPOCH_MONOTONICITY, Epochs, EpochSnapshot, epoch_changes
 from kgspec.invariants.target import TARGET_VALIDITY
 from kgspec.model.coordinator import Coordinator
 from kgspec.model.records import (
@@ -109,16 +104,22 @@ def _partitions(entries: Any) -> dict[str, list[int]]:
 
 
 def member_epochs(coord: Coordinator, group_id: str, member_id: str) -> EpochSnapshot | None:
-    """The epochs ``epoch-monotonicity`` compares, for one member of a replayed group."""
+    """The epochs ``epoch-monotonicity`` compares, for one member of the model's group."""
+    epochs = member_epoch_values(coord, group_id, member_id)
+    return None if epochs is None else EpochSnapshot(*epochs)
+
+
+def member_epoch_values(coord: Coordinator, group_id: str, member_id: str) -> Epochs | None:
+    """:func:`member_epochs` as a plain tuple (what record replay keeps)."""
     group = coord.groups.get(group_id)
     if group is None:
         return None
     member = group.members.get(member_id)
     members = {member_id: (member.member_epoch, member.state)} if member is not None else {}
-    return epoch_snapshot(group.group_epoch, group.assignment_epoch, members)
+    return group.group_epoch, group.assignment_epoch, members
 
 
-def member_record_problems(before: EpochSnapshot | None, coord: Coordinator, group_id: str,
+def member_record_problems(before: Epochs | None, coord: Coordinator, group_id: str,
                            member_id: str) -> list[tuple[str, str]]:
     """``epoch-monotonicity`` across one replayed current-assignment record (type 8).
 
@@ -126,7 +127,7 @@ def member_record_problems(before: EpochSnapshot | None, coord: Coordinator, gro
     before the members' records of the same step), so that the assignment epoch is the
     coordinator's and not the replay's initial value.
     """
-    after = member_epochs(coord, group_id, member_id)
+    after = member_epoch_values(coord, group_id, member_id)
     if after is None:
         return []
-    return [(EPOCH_MONOTONICITY, m) for m in epoch_monotonicity(before, after)]
+    return [(EPOCH_MONOTONICITY, m) for m in epoch_changes(before, after)]

@@ -29,7 +29,7 @@ from typing import Any, BinaryIO, Final
 
 from ..events import Event, Malformed, ReadItem, Skipped
 from .jsonfast import loads
-from .lines import DEFAULT_MAX_LINE_BYTES, iter_lines, too_long_message
+from .lines import DEFAULT_MAX_LINE_BYTES, skip_rest_of_line, too_long_message
 from .validate import record_problem
 
 _KEY: Final = b" key: "
@@ -68,9 +68,19 @@ def read_dump_log(stream: BinaryIO, *, max_line_bytes: int = DEFAULT_MAX_LINE_BY
     """Read kafka-dump-log output, one item per non-blank line, in file order."""
     ts_ms = start_ts_ms
     keys: dict[bytes, dict[str, Any]] = {}  # see _common_record
-    for line_no, content in iter_lines(stream, max_line_bytes):
-        if content is None:
+    readline, limit = stream.readline, max_line_bytes + 1
+    line_no = 0
+    while True:  # lines.iter_lines, inline: this loop is hot
+        raw = readline(limit)
+        if not raw:
+            return
+        line_no += 1
+        if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
+            skip_rest_of_line(stream)
             yield Malformed(line_no, too_long_message(max_line_bytes))
+            continue
+        content = raw.strip()
+        if not content:
             continue
         if not content.startswith(b"|"):
             yield Skipped(line_no, _preamble_reason(content))

@@ -42,6 +42,7 @@ class ConsumerGroup:
         "group_epoch",
         "group_id",
         "has_partition_metadata_record",
+        "lost_partition_epoch",
         "members",
         "metadata_hash",
         "mutants",
@@ -72,6 +73,7 @@ class ConsumerGroup:
         # Members not reconciled to the assignment epoch, for an O(1) state derivation.
         self.unreconciled: set[str] = set()
         self.mutants = mutants
+        self.lost_partition_epoch = mutants.active("lost-partition-epoch")  # looked up at every update
 
     # --- derived state -------------------------------------------------------------
 
@@ -133,10 +135,11 @@ class ConsumerGroup:
             or old.subscribed_topic_regex != member.subscribed_topic_regex
         if old is not None:
             self._remove_partition_epochs(old.assigned, old.member_epoch)
-            self._remove_partition_epochs(old.pending_revocation, old.member_epoch)
+            if old.pending_revocation:  # mostly empty: no call for nothing
+                self._remove_partition_epochs(old.pending_revocation, old.member_epoch)
             if resubscribe:
                 self._unsubscribe(old)
-        if self.mutants.active("lost-partition-epoch") and old is not None:
+        if self.lost_partition_epoch and old is not None:
             # KAFKA-16147: a partition moving from pending revocation back to assigned
             # for the same member lost its epoch, so it looked free to others.
             back = {
@@ -150,7 +153,8 @@ class ConsumerGroup:
             self._add_partition_epochs(visible, member.member_epoch, member.member_id)
         else:
             self._add_partition_epochs(member.assigned, member.member_epoch, member.member_id)
-        self._add_partition_epochs(member.pending_revocation, member.member_epoch, member.member_id)
+        if member.pending_revocation:
+            self._add_partition_epochs(member.pending_revocation, member.member_epoch, member.member_id)
         self.members[member.member_id] = member
         if resubscribe:
             self._subscribe(member)
