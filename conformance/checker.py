@@ -591,7 +591,8 @@ class TraceChecker:
             self._finding(g, Finding(self.path, event.line, gid, "invariant",
                                      f"Kafka's replay would reject {record.describe()}: {exc}", "replay"))
             return
-        problems = record_invariant_problems(g.coord, gid, record)
+        problems = record_invariant_problems(g.coord, gid, record) \
+            if rtype == CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA else []  # the only one it checks
         if rtype == GROUP_METADATA:
             problems += self.classic.record(g, record)
         if epochs_before is not None:

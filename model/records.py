@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Final, cast
+from typing import Any, cast
 
 # Record types (the key's apiKey), group-coordinator/src/main/resources/common/message/*Key.json.
 GROUP_METADATA = 2
@@ -83,7 +83,9 @@ class ReplayError(Exception):
     """A record that Kafka's replay would reject (IllegalStateException and friends)."""
 
 
-@dataclass(frozen=True, slots=True)
+# Not frozen: a frozen dataclass's __init__ sets each field through object.__setattr__, which
+# costs a replayed record (dump-log check) more than parsing it. Records are never changed.
+@dataclass(slots=True)
 class Record:
     type: int
     key: dict[str, Any]
@@ -116,9 +118,9 @@ class Record:
                 if type(value) is dict:
                     vdata, version = value.get("data"), value.get("version", 0)
                     if type(vdata) is dict and type(version) is int:
-                        return _new_record(rtype, data, vdata, version)
+                        return Record(rtype, data, vdata, version)
                 elif value is None and "value" in obj:
-                    return _new_record(rtype, data, None, 0)
+                    return Record(rtype, data, None)
         return Record._checked_from_json(obj)
 
     @staticmethod
@@ -156,18 +158,3 @@ class Record:
         what = "tombstone" if self.value is None else "record"
         return f"{self.name}({ident}) {what}".replace("() ", " ")
 
-
-assert Record.__slots__ == ("type", "key", "value", "version")
-_SET_RECORD_FIELDS: Final = tuple(getattr(Record, name).__set__ for name in Record.__slots__)
-
-
-def _new_record(rtype: int, key: dict[str, Any], value: dict[str, Any] | None, version: int) -> Record:
-    """``Record(rtype, key, value, version)``, built field by field: the frozen dataclass's
-    ``__init__`` costs a replayed record more than the rest of its parsing."""
-    record = object.__new__(Record)
-    set_type, set_key, set_value, set_version = _SET_RECORD_FIELDS
-    set_type(record, rtype)
-    set_key(record, key)
-    set_value(record, value)
-    set_version(record, version)
-    return record
