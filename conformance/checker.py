@@ -43,7 +43,7 @@ from kgspec.conformance.invariant_hooks import (
 from kgspec.conformance.retarget import adopt_observed_target
 from kgspec.conformance.shapes import call_shape_problem
 from kgspec.invariants.client import ClientLedger
-from kgspec.invariants.streams import record_problems
+from kgspec.invariants.streams import ReplayedStateProblems
 from kgspec.model.config import unknown_config_names
 from kgspec.model.consumer.group import OwnershipConflict
 from kgspec.model.consumer.heartbeat import steady_timer_ops
@@ -108,6 +108,7 @@ class _Group:
     # topics, failover): steady answers cached at an older generation are stale.
     generation: int = 0
     steady: dict[str, _Steady] = field(default_factory=dict)  # member id -> cached steady heartbeat
+    streams_state: ReplayedStateProblems = field(default_factory=ReplayedStateProblems)  # record replay
 
 
 @dataclass(slots=True)
@@ -603,7 +604,7 @@ class TraceChecker:
         for name, message in problems:
             self._finding(g, Finding(self.path, event.line, gid, "invariant", message, name))
         if rtype in STREAMS_RECORD_TYPES:
-            for name, message in record_problems(g.coord.streams_groups.get(gid), record):
+            for name, message in g.streams_state.problems(g.coord.streams_groups.get(gid), record, g.generation):
                 self._finding(g, Finding(self.path, event.line, gid, "invariant", message, name))
 
     def _check_client(self, g: _Group, event: Event, response: dict[str, Any]) -> None:
