@@ -128,6 +128,5 @@ def member_record_problems(before: Epochs | None, coord: Coordinator, group_id: 
     coordinator's and not the replay's initial value.
     """
     after = member_epoch_values(coord, group_id, member_id)
-    if after is None:
-        return []
-    return [(EPOCH_MONOTONICITY, m) for m in epoch_changes(before, after)]
+    found = epoch_changes(before, after) if after is not None else []
+    return [(EPOCH_MONOTONICITY, m) for m in found] if found else []

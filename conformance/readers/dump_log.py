@@ -36,12 +36,12 @@ _KEY: Final = b" key: "
 _PAYLOAD: Final = b" payload: "
 _DELETE: Final = b"<DELETE>"
 _TIMESTAMP_TYPES: Final = (b"CreateTime: ", b"LogAppendTime: ", b"NoTimestampType: ")
-_PREAMBLES: Final = (
+_PREAMBLES: Final = (  # no prefix starts another: the order only puts the common one first
+    (b"baseOffset: ", "dump-log batch header"),
     (b"Dumping ", "dump-log file header"),
     (b"Log starting offset: ", "dump-log file header"),
     (b"Snapshot end offset: ", "dump-log snapshot header"),
     (b"KRaft bootstrap snapshot", "dump-log snapshot header"),
-    (b"baseOffset: ", "dump-log batch header"),
     (b"offset: ", "dump-log batch header"),  # magic v0/v1 batches
     (b"Found ", "dump-log trailer"),
 )
@@ -82,7 +82,7 @@ def read_dump_log(stream: BinaryIO, *, max_line_bytes: int = DEFAULT_MAX_LINE_BY
         content = raw.strip()
         if not content:
             continue
-        if not content.startswith(b"|"):
+        if content[:1] != b"|":  # content.startswith(b"|"), cheaper
             yield Skipped(line_no, _preamble_reason(content))
             continue
         ts_ms, item = _common_record(content, line_no, ts_ms, keys) or _any_record(content, line_no, ts_ms)
@@ -132,22 +132,25 @@ def _common_record(content: bytes, line_no: int, ts_ms: float,
         and _LONG_RUN not in (json_text if known is None else payload).translate(_DIGITS_TO_ZERO) else loads
     try:
         line_ts = int(stamp.partition(b" ")[0])
-        key = decode(key_text) if known is None else known
         value = None if payload == _DELETE else decode(payload)
         # KeyError, TypeError: not objects, or a type or version other than a plain decimal
-        rtype = _NUMERALS[key["type"]] if known is None else known["type"]
         version = None if value is None else _NUMERALS[value["version"]]
+        if known is None:
+            key = decode(key_text)
+            rtype = _NUMERALS[key["type"]]
     except (ValueError, KeyError, TypeError):
         return None
-    if type(key.get("data")) is not dict or (value is not None and type(value.get("data")) is not dict):
+    if value is not None and type(value.get("data")) is not dict:
         return None
     if known is None:
+        if type(key.get("data")) is not dict:
+            return None
         key["type"] = rtype
         if len(keys) < _MAX_KEYS and tuple(key) == ("type", "data") \
                 and _SCALARS.issuperset(map(type, key["data"].values())):
             keys[key_text] = {"type": rtype, "data": key["data"].copy()}
     else:
-        key = {"type": rtype, "data": known["data"].copy()}
+        key = {"type": known["type"], "data": known["data"].copy()}
     if value is not None:
         value["version"] = version
     if line_ts >= 0:

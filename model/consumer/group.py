@@ -96,8 +96,8 @@ class ConsumerGroup:
     def set_assignment_metadata(self, epoch: int, timestamp: int) -> None:
         self.assignment_epoch = epoch
         self.assignment_timestamp = timestamp
-        self.unreconciled = {
-            m.member_id for m in self.members.values() if not m.is_reconciled_to(epoch)
+        self.unreconciled = {  # not m.is_reconciled_to(epoch), inline as in _refresh_reconciled
+            m.member_id for m in self.members.values() if not (m.state == STABLE and m.member_epoch == epoch)
         }
 
     def current_partition_epoch(self, topic_id: str, partition: int) -> int:

@@ -55,16 +55,24 @@ class ConsumerMember:
     def is_reconciled_to(self, epoch: int) -> bool:
         return self.state == STABLE and self.member_epoch == epoch
 
-    def copy(self, holdings: bool = True) -> ConsumerMember:
-        """A copy; with ``holdings=False`` its assigned and pending partitions start empty
-        (for a caller that sets both, as the replay of a current-assignment record does)."""
+    def copy(self) -> ConsumerMember:
         return ConsumerMember(
             self.member_id, self.instance_id, self.rack_id, self.client_id, self.client_host,
             self.subscribed_topic_names, self.subscribed_topic_regex, self.rebalance_timeout_ms,
             self.server_assignor, self.classic_member_metadata, self.member_epoch,
             self.previous_member_epoch, self.state,
-            {t: dict(p) for t, p in self.assigned.items()} if holdings else {},
-            {t: dict(p) for t, p in self.pending_revocation.items()} if holdings else {},
+            {t: dict(p) for t, p in self.assigned.items()},
+            {t: dict(p) for t, p in self.pending_revocation.items()},
+        )
+
+    def with_assignment(self, member_epoch: int, previous_member_epoch: int, state: int, assigned: Holding,
+                        pending_revocation: Holding) -> ConsumerMember:
+        """A copy with another assignment (what a current-assignment record carries)."""
+        return ConsumerMember(
+            self.member_id, self.instance_id, self.rack_id, self.client_id, self.client_host,
+            self.subscribed_topic_names, self.subscribed_topic_regex, self.rebalance_timeout_ms,
+            self.server_assignor, self.classic_member_metadata, member_epoch, previous_member_epoch, state,
+            assigned, pending_revocation,
         )
 
     def metadata_equals(self, other: ConsumerMember) -> bool:
