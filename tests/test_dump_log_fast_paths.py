@@ -22,6 +22,7 @@ from kgspec.conformance import invariant_hooks
 from kgspec.conformance.checker import TraceChecker
 from kgspec.conformance.findings import Report
 from kgspec.conformance.readers import dump_log, open_trace, read_dump_log
+from kgspec.conformance.readers.jsonfast import loads
 from kgspec.conformance.writers import write_dump_log
 from kgspec.invariants import streams
 from kgspec.invariants.target import TARGET_VALIDITY
@@ -184,6 +185,23 @@ def test_written_dumps_as_the_general_path(monkeypatch: pytest.MonkeyPatch, dump
         assert _items(text) == _general(monkeypatch, text)
     mixed = b"".join(dumps)  # the same keys again, after other groups' records: the key memory
     assert _items(mixed) == _general(monkeypatch, mixed)
+
+
+@pytest.mark.parametrize("text", [
+    b'{"a":1234567890123456789}', b'{"a":12345678901234567890}', b'{"a":18446744073709551615}',
+    b'{"a":18446744073709551616}', b'{"a":-9223372036854775808}', b'{"a":-9223372036854775809}',
+    b'[99999999999999999999999]', b'{"a":[1,{"b":-12345678901234567890123}]}', b'{"a":1.2345678901234567890}',
+    b'{"a":12345678901234567890e-3}', b'{"a":"12345678901234567890123"}', b'{"a":1e400}', b'[NaN, 1234567890123456789012]',
+    b'{"a":1234567890123456789012,"a":1}', b'12345678901234567890123', b'"\\ud800 1234567890123456789"', b'{"a":}',
+])
+def test_long_runs_are_decoded_as_jsonfast_does(text: bytes) -> None:
+    def decoded(how: Any) -> str:
+        try:
+            return repr(how(text))
+        except ValueError as exc:
+            return f"{type(exc).__name__}: {exc}"
+
+    assert decoded(dump_log._long_loads) == decoded(loads)
 
 
 def test_a_remembered_key_is_a_copy() -> None:

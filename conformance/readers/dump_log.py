@@ -126,10 +126,10 @@ def _common_record(content: bytes, line_no: int, ts_ms: float,
         return None
     known = keys.get(key_text)
     # Without a run of 19 digits in the text there is none in the parts to decode, and
-    # jsonfast.loads would be orjson itself; otherwise jsonfast.loads decides, part by part.
-    # (A known key is not decoded again: only the payload is.)
+    # jsonfast.loads would be orjson itself; otherwise see _long_loads. (A known key is not
+    # decoded again: only the payload is.)
     decode = _fast_loads if _fast_loads is not None \
-        and _LONG_RUN not in (json_text if known is None else payload).translate(_DIGITS_TO_ZERO) else loads
+        and _LONG_RUN not in (json_text if known is None else payload).translate(_DIGITS_TO_ZERO) else _long_loads
     try:
         line_ts = int(stamp.partition(b" ")[0])
         value = None if payload == _DELETE else decode(payload)
@@ -156,6 +156,39 @@ def _common_record(content: bytes, line_no: int, ts_ms: float,
     if line_ts >= 0:
         ts_ms = line_ts
     return ts_ms, Event(line_no, "record", ts_ms, {"key": key, "value": value})
+
+
+def _long_loads(data: bytes) -> Any:
+    """``jsonfast.loads(data)`` for a text that may hold a run of 19 digits, mostly without
+    the standard library (a 64-bit metadata hash has 19 digits about half the time).
+
+    jsonfast.loads leaves such a text to the standard library because orjson reads an integer
+    beyond 64 bits as a float, and maybe a float of many digits otherwise. orjson reads every
+    other number exactly, as an int, so a value orjson decodes without any float in it is the
+    one the standard library decodes; anything else is jsonfast.loads's to decode.
+    """
+    if _fast_loads is not None:
+        try:
+            value = _fast_loads(data)
+        except ValueError:
+            return loads(data)
+        if _without_floats(value):
+            return value
+    return loads(data)
+
+
+def _without_floats(value: Any) -> bool:
+    pending = [value]
+    while pending:
+        node = pending.pop()
+        kind = type(node)
+        if kind is float:
+            return False
+        if kind is dict:
+            pending.extend(node.values())
+        elif kind is list:
+            pending.extend(node)
+    return True
 
 
 def _preamble_reason(content: bytes) -> str:
