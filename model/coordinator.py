@@ -242,7 +242,7 @@ class Coordinator:
         if record.type == GROUP_METADATA:
             classic_ops.replay(self, record)
         elif record.type in rec.CONSUMER_RECORD_TYPES:
-            if record.key.get("groupId") in self.streams_groups:
+            if self.streams_groups and record.key.get("groupId") in self.streams_groups:
                 raise rec.ReplayError(f"Group {record.key.get('groupId')} is not a consumer group.")
             rec.replay(self.groups, record, self._new_group, self.profile)
         elif record.type in streams_rec.STREAMS_RECORD_TYPES:
