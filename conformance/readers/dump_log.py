@@ -85,13 +85,21 @@ def read_dump_log(stream: BinaryIO, *, max_line_bytes: int = DEFAULT_MAX_LINE_BY
         if content[:1] != b"|":  # content.startswith(b"|"), cheaper
             yield Skipped(line_no, _preamble_reason(content))
             continue
-        ts_ms, item = _common_record(content, line_no, ts_ms, keys) or _any_record(content, line_no, ts_ms)
-        yield item
+        event = _common_record(content, line_no, ts_ms, keys)
+        if event is not None:
+            ts_ms = event.ts_ms  # type: ignore[assignment]  # a record event's is a number
+            yield event
+        else:
+            ts_ms, item = _any_record(content, line_no, ts_ms)
+            yield item
 
 
 def record_line_item(content: bytes, line_no: int, ts_ms: float) -> tuple[float, ReadItem]:
     """A ``|`` line's item and the timestamp from there on: its own, or ``ts_ms`` if it has none."""
-    return _common_record(content, line_no, ts_ms, {}) or _any_record(content, line_no, ts_ms)
+    event = _common_record(content, line_no, ts_ms, {})
+    if event is None:
+        return _any_record(content, line_no, ts_ms)
+    return event.ts_ms, event  # type: ignore[return-value]  # a record event's ts_ms is a number
 
 
 def _any_record(content: bytes, line_no: int, ts_ms: float) -> tuple[float, ReadItem]:
@@ -103,8 +111,9 @@ def _any_record(content: bytes, line_no: int, ts_ms: float) -> tuple[float, Read
 
 
 def _common_record(content: bytes, line_no: int, ts_ms: float,
-                   keys: dict[bytes, dict[str, Any]]) -> tuple[float, Event] | None:
-    """What :func:`record_line_item` gives for a record line as Kafka prints it, or None.
+                   keys: dict[bytes, dict[str, Any]]) -> Event | None:
+    """What :func:`record_line_item` gives for a record line as Kafka prints it (the event, whose
+    ``ts_ms`` is the timestamp from there on), or None.
 
     The common line (a ``CreateTime``, a JSON key, a JSON or ``<DELETE>`` payload, a key
     ``type`` and value ``version`` in plain decimal) in one pass; anything else is None, for
@@ -153,9 +162,7 @@ def _common_record(content: bytes, line_no: int, ts_ms: float,
         key = {"type": known["type"], "data": known["data"].copy()}
     if value is not None:
         value["version"] = version
-    if line_ts >= 0:
-        ts_ms = line_ts
-    return ts_ms, Event(line_no, "record", ts_ms, {"key": key, "value": value})
+    return Event(line_no, "record", line_ts if line_ts >= 0 else ts_ms, {"key": key, "value": value})
 
 
 def _long_loads(data: bytes) -> Any:
