@@ -143,7 +143,10 @@ def _parse_holding(entries: Any, member_epoch: int, field: str) -> Holding:
             raise ReplayError(f"{field}: assignmentEpochs and partitions differ in length")
         slot = holding.setdefault(entry["topicId"], {})
         for i, p in enumerate(parts):
-            slot[int(p)] = int(epochs[i]) if epochs is not None else default
+            epoch = epochs[i] if epochs is not None else default
+            # int(x) of an int is x itself: only what is not one is converted (epoch first, as
+            # slot[int(p)] = int(epoch) evaluates it)
+            slot[p if type(p) is int else int(p)] = epoch if type(epoch) is int else int(epoch)
     return holding
 
 
