@@ -35,6 +35,7 @@ from kgspec.conformance.events import Event, Malformed, ReadItem, Skipped
 from kgspec.conformance.findings import Finding, GroupSummary, InputSummary, Report
 from kgspec.conformance.invariant_hooks import (
     ObservedTarget,
+    member_epoch_values,
     member_epochs,
     member_record_problems,
     record_invariant_problems,
@@ -42,7 +43,7 @@ from kgspec.conformance.invariant_hooks import (
 from kgspec.conformance.retarget import adopt_observed_target
 from kgspec.conformance.shapes import call_shape_problem
 from kgspec.invariants.client import ClientLedger
-from kgspec.invariants.streams import record_problems
+from kgspec.invariants.streams import ReplayedStateProblems
 from kgspec.model.config import unknown_config_names
 from kgspec.model.consumer.group import OwnershipConflict
 from kgspec.model.consumer.heartbeat import steady_timer_ops
@@ -71,6 +72,9 @@ KNOWN_API_NAMES = {11: "JoinGroup", 12: "Heartbeat", 13: "LeaveGroup", 14: "Sync
                    69: "ConsumerGroupDescribe", 88: "StreamsGroupHeartbeat", 89: "StreamsGroupDescribe"}
 MAX_FINDINGS_PER_GROUP = 200
 TARGET_RECORD_TYPES = frozenset({6, 7})  # target-assignment metadata and member
+# record type -> the type of group it belongs to (Connect's records aside)
+_RECORD_GROUP_TYPES: Final = {**dict.fromkeys(CONSUMER_RECORD_TYPES, "consumer"),
+                              **dict.fromkeys(STREAMS_RECORD_TYPES, "streams"), GROUP_METADATA: "classic"}
 
 
 def client_host(connection: str | None) -> str:
@@ -104,6 +108,7 @@ class _Group:
     # topics, failover): steady answers cached at an older generation are stale.
     generation: int = 0
     steady: dict[str, _Steady] = field(default_factory=dict)  # member id -> cached steady heartbeat
+    streams_state: ReplayedStateProblems = field(default_factory=ReplayedStateProblems)  # record replay
 
 
 @dataclass(slots=True)
@@ -514,13 +519,14 @@ class TraceChecker:
                 name.split(".")[-1] if "." in name else name, exp, got))
 
     def _record(self, event: Event) -> None:
-        gid = event.group_id
         try:
             record = Record.from_json(event.body)
         except ValueError as exc:
-            self._finding(None, Finding(self.path, event.line, gid, "malformed", str(exc), "record"))
+            self._finding(None, Finding(self.path, event.line, event.group_id, "malformed", str(exc), "record"))
             return
-        if gid is None:
+        key = record.key  # event.group_id, from the parsed key
+        gid = key.get("groupId", key.get("group"))
+        if not isinstance(gid, str):
             self._finding(None, Finding(self.path, event.line, None, "malformed",
                                         "record key has no groupId", "record.key.data.groupId"))
             return
@@ -529,18 +535,17 @@ class TraceChecker:
             g.summary.events += 1
             self.connect.record(g, event, record)
             return
-        if record.type not in CONSUMER_RECORD_TYPES and record.type not in STREAMS_RECORD_TYPES \
-                and record.type != GROUP_METADATA:
+        gtype = _RECORD_GROUP_TYPES.get(record.type)
+        if gtype is None:
             g = self._group(gid, "consumer")
             g.summary.events += 1
             g.summary.incomplete = True
             self._finding(g, Finding(self.path, event.line, gid, "unsupported",
                                      f"{record.name} records are not modelled yet", "record.key.type"))
             return
-        g = self._group(gid, "streams" if record.type in STREAMS_RECORD_TYPES else
-                        "classic" if record.type == GROUP_METADATA else "consumer")
+        g = self.groups.get(gid) or self._group(gid, gtype)
         g.summary.events += 1
-        if not self._advance(g, _ts(event), event.line):
+        if not self._advance(g, float(event.ts_ms) if event.ts_ms is not None else 0.0, event.line):  # _ts
             return
         g.saw_records = True
         if g.saw_calls:
@@ -581,12 +586,11 @@ class TraceChecker:
                 self._finding(g, Finding(self.path, event.line, gid, "invariant", message, name))
 
     def _replay_record(self, g: _Group, event: Event, record: Record) -> None:
-
         gid = g.summary.group_id
-        member_id = record.key.get("memberId")
-        epochs_before = member_epochs(g.coord, gid, member_id) \
-            if record.type == CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT and record.value is not None \
-            and g.saw_target_metadata and isinstance(member_id, str) else None
+        rtype = record.type
+        member_id = record.key.get("memberId") if rtype == CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT else None
+        epochs_before = member_epoch_values(g.coord, gid, member_id) \
+            if isinstance(member_id, str) and record.value is not None and g.saw_target_metadata else None
         g.generation += 1
         try:
             g.coord.replay(record)
@@ -597,16 +601,19 @@ class TraceChecker:
             self._finding(g, Finding(self.path, event.line, gid, "invariant",
                                      f"Kafka's replay would reject {record.describe()}: {exc}", "replay"))
             return
-        problems = record_invariant_problems(g.coord, gid, record) + self.classic.record(g, record)
+        problems = record_invariant_problems(g.coord, gid, record) \
+            if rtype == CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA else []  # the only one it checks
+        if rtype == GROUP_METADATA:
+            problems += self.classic.record(g, record)
         if epochs_before is not None:
             assert isinstance(member_id, str)
             problems += member_record_problems(epochs_before, g.coord, gid, member_id)
-        if record.type == CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA and record.value is not None:
+        if rtype == CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA and record.value is not None:
             g.saw_target_metadata = True
         for name, message in problems:
             self._finding(g, Finding(self.path, event.line, gid, "invariant", message, name))
-        if record.type in STREAMS_RECORD_TYPES:
-            for name, message in record_problems(g.coord.streams_groups.get(gid), record):
+        if rtype in STREAMS_RECORD_TYPES:
+            for name, message in g.streams_state.problems(g.coord.streams_groups.get(gid), record, g.generation):
                 self._finding(g, Finding(self.path, event.line, gid, "invariant", message, name))
 
     def _check_client(self, g: _Group, event: Event, response: dict[str, Any]) -> None:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from kgspec.invariants.epochs import EPOCH_MONOTONICITY, EpochSnapshot, epoch_monotonicity
+from kgspec.invariants.epochs import EPOCH_MONOTONICITY, Epochs, EpochSnapshot, epoch_changes
 from kgspec.invariants.target import TARGET_VALIDITY
 from kgspec.model.coordinator import Coordinator
 from kgspec.model.records import (
@@ -21,20 +21,22 @@ from kgspec.model.records import (
 
 
 def record_invariant_problems(coord: Coordinator, group_id: str, record: Record) -> list[tuple[str, str]]:
+    if record.type != CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA or record.value is None:
+        return []
     group = coord.groups.get(group_id)
     if group is None:
         return []
-    problems: list[tuple[str, str]] = []
-    if record.type == CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA and record.value is not None:
-        problems += target_overlaps(group.target)
-        if group.assignment_epoch > group.group_epoch:
-            problems.append(("epoch-monotonicity",
-                             f"assignment epoch {group.assignment_epoch} is ahead of group epoch {group.group_epoch}"))
+    problems = target_overlaps(group.target)
+    if group.assignment_epoch > group.group_epoch:
+        problems.append(("epoch-monotonicity",
+                         f"assignment epoch {group.assignment_epoch} is ahead of group epoch {group.group_epoch}"))
     return problems
 
 
 def target_overlaps(target: Mapping[str, Mapping[str, Iterable[int]]]) -> list[tuple[str, str]]:
     """``target-validity``: a partition in the targets of two members."""
+    if _disjoint(target):
+        return []  # the common case, decided without sorting
     owners: dict[tuple[str, int], str] = {}
     problems: list[tuple[str, str]] = []
     for member_id, assignment in sorted(target.items()):
@@ -45,6 +47,26 @@ def target_overlaps(target: Mapping[str, Mapping[str, Iterable[int]]]) -> list[t
                     problems.append((TARGET_VALIDITY,
                                      f"partition {topic_id}-{p} is in the targets of both {other} and {member_id}"))
     return problems
+
+
+def _disjoint(target: Mapping[str, Mapping[str, Iterable[int]]]) -> bool:
+    """Whether no partition is in the targets of two members (``target_overlaps`` finds none).
+
+    False also for member ids other than strings (a broken record's key), which the general
+    path sorts as it always has."""
+    owned: dict[str, set[int]] = {}
+    for member_id, assignment in target.items():
+        if type(member_id) is not str:
+            return False
+        for topic_id, parts in assignment.items():
+            seen = owned.get(topic_id)
+            if seen is None:
+                owned[topic_id] = set(parts)
+            elif seen.isdisjoint(parts):
+                seen.update(parts)
+            else:
+                return False
+    return True
 
 
 class ObservedTarget:
@@ -82,16 +104,22 @@ def _partitions(entries: Any) -> dict[str, list[int]]:
 
 
 def member_epochs(coord: Coordinator, group_id: str, member_id: str) -> EpochSnapshot | None:
-    """The epochs ``epoch-monotonicity`` compares, for one member of a replayed group."""
+    """The epochs ``epoch-monotonicity`` compares, for one member of the model's group."""
+    epochs = member_epoch_values(coord, group_id, member_id)
+    return None if epochs is None else EpochSnapshot(*epochs)
+
+
+def member_epoch_values(coord: Coordinator, group_id: str, member_id: str) -> Epochs | None:
+    """:func:`member_epochs` as a plain tuple (what record replay keeps)."""
     group = coord.groups.get(group_id)
     if group is None:
         return None
     member = group.members.get(member_id)
     members = {member_id: (member.member_epoch, member.state)} if member is not None else {}
-    return EpochSnapshot(group.group_epoch, group.assignment_epoch, members)
+    return group.group_epoch, group.assignment_epoch, members
 
 
-def member_record_problems(before: EpochSnapshot | None, coord: Coordinator, group_id: str,
+def member_record_problems(before: Epochs | None, coord: Coordinator, group_id: str,
                            member_id: str) -> list[tuple[str, str]]:
     """``epoch-monotonicity`` across one replayed current-assignment record (type 8).
 
@@ -99,7 +127,6 @@ def member_record_problems(before: EpochSnapshot | None, coord: Coordinator, gro
     before the members' records of the same step), so that the assignment epoch is the
     coordinator's and not the replay's initial value.
     """
-    after = member_epochs(coord, group_id, member_id)
-    if after is None:
-        return []
-    return [(EPOCH_MONOTONICITY, m) for m in epoch_monotonicity(before, after)]
+    after = member_epoch_values(coord, group_id, member_id)
+    found = epoch_changes(before, after) if after is not None else []
+    return [(EPOCH_MONOTONICITY, m) for m in found] if found else []

@@ -28,6 +28,10 @@ class EpochSnapshot:
     members: Mapping[str, tuple[int, int]]  # member id -> (member epoch, MemberState code)
 
 
+# An EpochSnapshot's fields as a plain tuple: (group epoch, assignment epoch, members)
+Epochs = tuple[int, int, Mapping[str, tuple[int, int]]]
+
+
 def snapshot_epochs(group: ConsumerGroup | None) -> EpochSnapshot | None:
     if group is None:
         return None
@@ -46,23 +50,31 @@ def epoch_monotonicity(previous: EpochSnapshot | None, current: EpochSnapshot) -
     UNREVOKED_PARTITIONS keeps the epoch it had — its epoch moves to the target only once
     it has nothing left to revoke (KIP-848).
     """
+    return epoch_changes(
+        None if previous is None else (previous.group_epoch, previous.assignment_epoch, previous.members),
+        (current.group_epoch, current.assignment_epoch, current.members))
+
+
+def epoch_changes(previous: Epochs | None, current: Epochs) -> list[str]:
+    """:func:`epoch_monotonicity` of two states given as plain tuples (no snapshot to build:
+    record replay checks one member at every current-assignment record)."""
+    group_epoch, assignment_epoch, members = current
     problems: list[str] = []
-    if current.assignment_epoch > current.group_epoch:
-        problems.append(f"assignment epoch {current.assignment_epoch} is ahead of group epoch "
-                        f"{current.group_epoch}")
-    for mid, (epoch, _state) in current.members.items():
-        if epoch > current.assignment_epoch:
+    if assignment_epoch > group_epoch:
+        problems.append(f"assignment epoch {assignment_epoch} is ahead of group epoch {group_epoch}")
+    for mid, (epoch, _state) in members.items():
+        if epoch > assignment_epoch:
             problems.append(f"member {mid} at epoch {epoch} runs ahead of the assignment epoch "
-                            f"{current.assignment_epoch}")
+                            f"{assignment_epoch}")
     if previous is None:
         return problems
-    if current.group_epoch < previous.group_epoch:
-        problems.append(f"group epoch went back from {previous.group_epoch} to {current.group_epoch}")
-    if current.assignment_epoch < previous.assignment_epoch and current.assignment_epoch != -1:
-        problems.append(f"assignment epoch went back from {previous.assignment_epoch} to "
-                        f"{current.assignment_epoch}")
-    for mid, (epoch, state) in current.members.items():
-        before = previous.members.get(mid)
+    previous_group_epoch, previous_assignment_epoch, previous_members = previous
+    if group_epoch < previous_group_epoch:
+        problems.append(f"group epoch went back from {previous_group_epoch} to {group_epoch}")
+    if assignment_epoch < previous_assignment_epoch and assignment_epoch != -1:
+        problems.append(f"assignment epoch went back from {previous_assignment_epoch} to {assignment_epoch}")
+    for mid, (epoch, state) in members.items():
+        before = previous_members.get(mid)
         if before is None:
             continue
         old_epoch, old_state = before

@@ -19,19 +19,39 @@ would be if the observed response were applied (calls).
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Iterator, Mapping
+from typing import Any, Final
 
-from kgspec.model.records import STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA, Record
+from kgspec.model.records import (
+    STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT,
+    STREAMS_GROUP_MEMBER_METADATA,
+    STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA,
+    Record,
+)
 from kgspec.model.streams.group import NOT_READY, StreamsGroup
 from kgspec.model.streams.member import ACTIVE, ROLES, TaskSets
 
 Problem = tuple[str, str]
+_MEMBER_RECORD_TYPES: Final = frozenset({STREAMS_GROUP_MEMBER_METADATA, STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT})
 Holds = Mapping[str, Mapping[str, Any]]  # role -> subtopology -> partitions (set or epochs)
 
 
 def _tasks(h: Holds) -> list[tuple[str, str, int]]:
     return [(role, sid, p) for role in ROLES for sid, parts in sorted(h.get(role, {}).items()) for p in sorted(parts)]
+
+
+def _held(hs: list[Holds]) -> Iterator[tuple[str, str, int, bool]]:
+    """Each task a member holds (``hs``: assigned, pending revocation, ...), once, in order:
+    ``(role, subtopology, partition, whether it counts against its process)`` — all do but an
+    active task pending revocation that the member keeps as a replica (demoted in place)."""
+    seen: set[tuple[str, str, int]] = set()
+    replicas = {(sid, p) for role, sid, p in _tasks(hs[0]) if role != ACTIVE} if hs else set()
+    for index, h in enumerate(hs):
+        for role, sid, p in _tasks(h):
+            if (role, sid, p) in seen:
+                continue
+            seen.add((role, sid, p))
+            yield role, sid, p, not (role == ACTIVE and index > 0 and (sid, p) in replicas)
 
 
 def holdings_problems(holdings: Mapping[str, tuple[str, list[Holds]]]) -> list[Problem]:
@@ -41,20 +61,13 @@ def holdings_problems(holdings: Mapping[str, tuple[str, list[Holds]]]) -> list[P
     by_process: dict[tuple[str, str, int], list[str]] = {}
     for mid in sorted(holdings):
         pid, hs = holdings[mid]
-        seen: set[tuple[str, str, int]] = set()
-        replicas = {(sid, p) for role, sid, p in _tasks(hs[0]) if role != ACTIVE} if hs else set()
-        for index, h in enumerate(hs):
-            for role, sid, p in _tasks(h):
-                if (role, sid, p) in seen:
-                    continue
-                seen.add((role, sid, p))
-                if role == ACTIVE:
-                    other = active.setdefault((sid, p), mid)
-                    if other != mid:
-                        problems.append(("streams-single-active-owner",
-                                         f"active task {sid}_{p} is held by both {other} and {mid}"))
-                    if index > 0 and (sid, p) in replicas:
-                        continue  # an active task pending revocation, demoted in place on this member
+        for role, sid, p, counts in _held(hs):
+            if role == ACTIVE:
+                other = active.setdefault((sid, p), mid)
+                if other != mid:
+                    problems.append(("streams-single-active-owner",
+                                     f"active task {sid}_{p} is held by both {other} and {mid}"))
+            if counts:
                 by_process.setdefault((pid, sid, p), []).append(f"{role} on {mid}")
     for (pid, sid, p), roles in sorted(by_process.items()):
         if len(roles) > 1:
@@ -101,6 +114,87 @@ def record_problems(group: StreamsGroup | None, record: Record) -> list[Problem]
     if record.type == STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA and record.value is not None:
         problems.extend(target_problems(group))
     return problems
+
+
+class ReplayedStateProblems:
+    """:func:`record_problems` for the records of one group, replayed in order, without going
+    over every member at every record (which made a group's replay quadratic).
+
+    :func:`state_problems` finds problems exactly when some active task is held by two members,
+    or some process holds a task twice (as :func:`holdings_problems` counts: each member's tasks
+    once, in-place demotion aside). Each member's contribution to those two counts is kept;
+    while no count exceeds one there are no state problems, and none are computed. Otherwise
+    :func:`state_problems` lists them, as always.
+
+    ``generation``: a counter the caller bumps whenever the group may have changed, once per
+    record replayed. When it moved on by exactly that record's bump, only the record's member (if
+    any: records 19 and 22) changed and only its contribution is redone; otherwise all are.
+    """
+
+    __slots__ = ("_active", "_conflicts", "_generation", "_group", "_members", "_process")
+
+    def __init__(self) -> None:
+        self._group: StreamsGroup | None = None
+        self._generation = -1
+        self._members: dict[str, tuple[list[tuple[str, int]], list[tuple[str, str, int]]]] = {}
+        self._active: dict[tuple[str, int], int] = {}  # active task -> members holding it
+        self._process: dict[tuple[str, str, int], int] = {}  # (process, task) -> times held
+        self._conflicts = 0  # counts above one, in both
+
+    def problems(self, group: StreamsGroup | None, record: Record, generation: int) -> list[Problem]:
+        if group is None:
+            self._group = None
+            return []
+        if group is not self._group or generation != self._generation + 1:
+            self._rebuild(group)
+        elif record.type in _MEMBER_RECORD_TYPES:
+            self._update(group, str(record.key["memberId"]))
+        self._generation = generation
+        problems = state_problems(group) if self._conflicts else []
+        if record.type == STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA and record.value is not None:
+            problems.extend(target_problems(group))
+        return problems
+
+    def _rebuild(self, group: StreamsGroup) -> None:
+        self._group = group
+        self._members, self._active, self._process, self._conflicts = {}, {}, {}, 0
+        for mid in group.members:
+            self._update(group, mid)
+
+    def _update(self, group: StreamsGroup, member_id: str) -> None:
+        old = self._members.pop(member_id, None)
+        if old is not None:
+            for task in old[0]:
+                self._count(self._active, task, -1)
+            for key in old[1]:
+                self._count(self._process, key, -1)
+        member = group.members.get(member_id)
+        if member is None:
+            return
+        active: list[tuple[str, int]] = []
+        process: list[tuple[str, str, int]] = []
+        for role, sid, p, counts in _held([member.assigned, member.pending_revocation]):
+            if role == ACTIVE:
+                active.append((sid, p))
+            if counts:
+                process.append((member.process_id, sid, p))
+        for task in active:
+            self._count(self._active, task, 1)
+        for key in process:
+            self._count(self._process, key, 1)
+        self._members[member_id] = (active, process)
+
+    def _count(self, counts: dict[Any, int], key: Any, step: int) -> None:
+        before = counts.get(key, 0)
+        after = before + step
+        if after:
+            counts[key] = after
+        else:
+            del counts[key]
+        if before < 2 <= after:
+            self._conflicts += 1
+        elif after < 2 <= before:
+            self._conflicts -= 1
 
 
 def response_problems(group: StreamsGroup | None, member_id: str, process_id: str,

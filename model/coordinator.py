@@ -216,6 +216,9 @@ class Coordinator:
         if now < self.now:
             raise ValueError(f"time went backwards: {now} < {self.now}")
         firings: list[Firing] = []
+        if not self.timers.maybe_due(now):  # the common step: nothing due, no generator to run
+            self.now = now
+            return firings
         for timer in self.timers.pop_due(now):
             self.now = timer.deadline_ms
             records, explain = self._fire(timer)
@@ -239,7 +242,7 @@ class Coordinator:
         if record.type == GROUP_METADATA:
             classic_ops.replay(self, record)
         elif record.type in rec.CONSUMER_RECORD_TYPES:
-            if record.key.get("groupId") in self.streams_groups:
+            if self.streams_groups and record.key.get("groupId") in self.streams_groups:
                 raise rec.ReplayError(f"Group {record.key.get('groupId')} is not a consumer group.")
             rec.replay(self.groups, record, self._new_group, self.profile)
         elif record.type in streams_rec.STREAMS_RECORD_TYPES:

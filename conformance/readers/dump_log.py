@@ -24,47 +24,178 @@ they appear, aborted ones included.
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, BinaryIO, Final
 
 from ..events import Event, Malformed, ReadItem, Skipped
 from .jsonfast import loads
-from .lines import DEFAULT_MAX_LINE_BYTES, iter_lines, too_long_message
+from .lines import DEFAULT_MAX_LINE_BYTES, skip_rest_of_line, too_long_message
 from .validate import record_problem
 
 _KEY: Final = b" key: "
 _PAYLOAD: Final = b" payload: "
 _DELETE: Final = b"<DELETE>"
 _TIMESTAMP_TYPES: Final = (b"CreateTime: ", b"LogAppendTime: ", b"NoTimestampType: ")
-_PREAMBLES: Final = (
+_PREAMBLES: Final = (  # no prefix starts another: the order only puts the common one first
+    (b"baseOffset: ", "dump-log batch header"),
     (b"Dumping ", "dump-log file header"),
     (b"Log starting offset: ", "dump-log file header"),
     (b"Snapshot end offset: ", "dump-log snapshot header"),
     (b"KRaft bootstrap snapshot", "dump-log snapshot header"),
-    (b"baseOffset: ", "dump-log batch header"),
     (b"offset: ", "dump-log batch header"),  # magic v0/v1 batches
     (b"Found ", "dump-log trailer"),
 )
 _CONTROL_MARKS: Final = (b" endTxnMarker: ", b" LeaderChange: ", b" controlType: ", b" SnapshotHeader ",
                          b" SnapshotFooter ", b" KRaftVersion ", b" KRaftVoters ")
 _DECODER: Final = json.JSONDecoder()
+_CREATE_TIME: Final = _TIMESTAMP_TYPES[0]
+# "0".."1023" -> 0..1023: a key type or value version as Kafka prints it, and its int
+_NUMERALS: Final = {str(n): n for n in range(1024)}
+_SCALARS: Final = frozenset({str, int, float, bool, type(None)})
+_MAX_KEYS: Final = 4096
+# as in jsonfast: every digit to "0", so a run of 19 digits is a run of 19 zeros
+_DIGITS_TO_ZERO: Final = bytes.maketrans(b"123456789", b"000000000")
+_LONG_RUN: Final = b"0" * 19
+_fast_loads: Callable[[bytes], Any] | None
+try:
+    from orjson import loads as _fast_loads
+except ImportError:  # optional: jsonfast.loads (the stdlib) then decodes every line
+    _fast_loads = None
 
 
 def read_dump_log(stream: BinaryIO, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
                   start_ts_ms: float = 0) -> Iterator[ReadItem]:
     """Read kafka-dump-log output, one item per non-blank line, in file order."""
     ts_ms = start_ts_ms
-    for line_no, content in iter_lines(stream, max_line_bytes):
-        if content is None:
+    keys: dict[bytes, dict[str, Any]] = {}  # see _common_record
+    readline, limit = stream.readline, max_line_bytes + 1
+    line_no = 0
+    while True:  # lines.iter_lines, inline: this loop is hot
+        raw = readline(limit)
+        if not raw:
+            return
+        line_no += 1
+        if len(raw) > max_line_bytes and not raw.endswith(b"\n"):
+            skip_rest_of_line(stream)
             yield Malformed(line_no, too_long_message(max_line_bytes))
             continue
-        if not content.startswith(b"|"):
+        content = raw.strip()
+        if not content:
+            continue
+        if content[:1] != b"|":  # content.startswith(b"|"), cheaper
             yield Skipped(line_no, _preamble_reason(content))
             continue
-        line_ts = _timestamp(content)
-        if line_ts is not None and line_ts >= 0:
-            ts_ms = line_ts
-        yield _record_line(content, line_no, ts_ms)
+        event = _common_record(content, line_no, ts_ms, keys)
+        if event is not None:
+            ts_ms = event.ts_ms  # type: ignore[assignment]  # a record event's is a number
+            yield event
+        else:
+            ts_ms, item = _any_record(content, line_no, ts_ms)
+            yield item
+
+
+def record_line_item(content: bytes, line_no: int, ts_ms: float) -> tuple[float, ReadItem]:
+    """A ``|`` line's item and the timestamp from there on: its own, or ``ts_ms`` if it has none."""
+    event = _common_record(content, line_no, ts_ms, {})
+    if event is None:
+        return _any_record(content, line_no, ts_ms)
+    return event.ts_ms, event  # type: ignore[return-value]  # a record event's ts_ms is a number
+
+
+def _any_record(content: bytes, line_no: int, ts_ms: float) -> tuple[float, ReadItem]:
+    """:func:`record_line_item`, the general path."""
+    line_ts = _timestamp(content)
+    if line_ts is not None and line_ts >= 0:
+        ts_ms = line_ts
+    return ts_ms, _record_line(content, line_no, ts_ms)
+
+
+def _common_record(content: bytes, line_no: int, ts_ms: float,
+                   keys: dict[bytes, dict[str, Any]]) -> Event | None:
+    """What :func:`record_line_item` gives for a record line as Kafka prints it (the event, whose
+    ``ts_ms`` is the timestamp from there on), or None.
+
+    The common line (a ``CreateTime``, a JSON key, a JSON or ``<DELETE>`` payload, a key
+    ``type`` and value ``version`` in plain decimal) in one pass; anything else is None, for
+    the general path. Equivalence, step by step: each ``partition`` splits where the general
+    path's ``find`` does; the timestamp is the general path's (the first label, ``CreateTime``,
+    before the key; the number ends at a space, at the latest the one opening `` key: ``); the
+    key and payload are the same bytes decoded to the same values (what a decoder rejects
+    goes to the general path, which names the problem as before); and the record is one that
+    ``_with_int`` and ``record_problem`` pass unchanged but for the two ints.
+
+    ``keys``: key text -> its key as decoded and made an int-typed ``{"type", "data"}`` here
+    before; a dump repeats few keys (one per group, member and record type) many times, so
+    most keys are a copy (the data holds only strings and numbers: copied, nothing is shared).
+    """
+    meta, key_mark, json_text = content.partition(_KEY)
+    key_text, payload_mark, payload = json_text.partition(_PAYLOAD)
+    _, time_mark, stamp = meta.partition(_CREATE_TIME)
+    if not (key_mark and payload_mark and time_mark) or key_text[:1] != b"{":
+        return None
+    known = keys.get(key_text)
+    # Without a run of 19 digits in the text there is none in the parts to decode, and
+    # jsonfast.loads would be orjson itself; otherwise see _long_loads. (A known key is not
+    # decoded again: only the payload is.)
+    decode = _fast_loads if _fast_loads is not None \
+        and _LONG_RUN not in (json_text if known is None else payload).translate(_DIGITS_TO_ZERO) else _long_loads
+    try:
+        line_ts = int(stamp.partition(b" ")[0])
+        value = None if payload == _DELETE else decode(payload)
+        # KeyError, TypeError: not objects, or a type or version other than a plain decimal
+        version = None if value is None else _NUMERALS[value["version"]]
+        if known is None:
+            key = decode(key_text)
+            rtype = _NUMERALS[key["type"]]
+    except (ValueError, KeyError, TypeError):
+        return None
+    if value is not None and type(value.get("data")) is not dict:
+        return None
+    if known is None:
+        if type(key.get("data")) is not dict:
+            return None
+        key["type"] = rtype
+        if len(keys) < _MAX_KEYS and tuple(key) == ("type", "data") \
+                and _SCALARS.issuperset(map(type, key["data"].values())):
+            keys[key_text] = {"type": rtype, "data": key["data"].copy()}
+    else:
+        key = {"type": known["type"], "data": known["data"].copy()}
+    if value is not None:
+        value["version"] = version
+    return Event(line_no, "record", line_ts if line_ts >= 0 else ts_ms, {"key": key, "value": value})
+
+
+def _long_loads(data: bytes) -> Any:
+    """``jsonfast.loads(data)`` for a text that may hold a run of 19 digits, mostly without
+    the standard library (a 64-bit metadata hash has 19 digits about half the time).
+
+    jsonfast.loads leaves such a text to the standard library because orjson reads an integer
+    beyond 64 bits as a float, and maybe a float of many digits otherwise. orjson reads every
+    other number exactly, as an int, so a value orjson decodes without any float in it is the
+    one the standard library decodes; anything else is jsonfast.loads's to decode.
+    """
+    if _fast_loads is not None:
+        try:
+            value = _fast_loads(data)
+        except ValueError:
+            return loads(data)
+        if _without_floats(value):
+            return value
+    return loads(data)
+
+
+def _without_floats(value: Any) -> bool:
+    pending = [value]
+    while pending:
+        node = pending.pop()
+        kind = type(node)
+        if kind is float:
+            return False
+        if kind is dict:
+            pending.extend(node.values())
+        elif kind is list:
+            pending.extend(node)
+    return True
 
 
 def _preamble_reason(content: bytes) -> str:

@@ -34,7 +34,7 @@ from typing import Any, Final
 
 from kgspec.conformance.events import Event, Malformed, ReadItem, Skipped
 from kgspec.conformance.readers.console import _strip_timestamp, read_console
-from kgspec.conformance.readers.dump_log import _preamble_reason, _record_line, _timestamp
+from kgspec.conformance.readers.dump_log import _preamble_reason, record_line_item
 from kgspec.conformance.readers.errors import TraceFormatError
 from kgspec.conformance.readers.lines import DEFAULT_MAX_LINE_BYTES, too_long_message
 from kgspec.conformance.readers.logtime import LogClock
@@ -135,10 +135,8 @@ class LineParser:
         if self.fmt == "dump-log":
             if not content.startswith(b"|"):
                 return 0.0, [Skipped(line_no, _preamble_reason(content))]
-            line_ts = _timestamp(content)
-            if line_ts is not None and line_ts >= 0:
-                self.ts = line_ts
-            return 0.0, [_record_line(content, line_no, self.ts)]
+            self.ts, item = record_line_item(content, line_no, self.ts)
+            return 0.0, [item]
         if self.fmt == "console":
             return 0.0, list(self._console(line_no, raw))
         try:

@@ -42,6 +42,7 @@ class ConsumerGroup:
         "group_epoch",
         "group_id",
         "has_partition_metadata_record",
+        "lost_partition_epoch",
         "members",
         "metadata_hash",
         "mutants",
@@ -72,6 +73,7 @@ class ConsumerGroup:
         # Members not reconciled to the assignment epoch, for an O(1) state derivation.
         self.unreconciled: set[str] = set()
         self.mutants = mutants
+        self.lost_partition_epoch = mutants.active("lost-partition-epoch")  # looked up at every update
 
     # --- derived state -------------------------------------------------------------
 
@@ -94,8 +96,8 @@ class ConsumerGroup:
     def set_assignment_metadata(self, epoch: int, timestamp: int) -> None:
         self.assignment_epoch = epoch
         self.assignment_timestamp = timestamp
-        self.unreconciled = {
-            m.member_id for m in self.members.values() if not m.is_reconciled_to(epoch)
+        self.unreconciled = {  # not m.is_reconciled_to(epoch), inline as in _refresh_reconciled
+            m.member_id for m in self.members.values() if not (m.state == STABLE and m.member_epoch == epoch)
         }
 
     def current_partition_epoch(self, topic_id: str, partition: int) -> int:
@@ -127,11 +129,17 @@ class ConsumerGroup:
     def put_member(self, member: ConsumerMember) -> None:
         """``updateMember``: store the member and maintain every derived index."""
         old = self.members.get(member.member_id)
+        # An unchanged subscription (most updates) would be taken out of the counters and put
+        # back: the counts come out the same, so leave them.
+        resubscribe = old is None or old.subscribed_topic_names != member.subscribed_topic_names \
+            or old.subscribed_topic_regex != member.subscribed_topic_regex
         if old is not None:
             self._remove_partition_epochs(old.assigned, old.member_epoch)
-            self._remove_partition_epochs(old.pending_revocation, old.member_epoch)
-            self._unsubscribe(old)
-        if self.mutants.active("lost-partition-epoch") and old is not None:
+            if old.pending_revocation:  # mostly empty: no call for nothing
+                self._remove_partition_epochs(old.pending_revocation, old.member_epoch)
+            if resubscribe:
+                self._unsubscribe(old)
+        if self.lost_partition_epoch and old is not None:
             # KAFKA-16147: a partition moving from pending revocation back to assigned
             # for the same member lost its epoch, so it looked free to others.
             back = {
@@ -145,9 +153,11 @@ class ConsumerGroup:
             self._add_partition_epochs(visible, member.member_epoch, member.member_id)
         else:
             self._add_partition_epochs(member.assigned, member.member_epoch, member.member_id)
-        self._add_partition_epochs(member.pending_revocation, member.member_epoch, member.member_id)
+        if member.pending_revocation:
+            self._add_partition_epochs(member.pending_revocation, member.member_epoch, member.member_id)
         self.members[member.member_id] = member
-        self._subscribe(member)
+        if resubscribe:
+            self._subscribe(member)
         if member.instance_id is not None:
             self.static_members[member.instance_id] = member.member_id
         self._refresh_reconciled(member)

@@ -65,6 +65,16 @@ class ConsumerMember:
             {t: dict(p) for t, p in self.pending_revocation.items()},
         )
 
+    def with_assignment(self, member_epoch: int, previous_member_epoch: int, state: int, assigned: Holding,
+                        pending_revocation: Holding) -> ConsumerMember:
+        """A copy with another assignment (what a current-assignment record carries)."""
+        return ConsumerMember(
+            self.member_id, self.instance_id, self.rack_id, self.client_id, self.client_host,
+            self.subscribed_topic_names, self.subscribed_topic_regex, self.rebalance_timeout_ms,
+            self.server_assignor, self.classic_member_metadata, member_epoch, previous_member_epoch, state,
+            assigned, pending_revocation,
+        )
+
     def metadata_equals(self, other: ConsumerMember) -> bool:
         """Whether the fields persisted in ConsumerGroupMemberMetadata are equal."""
         return (

@@ -143,7 +143,10 @@ def _parse_holding(entries: Any, member_epoch: int, field: str) -> Holding:
             raise ReplayError(f"{field}: assignmentEpochs and partitions differ in length")
         slot = holding.setdefault(entry["topicId"], {})
         for i, p in enumerate(parts):
-            slot[int(p)] = int(epochs[i]) if epochs is not None else default
+            epoch = epochs[i] if epochs is not None else default
+            # int(x) of an int is x itself: only what is not one is converted (epoch first, as
+            # slot[int(p)] = int(epoch) evaluates it)
+            slot[p if type(p) is int else int(p)] = epoch if type(epoch) is int else int(epoch)
     return holding
 
 
@@ -221,7 +224,7 @@ def replay(groups: dict[str, ConsumerGroup], record: Record,
             group.target.pop(mid, None)
         else:
             group.target[mid] = {
-                e["topicId"]: frozenset(int(p) for p in e["partitions"])
+                e["topicId"]: frozenset(map(int, e["partitions"]))
                 for e in value.get("topicPartitions", [])
             }
         return
@@ -233,22 +236,18 @@ def replay(groups: dict[str, ConsumerGroup], record: Record,
             if value is None:
                 return
             raise ReplayError(f"current assignment for unknown member {mid}")
-        m = existing.copy()
         if value is None:
-            m.member_epoch = -1
-            m.previous_member_epoch = -1
-            m.assigned = {}
-            m.pending_revocation = {}
+            m = existing.with_assignment(-1, -1, existing.state, {}, {})
         else:
-            m.member_epoch = int(value["memberEpoch"])
-            m.previous_member_epoch = int(value["previousMemberEpoch"])
-            m.state = state_from_code(int(value["state"]))
-            m.assigned = _parse_holding(value.get("assignedPartitions", []), m.member_epoch, "assignedPartitions")
-            m.pending_revocation = _parse_holding(
-                value.get("partitionsPendingRevocation", []), m.member_epoch, "partitionsPendingRevocation")
+            epoch = int(value["memberEpoch"])
+            previous_epoch = int(value["previousMemberEpoch"])
+            state = state_from_code(int(value["state"]))
+            assigned = _parse_holding(value.get("assignedPartitions", []), epoch, "assignedPartitions")
+            pending = _parse_holding(value.get("partitionsPendingRevocation", []), epoch, "partitionsPendingRevocation")
             if not profile.per_partition_assignment_epochs:
-                _zero_epochs(m.assigned)
-                _zero_epochs(m.pending_revocation)
+                _zero_epochs(assigned)
+                _zero_epochs(pending)
+            m = existing.with_assignment(epoch, previous_epoch, state, assigned, pending)
         group.put_member(m)
         return
 
