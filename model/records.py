@@ -157,4 +157,3 @@ class Record:
         ident = ", ".join(f"{k}={v}" for k, v in self.key.items() if k != "groupId")
         what = "tombstone" if self.value is None else "record"
         return f"{self.name}({ident}) {what}".replace("() ", " ")
-
