@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
 from kgspec.conformance.events import Event, Malformed, ReadItem, Skipped
 from kgspec.conformance.readers import open_trace, read_dump_log
 
@@ -87,3 +88,15 @@ def test_huge_record_line() -> None:
     items = _read("Dumping x\n| key: " + "x" * 3000 + "\n| offset: 1\n", max_line_bytes=1000)
     assert items == [Skipped(1, "dump-log file header"), Malformed(2, "line is longer than 1000 bytes"),
                      Skipped(3, "record without a decoded key (dump taken without --offsets-decoder)")]
+
+
+@pytest.mark.parametrize("text", ["\u00b2", "--5", "-", "5\u0660"])
+def test_non_ascii_or_doubled_sign_types_are_malformed_not_a_crash(text: str) -> None:
+    """Only ASCII digits with at most one minus become an int; anything else is reported."""
+    line = ('| offset: 0 CreateTime: 5 keySize: 1 valueSize: 1 sequence: -1 headerKeys: [] key: '
+            f'{{"type":"{text}","data":{{"groupId":"g"}}}} payload: {{"version":"0","data":{{}}}}\n')
+    items = list(read_dump_log(io.BytesIO(("Dumping x\n" + line).encode("utf-8"))))
+    assert len(items) == 2
+    assert isinstance(items[1], Malformed)
+    assert (items[1].line, items[1].message, items[1].field) == (
+        2, "`record.key.type` must be an integer", "record.key.type")

@@ -266,6 +266,8 @@ def _with_int(obj: Any, name: str) -> Any:
     """Kafka prints key type and value version as JSON strings ("8"): make them ints."""
     if isinstance(obj, dict):
         raw = obj.get(name)
-        if isinstance(raw, str) and raw.lstrip("-").isdigit():
-            obj[name] = int(raw)
+        if isinstance(raw, str):
+            digits = raw[1:] if raw.startswith("-") else raw
+            if digits.isascii() and digits.isdigit():  # not "²" nor "--5": those stay strings, reported
+                obj[name] = int(raw)
     return obj
