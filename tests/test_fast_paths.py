@@ -266,6 +266,8 @@ REPEATS = [
     _call_text(38, head=_HEAD_TEXT.replace('"requestApiKey":68', '"requestApiKey":11')),
     _call_text(39, head=_HEAD_TEXT.replace('"requestApiVersion":1', '"requestApiVersion":0')),
     _call_text(40, tail=_TAIL.replace('"clientInformation"', '"request"')),
+    _call_text(42, tail='"totalTimeMs":{total}}}'),  # no comma after the number: parse() reads it
+    _call_text(43, tail='"totalTimeMs":{total}}}'),
     _call_text(41, tail=_TAIL.replace('"requestQueueTimeMs"', '"isForwarded"')),
 ]
 
@@ -284,8 +286,14 @@ def _repeated_log(texts: list[str]) -> bytes:
 @pytest.mark.parametrize("window", [0, 600_000])
 def test_repeated_calls_as_the_general_path(monkeypatch: pytest.MonkeyPatch, window: int) -> None:
     text = _repeated_log(REPEATS)
-    fast = list(read_request_log(io.BytesIO(text), reorder_window_ms=window))
+    memos: list[CallMemo] = []
+    with monkeypatch.context() as patch:
+        init = CallMemo.__init__
+        patch.setattr(CallMemo, "__init__", lambda self, keys: (memos.append(self), init(self, keys))[1])
+        fast = list(read_request_log(io.BytesIO(text), reorder_window_ms=window))
     assert [repr(item) for item in fast] == _general(monkeypatch, text, reorder_window_ms=window)
+    assert len(memos) == 1
+    assert memos[0]._held == {}  # every repeat queued was released (or let go)
     # The memo did answer: repeats share their request objects (the general path never does).
     calls = [item for item in fast if isinstance(item, Event)]
     assert len({id(call.request) for call in calls}) < len(calls) // 2

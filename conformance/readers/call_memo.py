@@ -70,6 +70,7 @@ _dumps: Final = _canonical_encoder()
 # parse_canonical reads after "totalTimeMs": when Y alone decides it, else None).
 _State = tuple[bytes, dict[str, Any], float, "float | None"]
 _NO_STATE: Final[_State] = (b"", {}, 0, None)  # no text has an empty Y where its "totalTimeMs": is
+_Tail = tuple[bytes, dict[str, Any], float, "float | None"]  # a decoded Y: as _State, Y's value for the body
 
 
 class _Known:
@@ -88,23 +89,7 @@ class _Known:
         self.state = _NO_STATE
 
 
-Repeat = tuple[_Known, _State, int]  # a text's known call, its Y, its correlationId
-
-
-def repeated_event(repeat: Repeat, line_no: int, completion: int) -> Event:
-    """The event of a repeated call (:meth:`CallMemo.find`) completed at ``completion``."""
-    known, state, correlation_id = repeat
-    body = state[1].copy()
-    header = known.header.copy()
-    header["correlationId"] = correlation_id
-    body["requestHeader"] = header
-    total = state[2]
-    arrival = completion - total
-    if type(arrival) is float:  # round_ms, inline
-        arrival = int(arrival) if arrival.is_integer() else round_ms(arrival)
-    body["tsMs"] = arrival
-    return Event(line_no, "call", arrival, body, known.api_key, known.api_name, known.version, known.client_id,
-                 known.request, known.response, total, known.connection)
+Held = tuple[int, int]  # a queued repeat: its key in CallMemo._held and its correlationId (ints only)
 
 
 class CallMemo:
@@ -114,7 +99,7 @@ class CallMemo:
     makes an :class:`Event` of on its fast path.
     """
 
-    __slots__ = ("_call_bytes", "_calls", "_head", "_heads", "_plain_keys", "_tails")
+    __slots__ = ("_call_bytes", "_calls", "_head", "_heads", "_held", "_plain_keys", "_tails")
 
     def __init__(self, plain_keys: Collection[int]) -> None:
         self._plain_keys = plain_keys
@@ -122,10 +107,15 @@ class CallMemo:
         self._heads: dict[bytes, bytes | None] = {}  # H -> H itself if Kafka's header start of a kept API
         self._calls: dict[bytes, _Known | None] = {}  # M -> the known call (H, M); None: not one to keep
         self._call_bytes = 0  # of the M in _calls
-        self._tails: dict[bytes, tuple[dict[str, Any], float] | None] = {}  # Y -> its value and totalTimeMs
+        self._tails: dict[bytes, _Tail | None] = {}  # Y -> Y, its value, totalTimeMs, number read
+        # id(state) -> [known call, state, repeats queued with it]. The reader's queue holds a repeat
+        # as two ints: entries of nothing but ints and bytes leave the garbage collector's lists,
+        # which a window of tuples of objects would fill (and full collections would walk).
+        self._held: dict[int, list[Any]] = {}
 
-    def find(self, raw: bytes, start: int, at: int, end: int) -> Repeat | None:
-        """The known call that ``raw[start:end]`` repeats, as :func:`repeated_event` takes it.
+    def find(self, raw: bytes, start: int, at: int, end: int) -> tuple[Held, float | None] | None:
+        """The repeat ``raw[start:end]`` is, held until :meth:`release` (or :meth:`unhold`), and the
+        number ``parse_canonical`` reads after its ``"totalTimeMs":`` when Y alone decides it.
 
         ``raw[start:end]`` is a call's JSON text and ``at`` the start of its last ``"totalTimeMs":``.
         None: decode the text in full (it is not a repeat, or not a call kept this way).
@@ -159,13 +149,48 @@ class CallMemo:
             state = self._retail(known, raw[at:end])
             if state is None:
                 return None
-        return known, state, int(digits)
+        key = id(state)  # unique while held: the entry keeps the state alive
+        held = self._held.get(key)
+        if held is None:
+            self._held[key] = [known, state, 1]
+        else:
+            held[2] += 1
+        return (key, int(digits)), state[3]
+
+    def release(self, repeat: Held, line_no: int, completion: int) -> Event:
+        """The event of a held repeat completed at ``completion``, as decoding its text makes it."""
+        key, correlation_id = repeat
+        held = self._held[key]
+        if held[2] == 1:
+            del self._held[key]
+        else:
+            held[2] -= 1
+        known, state = held[0], held[1]
+        body = state[1].copy()
+        header = known.header.copy()
+        header["correlationId"] = correlation_id
+        body["requestHeader"] = header
+        total = state[2]
+        arrival = completion - total
+        if type(arrival) is float:  # round_ms, inline
+            arrival = int(arrival) if arrival.is_integer() else round_ms(arrival)
+        body["tsMs"] = arrival
+        return Event(line_no, "call", arrival, body, known.api_key, known.api_name, known.version, known.client_id,
+                     known.request, known.response, total, known.connection)
+
+    def unhold(self, repeat: Held) -> None:
+        """Forget a held repeat that will not be released."""
+        held = self._held[repeat[0]]
+        if held[2] == 1:
+            del self._held[repeat[0]]
+        else:
+            held[2] -= 1
 
     def event(self, text: bytes, line_no: int, completion: int) -> Event | None:
         """The call event of a JSON ``text`` that repeats a known call (as decoding it makes it); else None."""
         at = text.rfind(TOTAL_TIME)
-        repeat = self.find(text, 0, at, len(text)) if at >= 0 else None
-        return None if repeat is None else repeated_event(repeat, line_no, completion)
+        found = self.find(text, 0, at, len(text)) if at >= 0 else None
+        return None if found is None else self.release(found[0], line_no, completion)
 
     def _accept(self, head: bytes) -> bytes | None:
         """``head`` (one object per distinct H) if it is Kafka's header start of a kept API; else None."""
@@ -227,14 +252,15 @@ class CallMemo:
             decoded = self._decode_tail(tail)
         if decoded is None:
             return None
-        times, total = decoded
+        shared, times, total, scanned = decoded
         whole = {**known.part, **times}
         if len(whole) != len(known.part) + len(times):
             return None  # a name in both parts: the later value wins, which the known pieces do not show
-        known.state = state = tail, whole, total, _scanned_total(tail)
+        # The tails memo's own copy of Y: the calls that end alike compare with one object.
+        known.state = state = shared, whole, total, scanned
         return state
 
-    def _decode_tail(self, tail: bytes) -> tuple[dict[str, Any], float] | None:
+    def _decode_tail(self, tail: bytes) -> _Tail | None:
         decoded = None
         try:
             times = loads(b"{" + tail)
@@ -243,21 +269,23 @@ class CallMemo:
         if type(times) is dict:
             total = times.get("totalTimeMs")
             if (type(total) is float and 0 <= total < _INF) or (type(total) is int and total >= 0):
-                decoded = times, total
+                decoded = tail, times, total, total_time_at(tail, len(TOTAL_TIME), len(tail))
         if len(self._tails) >= MAX_TAILS:
             self._tails.clear()
         self._tails[tail] = decoded
         return decoded
 
 
-def _scanned_total(tail: bytes) -> float | None:
-    """The number ``_LineParser.parse_canonical`` reads after ``"totalTimeMs":`` when Y alone decides
-    it (Y holds the comma that ends it) and it is a non-negative float; else None (read the line)."""
-    comma = tail.find(b",", len(TOTAL_TIME))
+def total_time_at(raw: bytes, at: int, end: int) -> float | None:
+    """The non-negative number from ``at`` to the next comma before ``end``: how
+    ``_LineParser.parse_canonical`` reads ``totalTimeMs`` (None: it leaves the line to ``parse``)."""
+    comma = raw.find(b",", at, end)
     if comma < 0:
         return None
     try:
-        total = float(tail[len(TOTAL_TIME):comma])  # as parse_canonical reads it (no float holds a "}")
+        # _scan_total_time stops at a "}" too, but float() rejects any text holding one, and
+        # parse() decides those (``b"}" in`` costs more than this whole check: it tries an int first)
+        total = float(raw[at:comma])
     except ValueError:
         return None
     return total if total >= 0 else None

@@ -31,7 +31,7 @@ from collections.abc import Collection, Iterator
 from typing import Any, BinaryIO, Final
 
 from ..events import Event, Malformed, ReadItem, Skipped
-from .call_memo import TOTAL_TIME, CallMemo, Repeat, repeated_event, round_ms
+from .call_memo import TOTAL_TIME, CallMemo, Held, round_ms, total_time_at
 from .header import is_number
 from .jsonfast import loads
 from .lines import DEFAULT_MAX_LINE_BYTES, skip_rest_of_line, too_long_message
@@ -63,11 +63,11 @@ def read_request_log(stream: BinaryIO, *, tz: str | dt.tzinfo | None = None,
     parser = _LineParser(LogClock(tz), api_keys, TopicTracker() if derive_topics else None)
     # Entries hold a call's raw JSON until it leaves the queue: bytes are compact and not
     # tracked by the garbage collector, parsed dicts for a whole window are neither. A repeated
-    # call holds a small tuple of shared pieces instead (call_memo.py), its event built on release.
+    # call holds two ints instead (CallMemo.find), its event built on release from shared pieces.
     queue = ArrivalQueue()
     ordered, late = queue.ordered, queue.late  # the queue's two parts, used inline: this loop is hot
     release, canonical, popleft = parser.release, parser.parse_canonical, ordered.popleft
-    repeated, completed = parser.repeated, parser._completed
+    repeated, completed, release_repeat = parser.repeated, parser._completed, parser.release_repeat
     latest = float("-inf")  # the log's clock: the latest completion seen
     readline, limit = stream.readline, max_line_bytes + 1
     line_no = 0
@@ -108,7 +108,7 @@ def read_request_log(stream: BinaryIO, *, tz: str | dt.tzinfo | None = None,
                 break
             queued = ready[3]
             if type(queued) is tuple:  # a repeated call (CallMemo.find): one event, no list to build
-                yield repeated_event(queued, ready[1], ready[2])
+                yield release_repeat(queued, ready[1], ready[2])
             elif type(queued) is bytes:
                 event = repeated(queued, ready[1], ready[2])
                 if event is not None:
@@ -123,7 +123,7 @@ def read_request_log(stream: BinaryIO, *, tz: str | dt.tzinfo | None = None,
         ready = queue.pop_ready(float("inf"))
 
 
-_Entry = tuple[float, int, int, "bytes | list[ReadItem] | Repeat"]
+_Entry = tuple[float, int, int, "bytes | list[ReadItem] | Held"]
 
 
 class ArrivalQueue:
@@ -175,7 +175,7 @@ class _LineParser:
             frozenset(api_keys) - (TOPIC_API_KEYS if tracker is not None else frozenset())
         # Repeated calls decoded once (call_memo.py); ``repeated`` is None when a text is not one.
         memo = CallMemo(self._plain_keys)
-        self.repeated, self._repeat = memo.event, memo.find
+        self.repeated, self.release_repeat, self._repeat, self._unhold = memo.event, memo.release, memo.find, memo.unhold
 
     def parse_canonical(self, raw: bytes, line_no: int) -> _Entry | None:
         """The queue entry of a canonical call line, as :meth:`parse` would make it; else None.
@@ -221,23 +221,17 @@ class _LineParser:
             cut = end
         # A repeated call is queued as its known pieces (smaller than its text), anything else as its
         # text. No suffix holds "totalTimeMs", so ``at`` is the JSON text's last one too.
-        repeat = self._repeat(raw, start, at, cut)
-        total = repeat[1][3] if repeat is not None else None  # the number below, when its Y decides it
+        found = self._repeat(raw, start, at, cut)
+        total = found[1] if found is not None else None  # the number below, when Y alone decides it
         if total is None:
-            at += len(TOTAL_TIME)
-            comma = raw.find(b",", at, end)
-            if comma < 0:
-                return None
-            try:
-                # _scan_total_time stops at a "}" too, but float() rejects any text holding one, and
-                # parse() decides those (``b"}" in`` costs more than this whole check: it tries an int first)
-                total = float(raw[at:comma])
-            except ValueError:
-                return None
-            if not total >= 0:
+            total = total_time_at(raw, at + len(TOTAL_TIME), end)
+            if total is None:
+                if found is not None:
+                    self._unhold(found[0])
                 return None
         key = completion - total
-        return int(key) if key.is_integer() else round_ms(key), line_no, completion, repeat or raw[start:cut]
+        return int(key) if key.is_integer() else round_ms(key), line_no, completion, \
+            raw[start:cut] if found is None else found[0]
 
     def parse(self, line: bytes, line_no: int) -> tuple[bytes | list[ReadItem], float | None, int | None]:
         """(items or a call's JSON to parse later, sort key, completion ms); a None key means "now"."""
@@ -262,7 +256,7 @@ class _LineParser:
         """The items of a queue entry (``read_request_log`` does this inline)."""
         _, line_no, completion, payload = entry
         if type(payload) is tuple:
-            return [repeated_event(payload, line_no, completion)]
+            return [self.release_repeat(payload, line_no, completion)]
         if type(payload) is not bytes:
             return payload  # type: ignore[return-value]
         event = self.repeated(payload, line_no, completion)
