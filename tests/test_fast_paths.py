@@ -267,6 +267,10 @@ REPEATS = [
     _call_text(39, head=_HEAD_TEXT.replace('"requestApiVersion":1', '"requestApiVersion":0')),
     _call_text(40, tail=_TAIL.replace('"clientInformation"', '"request"')),
     _call_text(42, tail='"totalTimeMs":{total}}}'),  # no comma after the number: parse() reads it
+    # headers other than Kafka's five names (the event's header is then a copy of the known one)
+    _call_text(44, middle=_MIDDLE.replace(',"requestApiKeyName":"CONSUMER_GROUP_HEARTBEAT"', '')),
+    _call_text(45, middle=_MIDDLE.replace('"clientId":"c1",', '"clientId":"c1","x":1,')),
+    _call_text(46, middle=_MIDDLE.replace('"clientId":"c1",', '')),
     _call_text(43, tail='"totalTimeMs":{total}}}'),
     _call_text(41, tail=_TAIL.replace('"requestQueueTimeMs"', '"isForwarded"')),
 ]

@@ -54,6 +54,7 @@ MAX_MIDDLE: Final = 1 << 16  # a larger M is never kept (large calls seldom repe
 MAX_TAILS: Final = 1024  # distinct Y kept
 MAX_TAIL: Final = 1 << 12  # a larger Y is decoded with the whole text (Kafka's are about 300 bytes)
 _UNSEEN: Final[Any] = object()
+_KAFKA_HEADER: Final = ["requestApiKey", "requestApiVersion", "correlationId", "clientId", "requestApiKeyName"]
 
 
 def _canonical_encoder() -> Callable[[Any], bytes] | None:
@@ -76,8 +77,8 @@ _Tail = tuple[bytes, dict[str, Any], float, "float | None"]  # a decoded Y: as _
 class _Known:
     """A known call ``(H, M)``: its decoded pieces, and its last Y."""
 
-    __slots__ = ("api_key", "api_name", "client_id", "connection", "head", "header", "part", "request",
-                 "response", "state", "version")
+    __slots__ = ("api_key", "api_name", "client_id", "connection", "head", "header", "kafka_header", "part",
+                 "request", "response", "state", "version")
 
     def __init__(self, head: bytes, part: dict[str, Any], header: dict[str, Any], api_key: int,
                  api_name: str | None, version: int | None, client_id: str | None, connection: str | None) -> None:
@@ -87,6 +88,9 @@ class _Known:
         self.response: dict[str, Any] = part["response"]
         self.connection = connection
         self.state = _NO_STATE
+        # Kafka's header, exactly: a repeat's is built from the fields above (the known header's dict,
+        # seldom in cache by then, is not read); another header is copied.
+        self.kafka_header = list(header) == _KAFKA_HEADER
 
 
 Held = tuple[int, int]  # a queued repeat: its key in CallMemo._held and its correlationId (ints only)
@@ -167,9 +171,14 @@ class CallMemo:
             held[2] -= 1
         known, state = held[0], held[1]
         body = state[1].copy()
-        header = known.header.copy()
-        header["correlationId"] = correlation_id
-        body["requestHeader"] = header
+        if known.kafka_header:  # {**known.header, "correlationId": correlation_id}
+            body["requestHeader"] = {"requestApiKey": known.api_key, "requestApiVersion": known.version,
+                                     "correlationId": correlation_id, "clientId": known.client_id,
+                                     "requestApiKeyName": known.api_name}
+        else:
+            header = known.header.copy()
+            header["correlationId"] = correlation_id
+            body["requestHeader"] = header
         total = state[2]
         arrival = completion - total
         if type(arrival) is float:  # round_ms, inline
@@ -256,6 +265,7 @@ class CallMemo:
         whole = {**known.part, **times}
         if len(whole) != len(known.part) + len(times):
             return None  # a name in both parts: the later value wins, which the known pieces do not show
+        whole["requestHeader"] = None  # each event's own header takes this place
         # The tails memo's own copy of Y: the calls that end alike compare with one object.
         known.state = state = shared, whole, total, scanned
         return state
