@@ -68,12 +68,13 @@ def _canonical_encoder() -> Callable[[Any], bytes] | None:
 
 _dumps: Final = _canonical_encoder()
 
-# One Y of a known call: (Y, the body {**P, **Y's value}, Y's totalTimeMs, and the number
-# parse_canonical reads after "totalTimeMs": when Y alone decides it, else None).
+# One Y of a known call: (Y, the body an event copies: {**P, **Y's value}, Y's totalTimeMs, and
+# the number parse_canonical reads after "totalTimeMs": when Y alone decides it, else None).
 _State = tuple[bytes, dict[str, Any], float, "float | None"]
 _NO_STATE: Final[_State] = (b"", {}, 0, None)  # no text has an empty Y where its "totalTimeMs": is
-# A decoded Y: as _State, then Y's value, and the bodies of Kafka's P (not forwarded, forwarded)
-# with Y, request, response, connection and header left to each event (None if Y names one of P's)
+# A decoded Y: (Y, its totalTimeMs, the number parse_canonical reads, its value, and the bodies of
+# Kafka's P, not forwarded and forwarded, with request, response, connection and header left to each
+# event: None if Y names one of P's names).
 _Tail = tuple[bytes, float, "float | None", dict[str, Any], "tuple[dict[str, Any], dict[str, Any]] | None"]
 
 
@@ -116,7 +117,7 @@ class CallMemo:
         self._heads: dict[bytes, bytes | None] = {}  # H -> H itself if Kafka's header start of a kept API
         self._calls: dict[bytes, _Known | None] = {}  # M -> the known call (H, M); None: not one to keep
         self._call_bytes = 0  # of the M in _calls
-        self._tails: dict[bytes, _Tail | None] = {}  # Y -> Y, its value, totalTimeMs, number read
+        self._tails: dict[bytes, _Tail | None] = {}  # Y -> Y decoded (None: not a valid tail)
         # id(state) -> [known call, state, repeats queued with it]. The reader's queue holds a repeat
         # as two ints: entries of nothing but ints and bytes leave the garbage collector's lists,
         # which a window of tuples of objects would fill (and full collections would walk).
@@ -175,7 +176,7 @@ class CallMemo:
         else:
             held[2] -= 1
         known, state = held[0], held[1]
-        body = state[1].copy()
+        body = state[1].copy()  # P's names, then Y's: the values set below stay where decoding puts them
         body["request"], body["response"], body["connection"] = known.request, known.response, known.connection
         if known.kafka_header:  # {**known.header, "correlationId": correlation_id}
             body["requestHeader"] = {"requestApiKey": known.api_key, "requestApiVersion": known.version,
