@@ -271,6 +271,13 @@ REPEATS = [
     _call_text(44, middle=_MIDDLE.replace(',"requestApiKeyName":"CONSUMER_GROUP_HEARTBEAT"', '')),
     _call_text(45, middle=_MIDDLE.replace('"clientId":"c1",', '"clientId":"c1","x":1,')),
     _call_text(46, middle=_MIDDLE.replace('"clientId":"c1",', '')),
+    # a forwarded call; P's names in another order or with another member (the body is then not shared)
+    _call_text(47, head=_HEAD_TEXT.replace('"isForwarded":false', '"isForwarded":true')),
+    _call_text(48, middle=_MIDDLE.replace('"connection":"127.0.0.1:9092-127.0.0.1:5000-0",',
+                                          '"connection":"127.0.0.1:9092-127.0.0.1:5000-0","x":[1],')),
+    _call_text(49, middle=_MIDDLE.replace('"request":{{"groupId":"g","memberId":"m","memberEpoch":3,"topicPartitions":null}},', '')
+               .replace('"connection"', '"request":{{"groupId":"g","memberId":"m","memberEpoch":3,"topicPartitions":null}},'
+                                        '"connection"')),
     _call_text(43, tail='"totalTimeMs":{total}}}'),
     _call_text(41, tail=_TAIL.replace('"requestQueueTimeMs"', '"isForwarded"')),
 ]

@@ -55,6 +55,7 @@ MAX_TAILS: Final = 1024  # distinct Y kept
 MAX_TAIL: Final = 1 << 12  # a larger Y is decoded with the whole text (Kafka's are about 300 bytes)
 _UNSEEN: Final[Any] = object()
 _KAFKA_HEADER: Final = ["requestApiKey", "requestApiVersion", "correlationId", "clientId", "requestApiKeyName"]
+_KAFKA_PART: Final = ["isForwarded", "requestHeader", "request", "response", "connection"]  # P's names, Kafka's order
 
 
 def _canonical_encoder() -> Callable[[Any], bytes] | None:
@@ -67,18 +68,21 @@ def _canonical_encoder() -> Callable[[Any], bytes] | None:
 
 _dumps: Final = _canonical_encoder()
 
-# One Y of a known call: (Y, the body {**P, **Y's value}, Y's totalTimeMs, and the number
-# parse_canonical reads after "totalTimeMs": when Y alone decides it, else None).
+# One Y of a known call: (Y, the body an event copies: {**P, **Y's value}, Y's totalTimeMs, and
+# the number parse_canonical reads after "totalTimeMs": when Y alone decides it, else None).
 _State = tuple[bytes, dict[str, Any], float, "float | None"]
 _NO_STATE: Final[_State] = (b"", {}, 0, None)  # no text has an empty Y where its "totalTimeMs": is
-_Tail = tuple[bytes, dict[str, Any], float, "float | None"]  # a decoded Y: as _State, Y's value for the body
+# A decoded Y: (Y, its totalTimeMs, the number parse_canonical reads, its value, and the bodies of
+# Kafka's P, not forwarded and forwarded, with request, response, connection and header left to each
+# event: None if Y names one of P's names).
+_Tail = tuple[bytes, float, "float | None", dict[str, Any], "tuple[dict[str, Any], dict[str, Any]] | None"]
 
 
 class _Known:
     """A known call ``(H, M)``: its decoded pieces, and its last Y."""
 
-    __slots__ = ("api_key", "api_name", "client_id", "connection", "head", "header", "kafka_header", "part",
-                 "request", "response", "state", "version")
+    __slots__ = ("api_key", "api_name", "client_id", "connection", "head", "header", "kafka_header", "kafka_part",
+                 "part", "request", "response", "state", "version")
 
     def __init__(self, head: bytes, part: dict[str, Any], header: dict[str, Any], api_key: int,
                  api_name: str | None, version: int | None, client_id: str | None, connection: str | None) -> None:
@@ -91,6 +95,8 @@ class _Known:
         # Kafka's header, exactly: a repeat's is built from the fields above (the known header's dict,
         # seldom in cache by then, is not read); another header is copied.
         self.kafka_header = list(header) == _KAFKA_HEADER
+        # Kafka's P (and a boolean isForwarded, as H has it): its body can start from one shared with others
+        self.kafka_part = list(part) == _KAFKA_PART and type(part["isForwarded"]) is bool
 
 
 Held = tuple[int, int]  # a queued repeat: its key in CallMemo._held and its correlationId (ints only)
@@ -111,7 +117,7 @@ class CallMemo:
         self._heads: dict[bytes, bytes | None] = {}  # H -> H itself if Kafka's header start of a kept API
         self._calls: dict[bytes, _Known | None] = {}  # M -> the known call (H, M); None: not one to keep
         self._call_bytes = 0  # of the M in _calls
-        self._tails: dict[bytes, _Tail | None] = {}  # Y -> Y, its value, totalTimeMs, number read
+        self._tails: dict[bytes, _Tail | None] = {}  # Y -> Y decoded (None: not a valid tail)
         # id(state) -> [known call, state, repeats queued with it]. The reader's queue holds a repeat
         # as two ints: entries of nothing but ints and bytes leave the garbage collector's lists,
         # which a window of tuples of objects would fill (and full collections would walk).
@@ -170,7 +176,8 @@ class CallMemo:
         else:
             held[2] -= 1
         known, state = held[0], held[1]
-        body = state[1].copy()
+        body = state[1].copy()  # P's names, then Y's: the values set below stay where decoding puts them
+        body["request"], body["response"], body["connection"] = known.request, known.response, known.connection
         if known.kafka_header:  # {**known.header, "correlationId": correlation_id}
             body["requestHeader"] = {"requestApiKey": known.api_key, "requestApiVersion": known.version,
                                      "correlationId": correlation_id, "clientId": known.client_id,
@@ -261,13 +268,17 @@ class CallMemo:
             decoded = self._decode_tail(tail)
         if decoded is None:
             return None
-        shared, times, total, scanned = decoded
-        whole = {**known.part, **times}
-        if len(whole) != len(known.part) + len(times):
-            return None  # a name in both parts: the later value wins, which the known pieces do not show
-        whole["requestHeader"] = None  # each event's own header takes this place
+        shared, total, scanned, times, kafka_bodies = decoded
+        if known.kafka_part and kafka_bodies is not None:
+            # Kafka's P: the body {**P, **Y's value} but for what release() sets, shared by the calls
+            # that end alike (so copying it reads a dict in cache, not one of this call's own)
+            body = kafka_bodies[known.part["isForwarded"] is True]
+        else:
+            body = {**known.part, **times}
+            if len(body) != len(known.part) + len(times):
+                return None  # a name in both parts: the later value wins, which the known pieces do not show
         # The tails memo's own copy of Y: the calls that end alike compare with one object.
-        known.state = state = shared, whole, total, scanned
+        known.state = state = shared, body, total, scanned
         return state
 
     def _decode_tail(self, tail: bytes) -> _Tail | None:
@@ -279,7 +290,10 @@ class CallMemo:
         if type(times) is dict:
             total = times.get("totalTimeMs")
             if (type(total) is float and 0 <= total < _INF) or (type(total) is int and total >= 0):
-                decoded = tail, times, total, total_time_at(tail, len(TOTAL_TIME), len(tail))
+                kafka: dict[str, Any] = {**dict.fromkeys(_KAFKA_PART, None), "isForwarded": False, **times}
+                bodies = (kafka, {**kafka, "isForwarded": True}) if len(kafka) == len(_KAFKA_PART) + len(times) \
+                    else None
+                decoded = tail, total, total_time_at(tail, len(TOTAL_TIME), len(tail)), times, bodies
         if len(self._tails) >= MAX_TAILS:
             self._tails.clear()
         self._tails[tail] = decoded
