@@ -35,6 +35,12 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from .record_schemas import (
+    _ENDPOINT,
+    _KEY_VALUE,
+    _STREAMS_ASSIGNMENT,
+    _TASK_IDS,
+    _TASK_ROLES,
+    _TOPIC_PARTITIONS,
     F,
     FieldSchema,
     _in,
@@ -120,29 +126,15 @@ def validate_message(data: Mapping[str, Any], release: str, name: str, version: 
 # Tables (transcribed from the Kafka JSON schemas)
 # ---------------------------------------------------------------------------------------------
 
-# Nested structs that several messages (or fields) share; Kafka's JSON repeats them.
-_TOPIC_PARTITIONS: Final = (
-    F('topicId', 'uuid', '0+'),
-    F('partitions', '[]int32', '0+'),
-)
+# Nested structs that several messages (or fields) share; Kafka's JSON repeats them. Those the
+# records carry too (_TOPIC_PARTITIONS, _TASK_IDS, _KEY_VALUE, _ENDPOINT, _STREAMS_ASSIGNMENT) come
+# from record_schemas.
 _DESCRIBED_ASSIGNMENT: Final = (  # ConsumerGroupDescribeResponse members[].(target)assignment
     F('topicPartitions', '[]TopicPartitions', '0+', fields=(
         F('topicId', 'uuid', '0+'),
         F('topicName', 'string', '0+'),
         F('partitions', '[]int32', '0+'),
     )),
-)
-_KEY_VALUE: Final = (
-    F('key', 'string', '0+'),
-    F('value', 'string', '0+'),
-)
-_ENDPOINT: Final = (
-    F('host', 'string', '0+'),
-    F('port', 'uint16', '0+'),
-)
-_TASK_IDS: Final = (
-    F('subtopologyId', 'string', '0+'),
-    F('partitions', '[]int32', '0+'),
 )
 _TASK_OFFSET: Final = (
     F('subtopologyId', 'string', '0+'),
@@ -180,8 +172,6 @@ def N(name: str, type: str, fields: tuple[FieldSchema, ...] = ()) -> FieldSchema
     return F(name, type, '0+', nullable='0+', default='null', fields=fields)
 
 
-_TASK_ROLES: Final = ('activeTasks', 'standbyTasks', 'warmupTasks')
-_STREAMS_ASSIGNMENT: Final = tuple(F(n, '[]TaskIds', '0+', fields=_TASK_IDS) for n in _TASK_ROLES)
 _NULLABLE_TASK_ID_LISTS: Final = tuple(N(n, '[]TaskIds', _TASK_IDS) for n in _TASK_ROLES)
 
 

@@ -375,6 +375,7 @@ def validate_record(record: Mapping[str, Any], release: str) -> list[str]:
 _GROUP_KEY: Final = (F('groupId', 'string', '0'),)
 _MEMBER_KEY: Final = (*_GROUP_KEY, F('memberId', 'string', '0'))
 
+# Structs that records and messages (model/message_schemas.py) both carry, field for field.
 _TOPIC_PARTITIONS: Final = (
     F('topicId', 'uuid', '0+'),
     F('partitions', '[]int32', '0+'),
@@ -387,13 +388,19 @@ _KEY_VALUE: Final = (
     F('key', 'string', '0+'),
     F('value', 'string', '0+'),
 )
+_ENDPOINT: Final = (
+    F('host', 'string', '0+'),
+    F('port', 'uint16', '0+'),
+)
+_TASK_ROLES: Final = ('activeTasks', 'standbyTasks', 'warmupTasks')
+_STREAMS_ASSIGNMENT: Final = tuple(F(n, '[]TaskIds', '0+', fields=_TASK_IDS) for n in _TASK_ROLES)
+
 _TOPIC_INFO: Final = (
     F('name', 'string', '0+'),
     F('partitions', 'int32', '0+'),
     F('replicationFactor', 'int16', '0+'),
     F('topicConfigs', '[]TopicConfig', '0+', fields=_KEY_VALUE),
 )
-_TASK_ROLES: Final = ('activeTasks', 'standbyTasks', 'warmupTasks')
 _PENDING_TASK_ROLES: Final = tuple(r + 'PendingRevocation' for r in _TASK_ROLES)
 
 # 4.3 (KIP-1251): the epoch each partition / task was assigned at, in the entries of 8 and 22.
@@ -507,18 +514,14 @@ _RECORDS_4_1: Final[dict[int, RecordSchema]] = {s.type: s for s in (
         F('rebalanceTimeoutMs', 'int32', '0+', default='-1'),
         F('topologyEpoch', 'int32', '0+'),
         F('processId', 'string', '0+'),
-        F('userEndpoint', 'Endpoint', '0+', nullable='0+', default='null', fields=(
-            F('host', 'string', '0+'),
-            F('port', 'uint16', '0+'),
-        )),
+        F('userEndpoint', 'Endpoint', '0+', nullable='0+', default='null', fields=_ENDPOINT),
         F('clientTags', '[]KeyValue', '0+', fields=_KEY_VALUE),
     )),
     RecordSchema(20, 'StreamsGroupTargetAssignmentMetadata', '0', 0, key=_GROUP_KEY, value=(
         F('assignmentEpoch', 'int32', '0+'),
     )),
-    RecordSchema(21, 'StreamsGroupTargetAssignmentMember', '0', 0, key=_MEMBER_KEY, value=tuple(
-        F(n, '[]TaskIds', '0+', fields=_TASK_IDS) for n in _TASK_ROLES
-    )),
+    RecordSchema(21, 'StreamsGroupTargetAssignmentMember', '0', 0, key=_MEMBER_KEY,
+                 value=_STREAMS_ASSIGNMENT),
     _streams_current_assignment(_TASK_IDS),
     RecordSchema(23, 'StreamsGroupTopology', '0', 0, key=_GROUP_KEY, value=(
         F('epoch', 'int32', '0+'),
