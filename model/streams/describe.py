@@ -6,9 +6,9 @@ from typing import TYPE_CHECKING, Any
 
 from kgspec.model.errors import Errors
 from kgspec.model.streams.group import StreamsGroup
-from kgspec.model.streams.heartbeat import tasks_json
-from kgspec.model.streams.member import ACTIVE, STANDBY, WARMUP, StreamsMember, TaskSets
+from kgspec.model.streams.member import ROLE_FIELDS, ROLES, StreamsMember, TaskSets
 from kgspec.model.streams.offsets import describe_json
+from kgspec.model.streams.records import tasks_json
 from kgspec.model.streams.topology import TopicInfo
 
 if TYPE_CHECKING:
@@ -18,8 +18,7 @@ AUTHORIZED_OPERATIONS_OMITTED = -2147483648
 
 
 def _assignment(sets: TaskSets) -> dict[str, Any]:
-    return {"activeTasks": tasks_json(sets.get(ACTIVE, {})), "standbyTasks": tasks_json(sets.get(STANDBY, {})),
-            "warmupTasks": tasks_json(sets.get(WARMUP, {}))}
+    return {ROLE_FIELDS[r]: tasks_json(sets.get(r, {})) for r in ROLES}
 
 
 def _topic(t: TopicInfo, partitions: int | None = None) -> dict[str, Any]:

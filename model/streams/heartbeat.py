@@ -58,6 +58,7 @@ from kgspec.model.streams.member import (
     TaskSets,
 )
 from kgspec.model.streams.reconcile import OwnedTasks, build_current_assignment
+from kgspec.model.streams.records import tasks_json
 from kgspec.model.streams.topology import Topology, TopologyParseError, parse_request_topology
 
 if TYPE_CHECKING:
@@ -129,7 +130,7 @@ def validate(request: Mapping[str, Any], topology: Topology | None, profile: Pro
             raise _invalid("InstanceId can't be null.")
     elif epoch < LEAVE_GROUP_STATIC_MEMBER_EPOCH:
         raise _invalid(f"MemberEpoch is {epoch}, but must be greater than or equal to -2.")
-    tasks = [request.get(n) for n in ("activeTasks", "standbyTasks", "warmupTasks")]
+    tasks = [request.get(n) for n in ROLE_FIELDS.values()]
     if any(t is not None for t in tasks) and any(t is None for t in tasks):
         raise _invalid("If one task-type is non-null, all must be non-null.")
     if epoch != 0 and topology is not None:
@@ -151,10 +152,6 @@ def owned_tasks(request: Mapping[str, Any]) -> OwnedTasks | None:
     if any(request.get(ROLE_FIELDS[r]) is None for r in ROLES):
         return None
     return {r: _task_list(request.get(ROLE_FIELDS[r])) for r in ROLES}
-
-
-def tasks_json(tasks: Mapping[str, Any]) -> list[dict[str, Any]]:
-    return [{"subtopologyId": s, "partitions": sorted(p)} for s, p in sorted(tasks.items()) if p]
 
 
 def _status(code: Status, detail: str) -> dict[str, Any]:

@@ -85,12 +85,14 @@ def member_metadata_tombstone(group_id: str, member_id: str) -> Record:
     return Record(STREAMS_GROUP_MEMBER_METADATA, {"groupId": group_id, "memberId": member_id}, None)
 
 
-def _task_ids(tasks: Mapping[str, Collection[int]], epochs: bool = False) -> list[dict[str, Any]]:
+def tasks_json(tasks: Mapping[str, Collection[int]], epochs: bool = False) -> list[dict[str, Any]]:
+    """A role's ``[]TaskIds`` (records, heartbeat and describe responses): by subtopology id,
+    partitions sorted, empty entries left out; ``epochs``: with ``assignmentEpochs`` (record 22)."""
     return partition_entries(sorted(tasks.items()), "subtopologyId", epochs)
 
 
 def target_member_record(group_id: str, member_id: str, target: TaskSets) -> Record:
-    value = {ROLE_FIELDS[r]: _task_ids(target.get(r, {})) for r in ROLES}
+    value = {ROLE_FIELDS[r]: tasks_json(target.get(r, {})) for r in ROLES}
     return Record(STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER, {"groupId": group_id, "memberId": member_id}, value)
 
 
@@ -115,9 +117,9 @@ def current_assignment_record(group_id: str, m: StreamsMember, profile: Profile)
     value: dict[str, Any] = {"memberEpoch": m.member_epoch, "previousMemberEpoch": m.previous_member_epoch,
                              "state": m.state}
     for role in ROLES:
-        value[ROLE_FIELDS[role]] = _task_ids(m.assigned.get(role, {}), epochs and role == ACTIVE)
+        value[ROLE_FIELDS[role]] = tasks_json(m.assigned.get(role, {}), epochs and role == ACTIVE)
     for role in ROLES:
-        value[_PENDING_FIELDS[role]] = _task_ids(m.pending_revocation.get(role, {}), epochs and role == ACTIVE)
+        value[_PENDING_FIELDS[role]] = tasks_json(m.pending_revocation.get(role, {}), epochs and role == ACTIVE)
     return Record(STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT, {"groupId": group_id, "memberId": m.member_id}, value)
 
 
