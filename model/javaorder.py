@@ -40,6 +40,12 @@ def java_string_hash(s: str) -> int:
     return h
 
 
+def to_signed32(h: int) -> int:
+    """The low 32 bits of ``h`` as a Java ``int``."""
+    h &= _MASK32
+    return h - (1 << 32) if h >> 31 else h
+
+
 def java_str_key(s: str) -> str:
     """A key whose Python ordering equals ``String.compareTo`` (UTF-16 code-unit order)."""
     if s.isascii() or max(s) < "\ud800":
@@ -64,6 +70,12 @@ def hashmap_capacity(size: int, initial_capacity: int | None = None) -> int:
     while size > capacity * 3 // 4:
         capacity <<= 1
     return capacity
+
+
+def hashset_copy_capacity(size: int) -> int:
+    """Table size of ``new HashSet<>(collection)`` of ``size`` elements: sized for
+    ``max(size / .75f + 1, 16)``, so adding them never resizes it."""
+    return hashmap_capacity(size, max(int(size / 0.75) + 1, 16))
 
 
 def java_hashmap_order(keys: Iterable[str], initial_capacity: int | None = None) -> list[str]:
@@ -96,16 +108,22 @@ def uuid_hashmap_order(topic_ids: Iterable[str]) -> list[str]:
     """``HashMap<Uuid, _>`` order; ids that are not Kafka Uuids go last, sorted (a model choice)."""
     ids = list(dict.fromkeys(topic_ids))
     capacity = hashmap_capacity(len(ids))
-    known = [(t, h) for t in ids if (h := _uuid_hash(t)) is not None]
-    unknown = sorted(t for t in ids if _uuid_hash(t) is None)
-    ordered = sorted(known, key=lambda th: bucket_index(th[1], capacity))
-    return [t for t, _ in ordered] + unknown
+    known: list[tuple[str, int]] = []
+    unknown: list[str] = []
+    for t in ids:
+        h = _uuid_hash(t)
+        if h is None:
+            unknown.append(t)
+        else:
+            known.append((t, h))
+    known.sort(key=lambda th: bucket_index(th[1], capacity))
+    return [t for t, _ in known] + sorted(unknown)
 
 
 def int_hashset_order(values: Iterable[int]) -> list[int]:
     """``new HashSet<>(collection)`` of partition numbers: by bucket, then value."""
     vals = sorted(set(values))
-    capacity = hashmap_capacity(len(vals), max(int(len(vals) / 0.75) + 1, 16))
+    capacity = hashset_copy_capacity(len(vals))
     return sorted(vals, key=lambda v: bucket_index(v, capacity))
 
 

@@ -6,8 +6,10 @@ from __future__ import annotations
 
 from kgspec.model.javaorder import (
     JavaPriorityQueue,
+    hashset_copy_capacity,
     int_hashset_order,
     java_hashmap_order,
+    to_signed32,
     uuid_hashmap_order,
 )
 
@@ -33,6 +35,13 @@ def test_hashset_of_partitions() -> None:
     assert int_hashset_order([i * 7 for i in range(40)]) == [
         0, 259, 196, 133, 70, 7, 266, 203, 140, 77, 14, 273, 210, 147, 84, 21, 217, 154, 91, 28, 224, 161, 98, 35,
         231, 168, 105, 42, 238, 175, 112, 49, 245, 182, 119, 56, 252, 189, 126, 63]
+
+
+def test_int_conversion_and_hashset_copy_capacity() -> None:
+    assert [to_signed32(x) for x in (0, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF, (1 << 32) | 5)] == [
+        0, 2147483647, -2147483648, -1, 5]
+    # new HashSet<>(c): new HashMap<>(max((int) (c.size() / .75f) + 1, 16)), tableSizeFor rounds up
+    assert [hashset_copy_capacity(n) for n in (0, 11, 12, 23, 24, 48)] == [16, 16, 32, 32, 64, 128]
 
 
 def test_hashmap_of_topic_ids() -> None:

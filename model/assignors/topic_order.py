@@ -17,15 +17,15 @@ from collections.abc import Iterable
 from functools import lru_cache
 
 from kgspec.model.hashing import to_signed64
-from kgspec.model.javaorder import bucket_index, hashmap_capacity, java_string_hash
+from kgspec.model.javaorder import (
+    bucket_index,
+    hashset_copy_capacity,
+    java_string_hash,
+    to_signed32,
+)
 
 _MASK32 = 0xFFFFFFFF
 _MASK64 = 0xFFFFFFFFFFFFFFFF
-
-
-def _signed32(value: int) -> int:
-    value &= _MASK32
-    return value - (1 << 32) if value >> 31 else value
 
 
 @lru_cache(maxsize=1 << 16)
@@ -56,8 +56,8 @@ def java_hash(topic_id: str) -> int:
     bits = uuid_bits(topic_id)
     if bits is not None:
         xor = (bits[0] ^ bits[1]) & _MASK64
-        return _signed32((xor >> 32) ^ xor)
-    return _signed32(java_string_hash(topic_id))
+        return to_signed32((xor >> 32) ^ xor)
+    return to_signed32(java_string_hash(topic_id))
 
 
 def java_hash_set_order(topic_ids: Iterable[str]) -> list[str]:
@@ -67,9 +67,7 @@ def java_hash_set_order(topic_ids: Iterable[str]) -> list[str]:
     insertion order (unknowable here), so the model breaks the tie by Uuid order.
     """
     ids = list(dict.fromkeys(topic_ids))
-    # new HashSet<>(collection) sizes its table for max(size / .75f + 1, 16) keys, so adding
-    # them never resizes it.
-    capacity = hashmap_capacity(len(ids), max(int(len(ids) / 0.75) + 1, 16))
+    capacity = hashset_copy_capacity(len(ids))
 
     def bucket_then_uuid(topic_id: str) -> tuple[int, int, int, str]:
         return (bucket_index(java_hash(topic_id) & _MASK32, capacity), *uuid_compare_key(topic_id))

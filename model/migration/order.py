@@ -14,14 +14,10 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from kgspec.model.javaorder import java_string_hash
+from kgspec.model.javaorder import java_string_hash, to_signed32
 
 _MASK64 = (1 << 64) - 1
 _FIBONACCI = -7046029254386353131 & _MASK64
-
-
-def _signed32(h: int) -> int:
-    return h - (1 << 32) if h & 0x80000000 else h
 
 
 def timeline_capacity(size: int) -> int:
@@ -39,6 +35,6 @@ def timeline_order(keys: Iterable[str]) -> list[str]:
     shift = 65 - capacity.bit_length()  # 65 - log2size, log2size = 32 - numberOfLeadingZeros(capacity)
 
     def slot(key: str) -> int:
-        return ((_signed32(java_string_hash(key)) * _FIBONACCI) & _MASK64) >> shift
+        return ((to_signed32(java_string_hash(key)) * _FIBONACCI) & _MASK64) >> shift
 
     return sorted(unique, key=slot)
