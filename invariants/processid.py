@@ -13,19 +13,26 @@ Tasks = Mapping[str, AbstractSet[int]]  # subtopology id -> partitions
 
 @dataclass(frozen=True, slots=True)
 class StreamsHolding:
-    """One member's tasks, by role (assigned plus pending revocation)."""
+    """One member's tasks, by role (assigned plus pending revocation).
+
+    ``demoted``: active tasks pending revocation that the member keeps as a standby or warm-up
+    (trunk's in-place demotion, KAFKA-20665; see ``invariants/streams.py``): still active for
+    the single-owner rule, but held once on its process.
+    """
 
     process_id: str
     active: Tasks = field(default_factory=dict)
     standby: Tasks = field(default_factory=dict)
     warmup: Tasks = field(default_factory=dict)
+    demoted: Tasks = field(default_factory=dict)
 
 
 def processid_exclusivity(members: Mapping[str, StreamsHolding]) -> list[str]:
     """ProcessId exclusivity.
 
     Every task has at most one active owner, and no process holds the same task twice, in
-    any roles, across its members (KAFKA-20899: no standby on the active's process).
+    any roles, across its members (KAFKA-20899: no standby on the active's process). A
+    member's demoted active task (``StreamsHolding.demoted``) is not held twice on its process.
     """
     problems: list[str] = []
     active_owner: dict[tuple[str, int], str] = {}
@@ -40,6 +47,8 @@ def processid_exclusivity(members: Mapping[str, StreamsHolding]) -> list[str]:
                         first = active_owner.setdefault(task, mid)
                         if first != mid:
                             problems.append(f"task {sub}_{p} is active on both {first} and {mid}")
+                        if p in h.demoted.get(sub, ()):
+                            continue
                     where = f"{mid} ({role})"
                     prior = held.setdefault((h.process_id, task), where)
                     if prior != where:

@@ -40,7 +40,7 @@ def _tasks(h: Holds) -> list[tuple[str, str, int]]:
     return [(role, sid, p) for role in ROLES for sid, parts in sorted(h.get(role, {}).items()) for p in sorted(parts)]
 
 
-def _held(hs: list[Holds]) -> Iterator[tuple[str, str, int, bool]]:
+def held_tasks(hs: list[Holds]) -> Iterator[tuple[str, str, int, bool]]:
     """Each task a member holds (``hs``: assigned, pending revocation, ...), once, in order:
     ``(role, subtopology, partition, whether it counts against its process)`` — all do but an
     active task pending revocation that the member keeps as a replica (demoted in place)."""
@@ -61,7 +61,7 @@ def holdings_problems(holdings: Mapping[str, tuple[str, list[Holds]]]) -> list[P
     by_process: dict[tuple[str, str, int], list[str]] = {}
     for mid in sorted(holdings):
         pid, hs = holdings[mid]
-        for role, sid, p, counts in _held(hs):
+        for role, sid, p, counts in held_tasks(hs):
             if role == ACTIVE:
                 other = active.setdefault((sid, p), mid)
                 if other != mid:
@@ -173,7 +173,7 @@ class ReplayedStateProblems:
             return
         active: list[tuple[str, int]] = []
         process: list[tuple[str, str, int]] = []
-        for role, sid, p, counts in _held([member.assigned, member.pending_revocation]):
+        for role, sid, p, counts in held_tasks([member.assigned, member.pending_revocation]):
             if role == ACTIVE:
                 active.append((sid, p))
             if counts:

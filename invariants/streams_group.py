@@ -6,7 +6,8 @@ returns violation messages (empty when it holds). ``invariants/streams.py`` hold
 ``kgspec check`` variants over replayed records and observed responses.
 
 * ``processid-exclusivity``: a task is active on at most one member (assigned or pending
-  revocation) and no process holds a task twice, in any roles (KAFKA-20899);
+  revocation) and no process holds a task twice, in any roles (KAFKA-20899) — trunk's in-place
+  demotion aside, counted as ``kgspec check`` counts it (``invariants/streams.py``);
 * ``target-validity``: targets only for members, no active task in two targets, no
   process twice in one task's targets; when the target is current and the topology ready,
   it keeps every guarantee of the sticky assignor (each task active exactly once, standbys
@@ -39,6 +40,7 @@ from kgspec.invariants.liveness import (
 from kgspec.invariants.ownership import CLIENT_NO_DOUBLE_OWNERSHIP, client_no_double_ownership
 from kgspec.invariants.processid import PROCESSID_EXCLUSIVITY, StreamsHolding, processid_exclusivity
 from kgspec.invariants.replay import REPLAY_EQUIVALENCE, replay_equivalence
+from kgspec.invariants.streams import held_tasks
 from kgspec.invariants.target import TARGET_VALIDITY
 from kgspec.model.config import Config
 from kgspec.model.consumer import member as consumer_member
@@ -53,6 +55,7 @@ from kgspec.model.streams.member import (
     STANDBY,
     UNRELEASED_TASKS,
     UNREVOKED_TASKS,
+    WARMUP,
     StreamsMember,
 )
 
@@ -89,18 +92,17 @@ def snapshot_streams_epochs(group: StreamsGroup | None) -> EpochSnapshot | None:
 
 
 def holdings(group: StreamsGroup) -> dict[str, StreamsHolding]:
-    """Each member's tasks by role, assigned ∪ pending revocation."""
+    """Each member's tasks by role, assigned ∪ pending revocation, its demoted active tasks
+    marked as the checker counts them (:func:`kgspec.invariants.streams.held_tasks`)."""
     out: dict[str, StreamsHolding] = {}
     for mid, m in group.members.items():
-        roles: dict[str, dict[str, frozenset[int]]] = {}
-        for role in ROLES:
-            merged: dict[str, frozenset[int]] = {}
-            for h in (m.assigned, m.pending_revocation):
-                for sid, parts in h.get(role, {}).items():
-                    if parts:
-                        merged[sid] = merged.get(sid, frozenset()) | frozenset(parts)
-            roles[role] = merged
-        out[mid] = StreamsHolding(m.process_id, roles[ACTIVE], roles[STANDBY], roles["warmup"])
+        roles: dict[str, dict[str, set[int]]] = {role: {} for role in ROLES}
+        demoted: dict[str, set[int]] = {}
+        for role, sid, p, counts in held_tasks([m.assigned, m.pending_revocation]):
+            roles[role].setdefault(sid, set()).add(p)
+            if not counts:
+                demoted.setdefault(sid, set()).add(p)
+        out[mid] = StreamsHolding(m.process_id, roles[ACTIVE], roles[STANDBY], roles[WARMUP], demoted)
     return out
 
 
@@ -111,7 +113,7 @@ def streams_target_validity(group: StreamsGroup) -> list[str]:
     if stray:
         problems.append(f"targets for non-members {stray}")
     targets = {mid: StreamsHolding(group.members[mid].process_id if mid in group.members else f"<{mid}>",
-                                   t.get(ACTIVE, {}), t.get(STANDBY, {}), t.get("warmup", {}))
+                                   t.get(ACTIVE, {}), t.get(STANDBY, {}), t.get(WARMUP, {}))
                for mid, t in group.target.items()}
     problems.extend(f"target: {p}" for p in processid_exclusivity(targets))
     configured = group.configured_topology

@@ -30,6 +30,8 @@ from kgspec.invariants import (
     target_validity,
 )
 from kgspec.invariants.liveness import ClientView
+from kgspec.invariants.streams import state_problems
+from kgspec.invariants.streams_group import holdings
 from kgspec.model.config import Config
 from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.model.consumer.member import STABLE, UNREVOKED_PARTITIONS, ConsumerMember
@@ -196,6 +198,25 @@ def test_processid_exclusivity() -> None:
         "process p1 holds task 0_0 twice: m1 (active) and m2 (standby)",
         "task 0_0 is active on both m1 and m3",
     ]
+
+
+def test_processid_exclusivity_allows_in_place_demotion_as_check_does() -> None:
+    """Trunk's in-place demotion (KAFKA-20665): a member keeps its active task pending revocation
+    and holds it as a standby at once. The simulator's check counts it as ``kgspec check`` does:
+    once on its process; another member's standby on that process still breaks the rule."""
+    group = StreamsGroup("g", 3)
+    a = group.members["a"] = _streams_member("a", 3, [])
+    a.assigned["standby"] = {"0": {0: 3}}
+    a.pending_revocation = {"active": {"0": {0: 3}}, "standby": {}, "warmup": {}}
+    assert holdings(group) == {"a": StreamsHolding("p1", {"0": {0}}, {"0": {0}}, {}, {"0": {0}})}
+    assert check_streams(StreamsObservation("g", group), ("processid-exclusivity",)) == []
+    assert state_problems(group) == []
+    b = group.members["b"] = _streams_member("b", 3, [])
+    b.assigned["standby"] = {"0": {0: 3}}
+    assert [v.message for v in check_streams(StreamsObservation("g", group), ("processid-exclusivity",))] == [
+        "process p1 holds task 0_0 twice: a (standby) and b (standby)"]
+    assert state_problems(group) == [
+        ("streams-process-exclusivity", "process p1 holds task 0_0 2 times (standby on a, standby on b)")]
 
 
 def test_check_all_skips_checks_without_inputs() -> None:
