@@ -24,11 +24,11 @@ they appear, aborted ones included.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from typing import Any, BinaryIO, Final
 
 from ..events import Event, Malformed, ReadItem, Skipped
-from .jsonfast import loads
+from .jsonfast import has_long_digit_run, loads, loads_long_run, plain_loads
 from .lines import DEFAULT_MAX_LINE_BYTES, skip_rest_of_line, too_long_message
 from .validate import record_problem
 
@@ -53,14 +53,6 @@ _CREATE_TIME: Final = _TIMESTAMP_TYPES[0]
 _NUMERALS: Final = {str(n): n for n in range(1024)}
 _SCALARS: Final = frozenset({str, int, float, bool, type(None)})
 _MAX_KEYS: Final = 4096
-# as in jsonfast: every digit to "0", so a run of 19 digits is a run of 19 zeros
-_DIGITS_TO_ZERO: Final = bytes.maketrans(b"123456789", b"000000000")
-_LONG_RUN: Final = b"0" * 19
-_fast_loads: Callable[[bytes], Any] | None
-try:
-    from orjson import loads as _fast_loads
-except ImportError:  # optional: jsonfast.loads (the stdlib) then decodes every line
-    _fast_loads = None
 
 
 def read_dump_log(stream: BinaryIO, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
@@ -134,11 +126,9 @@ def _common_record(content: bytes, line_no: int, ts_ms: float,
     if not (key_mark and payload_mark and time_mark) or key_text[:1] != b"{":
         return None
     known = keys.get(key_text)
-    # Without a run of 19 digits in the text there is none in the parts to decode, and
-    # jsonfast.loads would be orjson itself; otherwise see _long_loads. (A known key is not
-    # decoded again: only the payload is.)
-    decode = _fast_loads if _fast_loads is not None \
-        and _LONG_RUN not in (json_text if known is None else payload).translate(_DIGITS_TO_ZERO) else _long_loads
+    # Without a run of 19 digits in the text there is none in the parts to decode (a known key
+    # is not decoded again: only the payload is).
+    decode = loads_long_run if has_long_digit_run(json_text if known is None else payload) else plain_loads
     try:
         line_ts = int(stamp.partition(b" ")[0])
         value = None if payload == _DELETE else decode(payload)
@@ -163,39 +153,6 @@ def _common_record(content: bytes, line_no: int, ts_ms: float,
     if value is not None:
         value["version"] = version
     return Event(line_no, "record", line_ts if line_ts >= 0 else ts_ms, {"key": key, "value": value})
-
-
-def _long_loads(data: bytes) -> Any:
-    """``jsonfast.loads(data)`` for a text that may hold a run of 19 digits, mostly without
-    the standard library (a 64-bit metadata hash has 19 digits about half the time).
-
-    jsonfast.loads leaves such a text to the standard library because orjson reads an integer
-    beyond 64 bits as a float, and maybe a float of many digits otherwise. orjson reads every
-    other number exactly, as an int, so a value orjson decodes without any float in it is the
-    one the standard library decodes; anything else is jsonfast.loads's to decode.
-    """
-    if _fast_loads is not None:
-        try:
-            value = _fast_loads(data)
-        except ValueError:
-            return loads(data)
-        if _without_floats(value):
-            return value
-    return loads(data)
-
-
-def _without_floats(value: Any) -> bool:
-    pending = [value]
-    while pending:
-        node = pending.pop()
-        kind = type(node)
-        if kind is float:
-            return False
-        if kind is dict:
-            pending.extend(node.values())
-        elif kind is list:
-            pending.extend(node)
-    return True
 
 
 def _preamble_reason(content: bytes) -> str:

@@ -5,7 +5,8 @@ orjson is several times faster than ``json`` on trace lines. It is used only whe
 the same value as ``json.loads``: when it rejects a text (the stdlib then decides, so the
 error messages in ``Malformed`` findings and the stdlib's extensions such as ``NaN`` stay
 as they were), and never for a text with a run of 19 or more digits, since orjson reads
-integers beyond 64 bits as floats.
+integers beyond 64 bits as floats (:func:`loads_long_run` takes such a text when its value
+holds no float).
 """
 
 from __future__ import annotations
@@ -36,11 +37,12 @@ def _stdlib(data: bytes) -> Any:
     return json.loads(data)
 
 
-def _make_loads() -> Callable[[bytes], Any]:
+def _make_loads() -> tuple[Callable[[bytes], Any], Callable[[bytes], Any] | None]:
+    """(:func:`loads`, orjson's own ``loads`` or None without orjson)."""
     try:
         import orjson
     except ImportError:  # optional speed-up; the stdlib is always right
-        return _stdlib
+        return _stdlib, None
     fast, decode_error = orjson.loads, orjson.JSONDecodeError
 
     def loads(data: bytes) -> Any:
@@ -53,7 +55,46 @@ def _make_loads() -> Callable[[bytes], Any]:
                 pass
         return json.loads(data)
 
-    return loads
+    return loads, fast
 
 
-loads: Final = _make_loads()
+loads, _orjson_loads = _make_loads()
+
+plain_loads: Final[Callable[[bytes], Any]] = loads if _orjson_loads is None else _orjson_loads
+"""``loads`` for a text without a run of 19 digits, whose caller takes any ``ValueError`` as
+"not the common case": orjson itself (the value is ``json.loads``'s whenever orjson accepts
+the text), or :func:`loads` without orjson."""
+
+
+def loads_long_run(data: bytes) -> Any:
+    """``loads(data)`` for a text that may hold a run of 19 digits, mostly without the standard
+    library (in a dump of ``__consumer_offsets`` a 64-bit metadata hash has 19 digits about
+    half the time).
+
+    :func:`loads` leaves such a text to the standard library because orjson reads an integer
+    beyond 64 bits as a float, and maybe a float of many digits otherwise. orjson reads every
+    other number exactly, as an int, so a value orjson decodes without any float in it is the
+    one the standard library decodes; anything else is :func:`loads`'s to decode.
+    """
+    if _orjson_loads is not None:
+        try:
+            value = _orjson_loads(data)
+        except ValueError:
+            return loads(data)
+        if _without_floats(value):
+            return value
+    return loads(data)
+
+
+def _without_floats(value: Any) -> bool:
+    pending = [value]
+    while pending:
+        node = pending.pop()
+        kind = type(node)
+        if kind is float:
+            return False
+        if kind is dict:
+            pending.extend(node.values())
+        elif kind is list:
+            pending.extend(node)
+    return True
