@@ -41,7 +41,7 @@ from kgspec.conformance.invariant_hooks import (
     record_invariant_problems,
 )
 from kgspec.conformance.retarget import adopt_observed_target
-from kgspec.conformance.shapes import call_shape_problem
+from kgspec.conformance.shapes import MESSAGES, call_shape_problem
 from kgspec.invariants.client import ClientLedger
 from kgspec.invariants.streams import ReplayedStateProblems
 from kgspec.model.config import unknown_config_names
@@ -68,8 +68,7 @@ SUPPORTED_APIS = {CONSUMER_GROUP_HEARTBEAT: (0, 1), CONSUMER_GROUP_DESCRIBE: (0,
 API_NAMES = {"CONSUMER_GROUP_HEARTBEAT": CONSUMER_GROUP_HEARTBEAT, "CONSUMER_GROUP_DESCRIBE": CONSUMER_GROUP_DESCRIBE,
              "STREAMS_GROUP_HEARTBEAT": STREAMS_GROUP_HEARTBEAT, "STREAMS_GROUP_DESCRIBE": STREAMS_GROUP_DESCRIBE,
              **CLASSIC_API_NAMES}
-KNOWN_API_NAMES = {11: "JoinGroup", 12: "Heartbeat", 13: "LeaveGroup", 14: "SyncGroup", 68: "ConsumerGroupHeartbeat",
-                   69: "ConsumerGroupDescribe", 88: "StreamsGroupHeartbeat", 89: "StreamsGroupDescribe"}
+KNOWN_API_NAMES = MESSAGES  # api key -> Kafka's name for it
 MAX_FINDINGS_PER_GROUP = 200
 TARGET_RECORD_TYPES = frozenset({6, 7})  # target-assignment metadata and member
 # record type -> the type of group it belongs to (Connect's records aside)
