@@ -1,16 +1,19 @@
-"""Classic-protocol members of a consumer group: their ``ClassicMemberMetadata`` and bytes.
+"""Classic-protocol members of a consumer group (and, under kip, of a streams group): their
+``ClassicMemberMetadata``, bytes, and the checks of their classic calls.
 
-A consumer group member "uses the classic protocol" iff its record 5 carries the tagged
-``classicMemberMetadata`` (``ConsumerGroupMember.useClassicProtocol``): the session timeout of
-its JoinGroup and its protocol list (name, metadata) in request order.
+A member "uses the classic protocol" iff its member record (5; 19 for streams) carries the
+tagged ``classicMemberMetadata`` (``ConsumerGroupMember.useClassicProtocol``): the session
+timeout of its JoinGroup and its protocol list (name, metadata) in request order. The checks of
+the classic calls are written once here for both group types (``mixed.py``, ``streams_mixed.py``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from kgspec.model.classic.member import Protocols
-from kgspec.model.consumer.member import ConsumerMember
+from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.model.javaorder import int_hashset_order, uuid_hashmap_order
 from kgspec.model.migration.protocol import TopicPartitions, encode_assignment
 
@@ -20,44 +23,51 @@ if TYPE_CHECKING:
 CONSUMER_PROTOCOL_TYPE = "consumer"  # ConsumerProtocol.PROTOCOL_TYPE
 
 
+class ClassicCapable(Protocol):
+    """A consumer or streams group member, as the classic calls see it."""
+
+    @property
+    def member_id(self) -> str: ...
+    @property
+    def member_epoch(self) -> int: ...
+    @property
+    def classic_member_metadata(self) -> dict[str, Any] | None: ...
+
+
+M = TypeVar("M", bound=ClassicCapable)
+M_co = TypeVar("M_co", bound=ClassicCapable, covariant=True)
+
+
+class MixedGroup(Protocol[M_co]):
+    @property
+    def group_id(self) -> str: ...
+    @property
+    def members(self) -> Mapping[str, M_co]: ...
+    def static_member(self, instance_id: str | None) -> M_co | None: ...
+
+
 def classic_metadata(session_timeout_ms: int, protocols: Protocols) -> dict[str, Any]:
     return {"sessionTimeoutMs": session_timeout_ms,
             "supportedProtocols": [{"name": n, "metadata": m} for n, m in protocols]}
 
 
-def uses_classic(member: ConsumerMember) -> bool:
+def uses_classic(member: ClassicCapable) -> bool:
     return member.classic_member_metadata is not None
 
 
-def session_timeout(member: ConsumerMember) -> int:
-    return session_timeout_of(member.classic_member_metadata)
-
-
-def protocols(member: ConsumerMember) -> Protocols:
-    return protocols_of(member.classic_member_metadata)
-
-
-# The same for any member type that carries the metadata (streams members under kip).
-def session_timeout_of(meta: dict[str, Any] | None) -> int:
+def session_timeout(member: ClassicCapable) -> int:
+    meta = member.classic_member_metadata
     assert meta is not None
     return int(meta["sessionTimeoutMs"])
 
 
-def protocols_of(meta: dict[str, Any] | None) -> Protocols:
+def protocols(member: ClassicCapable) -> Protocols:
+    meta = member.classic_member_metadata
     assert meta is not None
     return tuple((p["name"], p.get("metadata") or "") for p in meta.get("supportedProtocols") or [])
 
 
-def supports_protocols(member_protocols: list[Protocols], protocol_type: str, names: set[str]) -> bool:
-    """``supportsClassicProtocols``: type "consumer" and a name every classic member lists."""
-    if protocol_type != CONSUMER_PROTOCOL_TYPE:
-        return False
-    if not member_protocols:
-        return bool(names)
-    return any(all(name in {n for n, _ in ps} for ps in member_protocols) for name in names)
-
-
-def first_protocol(member: ConsumerMember) -> tuple[str, str]:
+def first_protocol(member: ClassicCapable) -> tuple[str, str]:
     """``supportedClassicProtocols().get().iterator().next()``: the JoinGroup's first protocol."""
     return protocols(member)[0]
 
@@ -81,3 +91,78 @@ def serialize(coord: Coordinator, assignment: dict[str, Any], version: int) -> s
         if name is not None:
             entries.append((name, int_hashset_order(assignment[tid])))
     return encode_assignment(entries, version)
+
+
+# --- the classic calls' checks, for consumer groups and (kip) streams groups ---------------------
+
+
+def supports_protocols(members: Iterable[ClassicCapable], protocol_type: str, names: set[str]) -> bool:
+    """``supportsClassicProtocols``: type "consumer" and a name every classic member lists."""
+    if protocol_type != CONSUMER_PROTOCOL_TYPE:
+        return False
+    classic = [protocols(m) for m in members if uses_classic(m)]
+    if not classic:
+        return bool(names)
+    return any(all(name in {n for n, _ in ps} for ps in classic) for name in names)
+
+
+def classic_member_or_throw(group: MixedGroup[M], member_id: str, instance_id: str | None,
+                            throw_if_fenced: Callable[[M, str, str], None]) -> M:
+    """``validateConsumerGroupMember`` then ``throwIfMemberDoesNotUseClassicProtocol``."""
+    if instance_id is None:
+        member = group.members.get(member_id)
+        if member is None:
+            raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID,
+                                   f"Member {member_id} is not a member of group {group.group_id}.")
+    else:
+        member = group.static_member(instance_id)
+        if member is None:
+            raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Member with instance id {instance_id} is not a "
+                                   f"member of group {group.group_id}.")
+        throw_if_fenced(member, member_id, instance_id)
+    if not uses_classic(member):
+        raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Member {member.member_id} does not use the classic protocol.")
+    return member
+
+
+def check_generation(member: ClassicCapable, generation: int) -> None:
+    if member.member_epoch != generation:
+        raise CoordinatorError(Errors.ILLEGAL_GENERATION, f"The request generation id {generation} is not equal to "
+                               f"the member epoch {member.member_epoch} of member {member.member_id}.")
+
+
+def check_sync_protocol(member_id: str, protocol_type: str | None, protocol_name: str | None, name: str) -> None:
+    """``throwIfClassicProtocolIsNotSupported``: a SyncGroup's protocol type and name (v5+, else None)
+    against "consumer" and the protocol its JoinGroup was answered with."""
+    if protocol_type is not None and protocol_type != CONSUMER_PROTOCOL_TYPE:
+        raise CoordinatorError(Errors.INCONSISTENT_GROUP_PROTOCOL, f"The protocol type {protocol_type} from "
+                               f"member {member_id} request is not equal to the group protocol type consumer.")
+    if protocol_name is not None and protocol_name != name:
+        raise CoordinatorError(Errors.INCONSISTENT_GROUP_PROTOCOL, f"The protocol name {protocol_name} from "
+                               f"member {member_id} request is not equal to the protocol name {name} returned "
+                               "in the join response.")
+
+
+def rebalance_in_progress(group_id: str, member_id: str) -> CoordinatorError:
+    return CoordinatorError(Errors.REBALANCE_IN_PROGRESS, f"A new rebalance is triggered in group {group_id} "
+                            f"and member {member_id} should rejoin to catch up.")
+
+
+def leaving_members(group: MixedGroup[M], identities: list[tuple[str, str | None, str | None]],
+                    ) -> tuple[list[dict[str, Any]], list[M]]:
+    """A LeaveGroup's per-member answers and the members it removes (Kafka's HashSet: a member
+    named twice leaves once)."""
+    answers: list[dict[str, Any]] = []
+    leaving: dict[str, M] = {}
+    for member_id, instance_id, _reason in identities:
+        if instance_id is None:
+            found = group.members.get(member_id)
+            error = 0 if found is not None else int(Errors.UNKNOWN_MEMBER_ID)
+        else:
+            found = group.static_member(instance_id)
+            error = (int(Errors.UNKNOWN_MEMBER_ID) if found is None else
+                     int(Errors.FENCED_INSTANCE_ID) if member_id != "" and found.member_id != member_id else 0)
+        answers.append({"memberId": member_id, "groupInstanceId": instance_id, "errorCode": error})
+        if error == 0 and found is not None:
+            leaving[found.member_id] = found
+    return answers, list(leaving.values())

@@ -37,7 +37,7 @@ from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.model.migration import downgrade
 from kgspec.model.migration import members as mm
 from kgspec.model.migration.policy import MigrationPolicy, migration_policy
-from kgspec.model.migration.protocol import SchemaError, decode_subscription
+from kgspec.model.migration.protocol import SchemaError, decode_subscription, read_version
 from kgspec.model.records import Record
 from kgspec.model.timers import classic_key
 
@@ -79,7 +79,7 @@ def _join(coord: Coordinator, group: ConsumerGroup, req: JoinRequest, now: int) 
     member_id = coord.new_member_id() if unknown else req.member_id  # Uuid.randomUuid(): no prefix
     step = ConsumerHeartbeat(coord, {}, req.client_id, req.client_host, now)
     step._throw_if_full(group, member_id, req.instance_id)
-    if not supports_classic_protocols(group, req.protocol_type, req.names()):
+    if not mm.supports_protocols(group.members.values(), req.protocol_type, req.names()):
         raise CoordinatorError(Errors.INCONSISTENT_GROUP_PROTOCOL, f"Member {member_id}'s protocols are not supported.")
     if req.version >= 4 and unknown and req.instance_id is None:
         return Outcome(join_response(req.version, int(Errors.MEMBER_ID_REQUIRED), member_id=member_id),
@@ -155,42 +155,15 @@ def _member(step: ConsumerHeartbeat, group: ConsumerGroup, member_id: str, req: 
     return static_member_or_throw(group, member_id, req.instance_id)
 
 
-def supports_classic_protocols(group: ConsumerGroup, protocol_type: str, names: set[str]) -> bool:
-    """``ConsumerGroup.supportsClassicProtocols``: type "consumer" and a name every classic member has."""
-    if protocol_type != mm.CONSUMER_PROTOCOL_TYPE:
-        return False
-    if not group.members:
-        return bool(names)
-    classic = [m for m in group.members.values() if mm.uses_classic(m)]
-    return any(all(name in {n for n, _ in mm.protocols(m)} for m in classic) for name in names)
-
-
 # --- SyncGroup / Heartbeat -------------------------------------------------------------------
 
 
-def _validate_member(group: ConsumerGroup, member_id: str, instance_id: str | None) -> ConsumerMember:
-    """``validateConsumerGroupMember`` then ``throwIfMemberDoesNotUseClassicProtocol``."""
-    if instance_id is None:
-        member = group.members.get(member_id)
-        if member is None:
-            raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID,
-                                   f"Member {member_id} is not a member of group {group.group_id}.")
-    else:
-        found = group.static_member(instance_id)
-        if found is None:
-            raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Member with instance id {instance_id} is not a "
-                                   f"member of group {group.group_id}.")
-        throw_if_instance_id_is_fenced(found, member_id, instance_id)
-        member = found
-    if not mm.uses_classic(member):
-        raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Member {member.member_id} does not use the classic protocol.")
+def _validate_member(group: ConsumerGroup, member_id: str, instance_id: str | None,
+                     generation: int) -> ConsumerMember:
+    """``validateConsumerGroupMember``, ``throwIfMemberDoesNotUseClassicProtocol``, the generation."""
+    member = mm.classic_member_or_throw(group, member_id, instance_id, throw_if_instance_id_is_fenced)
+    mm.check_generation(member, generation)
     return member
-
-
-def _check_generation(member: ConsumerMember, generation: int) -> None:
-    if member.member_epoch != generation:
-        raise CoordinatorError(Errors.ILLEGAL_GENERATION, f"The request generation id {generation} is not equal to "
-                               f"the member epoch {member.member_epoch} of member {member.member_id}.")
 
 
 def sync(coord: Coordinator, group: ConsumerGroup, req: dict[str, Any], version: int, now: int) -> Outcome:
@@ -201,17 +174,12 @@ def sync(coord: Coordinator, group: ConsumerGroup, req: dict[str, Any], version:
     member_id = req.get("memberId") or ""
     gid = group.group_id
     try:
-        member = _validate_member(group, member_id, req.get("groupInstanceId") if version >= 3 else None)
-        _check_generation(member, int(req["generationId"]))
-        name = mm.first_protocol(member)[0]
-        if protocol_type is not None and protocol_type != mm.CONSUMER_PROTOCOL_TYPE:
-            raise CoordinatorError(Errors.INCONSISTENT_GROUP_PROTOCOL, f"The protocol type {protocol_type} from "
-                                   f"member {member_id} request is not equal to the group protocol type consumer.")
-        if protocol_name is not None and protocol_name != name:
-            raise CoordinatorError(Errors.INCONSISTENT_GROUP_PROTOCOL, f"The protocol name {protocol_name} from "
-                                   f"member {member_id} request is not equal to the protocol name {name} returned "
-                                   "in the join response.")
-        _throw_if_rebalance_in_progress(coord, group, member, now)
+        member = _validate_member(group, member_id, req.get("groupInstanceId") if version >= 3 else None,
+                                  int(req["generationId"]))
+        mm.check_sync_protocol(member_id, protocol_type, protocol_name, mm.first_protocol(member)[0])
+        if group.assignment_epoch > member.member_epoch and member.state != UNREVOKED_PARTITIONS:
+            _schedule_join_if_absent(coord, group.group_id, member, now)
+            raise mm.rebalance_in_progress(group.group_id, member.member_id)
     except CoordinatorError as exc:
         return Outcome(sync_response(version, int(exc.error)), explain=[exc.message or exc.error.name])
     coord.timers.cancel(sync_key(gid, member_id))
@@ -224,8 +192,6 @@ def sync(coord: Coordinator, group: ConsumerGroup, req: dict[str, Any], version:
 
 
 def _protocol_version(member: ConsumerMember) -> int:
-    from kgspec.model.migration.protocol import read_version
-
     try:
         return read_version(mm.first_protocol(member)[1])
     except SchemaError:
@@ -233,18 +199,11 @@ def _protocol_version(member: ConsumerMember) -> int:
                                "Malformed embedded consumer protocol in version deserialization.") from None
 
 
-def _throw_if_rebalance_in_progress(coord: Coordinator, group: ConsumerGroup, member: ConsumerMember, now: int) -> None:
-    if group.assignment_epoch > member.member_epoch and member.state != UNREVOKED_PARTITIONS:
-        _schedule_join_if_absent(coord, group.group_id, member, now)
-        raise CoordinatorError(Errors.REBALANCE_IN_PROGRESS, f"A new rebalance is triggered in group "
-                               f"{group.group_id} and member {member.member_id} should rejoin to catch up.")
-
-
 def heartbeat(coord: Coordinator, group: ConsumerGroup, req: dict[str, Any], version: int, now: int) -> Outcome:
     member_id = req.get("memberId") or ""
     try:
-        member = _validate_member(group, member_id, req.get("groupInstanceId") if version >= 3 else None)
-        _check_generation(member, int(req["generationId"]))
+        member = _validate_member(group, member_id, req.get("groupInstanceId") if version >= 3 else None,
+                                  int(req["generationId"]))
     except CoordinatorError as exc:
         return Outcome(heartbeat_response(version, int(exc.error)), explain=[exc.message or exc.error.name])
     coord.schedule_consumer_session_timeout(group.group_id, member_id, now, mm.session_timeout(member))
@@ -275,29 +234,10 @@ def waiting_on_unreleased_partition(group: ConsumerGroup, member: ConsumerMember
 
 def leave(coord: Coordinator, group: ConsumerGroup, identities: list[tuple[str, str | None, str | None]],
           version: int, now: int) -> Outcome:
-    answers: list[dict[str, Any]] = []
-    leaving: dict[str, ConsumerMember] = {}  # Kafka's HashSet: a member named twice leaves once
-    for member_id, instance_id, _reason in identities:
-        try:
-            if instance_id is None:
-                member = group.members.get(member_id)
-                if member is None:
-                    raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID)
-            else:
-                found = group.static_member(instance_id)
-                if found is None:
-                    raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID)
-                if member_id != "" and found.member_id != member_id:
-                    raise CoordinatorError(Errors.FENCED_INSTANCE_ID)
-                member = found
-        except CoordinatorError as exc:
-            answers.append({"memberId": member_id, "groupInstanceId": instance_id, "errorCode": int(exc.error)})
-            continue
-        answers.append({"memberId": member_id, "groupInstanceId": instance_id, "errorCode": 0})
-        leaving[member.member_id] = member
+    answers, leaving = mm.leaving_members(group, identities)
     effects: Effects = []
-    records = downgrade.fence(coord, group, list(leaving.values()), effects, now)
-    explain = [f"members {sorted(leaving)} left through LeaveGroup"] if leaving else []
+    records = downgrade.fence(coord, group, leaving, effects, now)
+    explain = [f"members {sorted(m.member_id for m in leaving)} left through LeaveGroup"] if leaving else []
     return Outcome(leave_response(version, 0, answers), records, effects, explain)
 
 

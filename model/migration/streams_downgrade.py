@@ -106,9 +106,8 @@ def from_streams_group(coord: Coordinator, group: StreamsGroup, order: list[str]
         if mid in leaving:
             continue
         m = group.members[mid]
-        meta = m.classic_member_metadata
         classic.add(ClassicMember(m.member_id, m.instance_id, m.client_id, m.client_host, m.rebalance_timeout_ms,
-                                  mm.session_timeout_of(meta), mm.CONSUMER_PROTOCOL_TYPE, mm.protocols_of(meta)))
+                                  mm.session_timeout(m), mm.CONSUMER_PROTOCOL_TYPE, mm.protocols(m)))
     classic.protocol_name = classic.select_protocol()
     for cm in classic.members.values():
         target = group.target.get(cm.member_id, {})

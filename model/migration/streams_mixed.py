@@ -49,7 +49,7 @@ from kgspec.model.migration.streams_protocol import (
 from kgspec.model.records import Record
 from kgspec.model.streams import ops, static
 from kgspec.model.streams.group import StreamsGroup
-from kgspec.model.streams.heartbeat import StreamsHeartbeat, tasks_json
+from kgspec.model.streams.heartbeat import StreamsHeartbeat
 from kgspec.model.streams.member import (
     ACTIVE,
     STANDBY,
@@ -59,6 +59,7 @@ from kgspec.model.streams.member import (
     StreamsMember,
 )
 from kgspec.model.streams.reconcile import build_current_assignment
+from kgspec.model.streams.records import tasks_json
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
@@ -87,8 +88,7 @@ def _join(coord: Coordinator, group: StreamsGroup, req: JoinRequest, now: int) -
     if existing is None and len(group.members) >= max_size:
         raise CoordinatorError(Errors.GROUP_MAX_SIZE_REACHED,
                                f"The streams group has reached its maximum capacity of {max_size} members.")
-    classic = [mm.protocols_of(m.classic_member_metadata) for m in group.members.values() if m.uses_classic()]
-    if not mm.supports_protocols(classic, req.protocol_type, req.names()):
+    if not mm.supports_protocols(group.members.values(), req.protocol_type, req.names()):
         raise CoordinatorError(Errors.INCONSISTENT_GROUP_PROTOCOL, f"Member {member_id}'s protocols are not supported.")
     if existing is not None and not existing.uses_classic():
         raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Member {member_id} does not use the classic protocol.")
@@ -137,31 +137,15 @@ def _join(coord: Coordinator, group: StreamsGroup, req: JoinRequest, now: int) -
 
 def _validate_member(group: StreamsGroup, member_id: str, instance_id: str | None, generation: int) -> StreamsMember:
     """As ``validateConsumerGroupMember`` + ``throwIfMemberDoesNotUseClassicProtocol`` + the generation."""
-    gid = group.group_id
-    if instance_id is None:
-        member = group.members.get(member_id)
-        if member is None:
-            raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Member {member_id} is not a member of group {gid}.")
-    else:
-        found = group.static_member(instance_id)
-        if found is None:
-            raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Member with instance id {instance_id} is not a "
-                                   f"member of group {gid}.")
-        static.throw_if_fenced(found, member_id, instance_id)
-        member = found
-    if not member.uses_classic():
-        raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Member {member.member_id} does not use the classic protocol.")
-    if member.member_epoch != generation:
-        raise CoordinatorError(Errors.ILLEGAL_GENERATION, f"The request generation id {generation} is not equal to "
-                               f"the member epoch {member.member_epoch} of member {member.member_id}.")
+    member = mm.classic_member_or_throw(group, member_id, instance_id, static.throw_if_fenced)
+    mm.check_generation(member, generation)
     return member
 
 
 def _rejoin(coord: Coordinator, group: StreamsGroup, member: StreamsMember, now: int) -> CoordinatorError:
     ops.schedule_classic_timer(coord, group.group_id, member.member_id, "join", now + member.rebalance_timeout_ms,
                                if_absent=True)
-    return CoordinatorError(Errors.REBALANCE_IN_PROGRESS, f"A new rebalance is triggered in group {group.group_id} "
-                            f"and member {member.member_id} should rejoin to catch up.")
+    return mm.rebalance_in_progress(group.group_id, member.member_id)
 
 
 def sync(coord: Coordinator, group: StreamsGroup, req: dict[str, Any], version: int, now: int) -> Outcome:
@@ -172,14 +156,8 @@ def sync(coord: Coordinator, group: StreamsGroup, req: dict[str, Any], version: 
     try:
         member = _validate_member(group, member_id, req.get("groupInstanceId") if version >= 3 else None,
                                   int(req["generationId"]))
-        name, metadata = mm.protocols_of(member.classic_member_metadata)[0]
-        if protocol_type is not None and protocol_type != mm.CONSUMER_PROTOCOL_TYPE:
-            raise CoordinatorError(Errors.INCONSISTENT_GROUP_PROTOCOL, f"The protocol type {protocol_type} from "
-                                   f"member {member_id} request is not equal to the group protocol type consumer.")
-        if protocol_name is not None and protocol_name != name:
-            raise CoordinatorError(Errors.INCONSISTENT_GROUP_PROTOCOL, f"The protocol name {protocol_name} from "
-                                   f"member {member_id} request is not equal to the protocol name {name} returned "
-                                   "in the join response.")
+        name, metadata = mm.first_protocol(member)
+        mm.check_sync_protocol(member_id, protocol_type, protocol_name, name)
         if group.assignment_epoch > member.member_epoch and member.state != UNREVOKED_TASKS:
             raise _rejoin(coord, group, member, now)
         protocol_version = read_version(metadata)
@@ -189,7 +167,7 @@ def sync(coord: Coordinator, group: StreamsGroup, req: dict[str, Any], version: 
     except CoordinatorError as exc:
         return Outcome(sync_response(version, int(exc.error)), explain=[exc.message or exc.error.name])
     coord.timers.cancel(sync_key(gid, member_id))
-    ops.schedule_session_timeout(coord, gid, member_id, now, mm.session_timeout_of(member.classic_member_metadata))
+    ops.schedule_session_timeout(coord, gid, member_id, now, mm.session_timeout(member))
     sets = member.assigned_sets()
     standby = {**sets[STANDBY]}
     for sid, parts in sets[WARMUP].items():
@@ -205,8 +183,7 @@ def heartbeat(coord: Coordinator, group: StreamsGroup, req: dict[str, Any], vers
     try:
         member = _validate_member(group, member_id, req.get("groupInstanceId") if version >= 3 else None,
                                   int(req["generationId"]))
-        ops.schedule_session_timeout(coord, group.group_id, member_id, now,
-                                     mm.session_timeout_of(member.classic_member_metadata))
+        ops.schedule_session_timeout(coord, group.group_id, member_id, now, mm.session_timeout(member))
         if must_rejoin(coord, group, member):
             raise _rejoin(coord, group, member, now)
     except CoordinatorError as exc:
@@ -233,20 +210,8 @@ def must_rejoin(coord: Coordinator, group: StreamsGroup, member: StreamsMember) 
 
 def leave(coord: Coordinator, group: StreamsGroup, identities: list[tuple[str, str | None, str | None]],
           version: int, now: int) -> Outcome:
-    answers: list[dict[str, Any]] = []
-    leaving: dict[str, StreamsMember] = {}
-    for member_id, instance_id, _reason in identities:
-        if instance_id is None:
-            found = group.members.get(member_id)
-            error = 0 if found is not None else int(Errors.UNKNOWN_MEMBER_ID)
-        else:
-            found = group.static_member(instance_id)
-            error = (int(Errors.UNKNOWN_MEMBER_ID) if found is None else
-                     int(Errors.FENCED_INSTANCE_ID) if member_id != "" and found.member_id != member_id else 0)
-        answers.append({"memberId": member_id, "groupInstanceId": instance_id, "errorCode": error})
-        if error == 0 and found is not None:
-            leaving[found.member_id] = found
+    answers, leaving = mm.leaving_members(group, identities)
     effects: list[Any] = []
-    records = streams_downgrade.fence(coord, group, list(leaving.values()), effects, now)
-    explain = [f"members {sorted(leaving)} left through LeaveGroup"] if leaving else []
+    records = streams_downgrade.fence(coord, group, leaving, effects, now)
+    explain = [f"members {sorted(m.member_id for m in leaving)} left through LeaveGroup"] if leaving else []
     return Outcome(leave_response(version, 0, answers), records, effects, explain)

@@ -114,7 +114,7 @@ def convert(coord: Coordinator, classic: ClassicGroup, records: list[Record], ef
     for mid in order:
         member = group.members[mid]
         records.append(srec.current_assignment_record(gid, member, coord.profile))
-        ops.schedule_session_timeout(coord, gid, mid, now, mm.session_timeout_of(member.classic_member_metadata))
+        ops.schedule_session_timeout(coord, gid, mid, now, mm.session_timeout(member))
     members = list(classic.members.values())  # HashMap order: the order the futures complete in
     effects.append(lambda: fail_parked_calls(coord, classic, members, now))
     return group
