@@ -7,13 +7,13 @@ the right line.
 
 from __future__ import annotations
 
-import gzip
 import json
 from pathlib import Path
 from typing import Any
 
 from kgspec.model.coordinator import CONSUMER_GROUP_DESCRIBE, CONSUMER_GROUP_HEARTBEAT, Coordinator
 from kgspec.model.hashing import deterministic_topic_id
+from kgspec.model.sim.trace import header_event, write_trace
 
 API_KEY_NAMES = {CONSUMER_GROUP_HEARTBEAT: "CONSUMER_GROUP_HEARTBEAT", CONSUMER_GROUP_DESCRIBE: "CONSUMER_GROUP_DESCRIBE",
                  88: "STREAMS_GROUP_HEARTBEAT", 89: "STREAMS_GROUP_DESCRIBE"}
@@ -24,8 +24,7 @@ class TraceRecorder:
                  records: bool = False, member_ids: list[str] | None = None) -> None:
         ids = iter(member_ids or [])
         self.coord = Coordinator(profile, configs, member_id_factory=lambda: next(ids))
-        self.events: list[dict[str, Any]] = [
-            {"header": {"format": "kgspec-trace/1", "profile": profile, "configs": dict(configs or {})}}]
+        self.events: list[dict[str, Any]] = [header_event(profile, configs or {})]
         self.with_records = records
         self._correlation = 0
 
@@ -103,13 +102,9 @@ class TraceRecorder:
         return self.streams_heartbeat(ts, member, 0, group, **base)
 
     def write(self, path: str | Path) -> Path:
-        path = Path(path)
-        text = "".join(json.dumps(event, separators=(",", ":")) + "\n" for event in self.events)
-        if path.suffix == ".gz":
-            path.write_bytes(gzip.compress(text.encode("utf-8")))
-        else:
-            path.write_text(text, encoding="utf-8")
-        return path
+        """The events as JSON Lines (gzip when the name ends in .gz)."""
+        write_trace(self.events, path)
+        return Path(path)
 
     def lines(self) -> list[str]:
         return [json.dumps(e, separators=(",", ":")) for e in self.events]

@@ -20,6 +20,7 @@ from kgspec.conformance.writers import write_console, write_dump_log, write_requ
 from kgspec.model.mutants import Mutants
 from kgspec.model.sim.network import NetworkConfig
 from kgspec.model.sim.simulator import SimConfig, Simulator
+from kgspec.model.sim.trace import write_trace
 
 from tests.helpers import check
 
@@ -48,7 +49,7 @@ def _run(mutant: str | None = None) -> Events:
 def _write(events: Events, tmp: Path) -> dict[str, tuple[Path, list[int | None]]]:
     out: dict[str, tuple[Path, list[int | None]]] = {}
     native = tmp / "run.jsonl"
-    native.write_text("".join(json.dumps(e, separators=(",", ":")) + "\n" for e in events))
+    write_trace(events, native)
     out["native"] = native, list(range(len(events)))
     writers: dict[str, tuple[str, Callable[..., list[int | None]]]] = {
         "request-log": ("kafka-request.log", write_request_log), "dump-log": ("offsets.dump.txt", write_dump_log),

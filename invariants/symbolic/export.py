@@ -25,7 +25,6 @@ with the abstract step's: the mutated model must reproduce the counterexample
 from __future__ import annotations
 
 import copy
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +38,7 @@ from kgspec.model.consumer.records import CONSUMER_RECORD_TYPES
 from kgspec.model.coordinator import CONSUMER_GROUP_DESCRIBE, CONSUMER_GROUP_HEARTBEAT, Coordinator
 from kgspec.model.hashing import kafka_uuid_string
 from kgspec.model.mutants import Mutants
+from kgspec.model.sim.trace import header_event, write_trace
 from kgspec.model.streams.member import ROLE_FIELDS
 
 GROUP = "g"
@@ -65,11 +65,7 @@ class ExportedTrace:
     notes: list[str] = field(default_factory=list)  # e.g. the mutated model's replay rejecting its records
 
     def write(self, path: str | Path) -> None:
-        target = Path(path)
-        target.parent.mkdir(parents=True, exist_ok=True)
-        with target.open("w", encoding="utf-8") as out:
-            for event in self.events:
-                out.write(json.dumps(event, separators=(",", ":")) + "\n")
+        write_trace(self.events, path)
 
 
 class _Events:
@@ -357,7 +353,7 @@ def export_trace(cex: Counterexample, profile: str = "kafka-4.3") -> ExportedTra
     groups = script.groups
     times, rto = _schedule(cex, groups, states)
     rp: _Replay = (_StreamsReplay if cex.protocol == "streams" else _Replay)(cex, profile, rto, states)
-    out.events.append({"header": {"format": "kgspec-trace/1", "profile": profile, "configs": rp.configs}})
+    out.events.append(header_event(profile, rp.configs))
     out.events += rp.topic_events()
     out.step_lines = [0] * len(cex.steps)
     for k, g in enumerate(groups):
