@@ -34,6 +34,8 @@ from kgspec.model.sim.network import NetworkConfig
 from kgspec.model.sim.simulator import SimConfig, Simulator
 from kgspec.model.sim.streams_client import streams_topology
 
+from tests.readers_compare import item_reprs, mutated
+
 DATA = Path(__file__).parent / "data" / "formats"
 
 
@@ -85,7 +87,7 @@ def dumps() -> list[bytes]:
 
 
 def _items(text: bytes, **options: Any) -> list[str]:
-    return [repr(item) for item in read_dump_log(io.BytesIO(text), **options)]
+    return item_reprs(read_dump_log, text, **options)
 
 
 def _general(monkeypatch: pytest.MonkeyPatch, text: bytes, **options: Any) -> list[str]:
@@ -164,18 +166,8 @@ def test_mutated_dump_log_lines_as_the_general_path(monkeypatch: pytest.MonkeyPa
     rng = random.Random(5)
     records = [line for dump in dumps for line in dump.splitlines(keepends=True) if line.startswith(b"|")]
     lines = []
-    for _ in range(4000):
-        line = bytearray(rng.choice(records))
-        for _ in range(rng.randint(0, 3)):  # flip, drop or insert a byte somewhere
-            at = rng.randrange(len(line))
-            op = rng.randrange(3)
-            if op == 0:
-                line[at] = rng.choice(b'0123456789 ,:]}["-.{|')
-            elif op == 1:
-                del line[at]
-            else:
-                line.insert(at, rng.choice(b'0123456789 ,:]}["'))
-        lines.append(bytes(line))
+    for _ in range(4000):  # flip, drop or insert a byte somewhere, up to three times
+        lines.append(mutated(rng, rng.choice(records), rng.randint(0, 3), b'0123456789 ,:]}["-.{|', b'0123456789 ,:]}["'))
     text = b"".join(lines)
     assert _items(text) == _general(monkeypatch, text)
 

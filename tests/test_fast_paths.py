@@ -36,6 +36,8 @@ from kgspec.model.sim.network import NetworkConfig
 from kgspec.model.sim.simulator import SimConfig, Simulator
 from kgspec.model.timers import Timer
 
+from tests.readers_compare import item_reprs, mutated
+
 DATA = Path(__file__).parent / "data" / "formats"
 
 
@@ -82,7 +84,7 @@ def test_arrival_queue_pops_as_a_heap() -> None:
 
 
 def _items(text: bytes, **options: Any) -> list[str]:
-    return [repr(item) for item in read_request_log(io.BytesIO(text), **options)]
+    return item_reprs(read_request_log, text, **options)
 
 
 def _general(monkeypatch: pytest.MonkeyPatch, text: bytes, **options: Any) -> list[str]:
@@ -166,18 +168,9 @@ def test_mutated_request_log_lines_as_the_general_path(monkeypatch: pytest.Monke
     rng = random.Random(3)
     base = "".join(ODD_LINES[:3]).encode()
     lines = []
-    for _ in range(6000):
-        line = bytearray(rng.choice(base.splitlines(keepends=True)))
-        for _ in range(rng.randint(0, 3)):  # flip, drop or insert a byte somewhere
-            at = rng.randrange(len(line))
-            op = rng.randrange(3)
-            if op == 0:
-                line[at] = rng.choice(b'0123456789 ,:]}["-.\n{')
-            elif op == 1:
-                del line[at]
-            else:
-                line.insert(at, rng.choice(b'0123456789 ,:]}["'))
-        lines.append(bytes(line))
+    for _ in range(6000):  # flip, drop or insert a byte somewhere, up to three times
+        lines.append(mutated(rng, rng.choice(base.splitlines(keepends=True)), rng.randint(0, 3),
+                             b'0123456789 ,:]}["-.\n{', b'0123456789 ,:]}["'))
     text = b"".join(lines)
     for window in (0, 1000, 600_000):
         assert _items(text, reorder_window_ms=window) == _general(monkeypatch, text, reorder_window_ms=window)
@@ -317,15 +310,7 @@ def test_repeated_calls_with_random_changes_as_the_general_path(monkeypatch: pyt
     base = _call_text(7).encode()
     texts = []
     for _ in range(3000):
-        changed = bytearray(base)
-        at = rng.randrange(len(changed))
-        op = rng.randrange(3)
-        if op == 0:
-            changed[at] = rng.choice(b'0123456789 ,:]}["-.{\\tnul')
-        elif op == 1:
-            del changed[at]
-        else:
-            changed.insert(at, rng.choice(b'0123456789 ,:]}["'))
+        changed = mutated(rng, base, 1, b'0123456789 ,:]}["-.{\\tnul', b'0123456789 ,:]}["')
         texts.append(changed.decode("utf-8", "replace"))
     text = _repeated_log(texts)
     assert _items(text) == _general(monkeypatch, text)
