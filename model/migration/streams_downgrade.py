@@ -31,12 +31,12 @@ from kgspec.model.migration import downgrade
 from kgspec.model.migration import members as mm
 from kgspec.model.migration.order import timeline_order
 from kgspec.model.migration.protocol import SchemaError, read_version
-from kgspec.model.migration.streams_protocol import encode_streams_assignment
+from kgspec.model.migration.streams_protocol import encode_role_assignment
 from kgspec.model.records import Record
 from kgspec.model.streams import ops
 from kgspec.model.streams import records as srec
 from kgspec.model.streams.group import StreamsGroup
-from kgspec.model.streams.member import ACTIVE, STANDBY, WARMUP, StreamsMember
+from kgspec.model.streams.member import StreamsMember
 from kgspec.spec.classic import STABLE
 
 if TYPE_CHECKING:
@@ -110,14 +110,10 @@ def from_streams_group(coord: Coordinator, group: StreamsGroup, order: list[str]
                                   mm.session_timeout(m), mm.CONSUMER_PROTOCOL_TYPE, mm.protocols(m)))
     classic.protocol_name = classic.select_protocol()
     for cm in classic.members.values():
-        target = group.target.get(cm.member_id, {})
-        standby = {**target.get(STANDBY, {})}
-        for sid, parts in target.get(WARMUP, {}).items():
-            standby[sid] = standby.get(sid, frozenset()) | parts
         try:
             version = read_version(cm.metadata(classic.protocol_name))
         except SchemaError as exc:
             raise CoordinatorError(Errors.GROUP_ID_NOT_FOUND,
                                    f"Cannot downgrade the streams group {group.group_id}: {exc}.") from None
-        cm.assignment = encode_streams_assignment(target.get(ACTIVE, {}), standby, version)
+        cm.assignment = encode_role_assignment(group.target.get(cm.member_id, {}), version)
     return classic

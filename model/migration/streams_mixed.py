@@ -27,7 +27,6 @@ this; everything the seed leaves open is decided as Kafka's consumer-group mixed
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from kgspec.model.classic.join import JoinRequest
@@ -44,15 +43,13 @@ from kgspec.model.migration.mixed import Outcome, join_key, sync_key
 from kgspec.model.migration.protocol import SchemaError, read_version
 from kgspec.model.migration.streams_protocol import (
     decode_streams_subscription,
-    encode_streams_assignment,
+    encode_role_assignment,
 )
 from kgspec.model.records import Record
 from kgspec.model.streams import ops, static
 from kgspec.model.streams.group import StreamsGroup
 from kgspec.model.streams.heartbeat import StreamsHeartbeat
 from kgspec.model.streams.member import (
-    ACTIVE,
-    STANDBY,
     UNRELEASED_TASKS,
     UNREVOKED_TASKS,
     WARMUP,
@@ -168,11 +165,7 @@ def sync(coord: Coordinator, group: StreamsGroup, req: dict[str, Any], version: 
         return Outcome(sync_response(version, int(exc.error)), explain=[exc.message or exc.error.name])
     coord.timers.cancel(sync_key(gid, member_id))
     ops.schedule_session_timeout(coord, gid, member_id, now, mm.session_timeout(member))
-    sets = member.assigned_sets()
-    standby = {**sets[STANDBY]}
-    for sid, parts in sets[WARMUP].items():
-        standby[sid] = standby.get(sid, frozenset()) | parts
-    assignment = encode_streams_assignment(sets[ACTIVE], standby, protocol_version)
+    assignment = encode_role_assignment(member.assigned_sets(), protocol_version)
     return Outcome(sync_response(version, protocol_type=protocol_type, protocol_name=protocol_name,
                                  assignment=assignment),
                    explain=[f"classic Streams member {member_id} gets its tasks at epoch {member.member_epoch}"])
@@ -198,9 +191,8 @@ def must_rejoin(coord: Coordinator, group: StreamsGroup, member: StreamsMember) 
     if member.state != UNRELEASED_TASKS:
         return False
     targets = group.refined_for(group.assignment_epoch) or group.target
-    owned: Mapping[str, dict[str, frozenset[int]]] = member.assigned_sets()
     moved = build_current_assignment(group, member, group.assignment_epoch, targets.get(member.member_id, {}),
-                                     dict(owned), coord.mutants,
+                                     member.assigned_sets(), coord.mutants,
                                      in_place=coord.profile.streams_in_place_role_changes)
     return not moved.assignment_equals(member)
 

@@ -36,6 +36,8 @@ from kgspec.model.migration.protocol import (
     decode_subscription,
     encode_assignment,
 )
+from kgspec.model.streams.member import ACTIVE, STANDBY, WARMUP
+from kgspec.model.streams.records import tasks_json
 
 USER_DATA_VERSION = "kgspec-streams/1"
 Tasks = dict[str, frozenset[int]]
@@ -52,10 +54,6 @@ class StreamsSubscription:
     user_endpoint: tuple[str, int] | None = None
     client_tags: dict[str, str] = field(default_factory=dict)
     rack_id: str | None = None
-
-
-def _tasks_json(tasks: Mapping[str, frozenset[int]]) -> list[dict[str, Any]]:
-    return [{"subtopologyId": s, "partitions": sorted(p)} for s, p in sorted(tasks.items()) if p]
 
 
 def _parse_tasks(raw: Any, name: str) -> Tasks:
@@ -88,7 +86,7 @@ def encode_subscription_user_data(process_id: str, topology_epoch: int, active: 
                                   user_endpoint: tuple[str, int] | None = None,
                                   client_tags: Mapping[str, str] | None = None) -> bytes:
     value = {"version": USER_DATA_VERSION, "processId": process_id, "topologyEpoch": topology_epoch,
-             "activeTasks": _tasks_json(active), "standbyTasks": _tasks_json(standby),
+             "activeTasks": tasks_json(active), "standbyTasks": tasks_json(standby),
              "userEndpoint": None if user_endpoint is None else {"host": user_endpoint[0], "port": user_endpoint[1]},
              "clientTags": [{"key": k, "value": v} for k, v in sorted((client_tags or {}).items())]}
     return json.dumps(value, separators=(",", ":")).encode("utf-8")
@@ -119,9 +117,18 @@ def decode_streams_subscription(metadata: str) -> StreamsSubscription:
 def encode_streams_assignment(active: Mapping[str, frozenset[int]], standby: Mapping[str, frozenset[int]],
                               version: int) -> str:
     """The SyncGroup assignment of a classic Streams member (base64, as Kafka prints bytes)."""
-    user_data = json.dumps({"version": USER_DATA_VERSION, "activeTasks": _tasks_json(active),
-                            "standbyTasks": _tasks_json(standby)}, separators=(",", ":")).encode("utf-8")
+    user_data = json.dumps({"version": USER_DATA_VERSION, "activeTasks": tasks_json(active),
+                            "standbyTasks": tasks_json(standby)}, separators=(",", ":")).encode("utf-8")
     return encode_assignment([], version, user_data)
+
+
+def encode_role_assignment(tasks: Mapping[str, Mapping[str, frozenset[int]]], version: int) -> str:
+    """:func:`encode_streams_assignment` of tasks by role: the classic protocol has no warm-ups, so
+    they are listed with the standby tasks (the seed: "translated to a standby task")."""
+    standby = dict(tasks.get(STANDBY, {}))
+    for sid, parts in tasks.get(WARMUP, {}).items():
+        standby[sid] = standby.get(sid, frozenset()) | parts
+    return encode_streams_assignment(tasks.get(ACTIVE, {}), standby, version)
 
 
 def decode_streams_assignment(data: str) -> tuple[Tasks, Tasks]:
