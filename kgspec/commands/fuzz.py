@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import functools
 import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -66,14 +68,12 @@ def run(args: argparse.Namespace) -> int:
     except ModuleNotFoundError as exc:
         return _usage(f"{exc.name} is not installed; install kgspec[fuzz]")
     out = args.out or Path(f"kgspec-fuzz-{args.seed}.jsonl")
+    fuzz = functools.partial(run_fuzz, Mutants(tuple(args.mutant)), seed=args.seed, budget_s=args.budget,
+                             hypothesis_profile=args.hypothesis_profile, profile=args.profile, out=str(out),
+                             shrink=not args.no_shrink, protocol=args.protocol,
+                             observable=True if args.observable else None)
     show = not args.no_progress and sys.stderr.isatty() and args.budget is not None
-    if show:
-        result = _with_progress(run_fuzz, args, out)
-    else:
-        result = run_fuzz(Mutants(tuple(args.mutant)), seed=args.seed, budget_s=args.budget,
-                          hypothesis_profile=args.hypothesis_profile, profile=args.profile,
-                          out=str(out), shrink=not args.no_shrink, protocol=args.protocol,
-                          observable=True if args.observable else None)
+    result = _with_progress(fuzz, args.budget) if show else fuzz()
     mutated = f" with mutant(s) {', '.join(args.mutant)}" if args.mutant else ""
     if result.failure is None:
         print(f"no invariant broke{mutated}: {result.batches} batch(es) in {result.elapsed_s:.1f} s")
@@ -102,19 +102,15 @@ def _show(failure: Any) -> None:
         print(f"  {violation}")
 
 
-def _with_progress(run_fuzz: Any, args: argparse.Namespace, out: Path) -> Any:
+def _with_progress(fuzz: Callable[..., Any], budget: float) -> Any:
+    """``fuzz(progress=...)`` under a progress bar over the ``budget`` seconds."""
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
-
-    from kgspec.model.mutants import Mutants
 
     with Progress(TextColumn("fuzzing"), BarColumn(), TextColumn("{task.fields[batches]} batches"),
                   TimeElapsedColumn(), transient=True) as bar:
-        task = bar.add_task("fuzz", total=args.budget, batches=0)
+        task = bar.add_task("fuzz", total=budget, batches=0)
 
         def progress(elapsed: float, batches: int) -> None:
-            bar.update(task, completed=min(elapsed, args.budget), batches=batches)
+            bar.update(task, completed=min(elapsed, budget), batches=batches)
 
-        return run_fuzz(Mutants(tuple(args.mutant)), seed=args.seed, budget_s=args.budget,
-                        hypothesis_profile=args.hypothesis_profile, profile=args.profile,
-                        out=str(out), shrink=not args.no_shrink, progress=progress, protocol=args.protocol,
-                        observable=True if args.observable else None)
+        return fuzz(progress=progress)
