@@ -159,10 +159,7 @@ class ConsumerHeartbeat:
         response = {"errorCode": 0, "errorMessage": None, "memberId": member_id,
                     "memberEpoch": epoch, "heartbeatIntervalMs": 0, "assignment": None}
         if instance_id is None:
-            member = group.members.get(member_id)
-            if member is None:
-                raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID,
-                                       f"Member {member_id} is not a member of group {gid}.")
+            member = group.member_or_throw(member_id)
         else:
             member = static_member_or_throw(group, member_id, instance_id)
             if epoch == LEAVE_GROUP_STATIC_MEMBER_EPOCH:

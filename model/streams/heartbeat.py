@@ -199,15 +199,9 @@ class StreamsHeartbeat:
                     "taskOffsetIntervalMs": 0, "status": [], "activeTasks": None, "standbyTasks": None,
                     "warmupTasks": None, "endpointInformationEpoch": 0, "partitionsByUserEndpoint": None}
         if instance_id is None:
-            member = group.members.get(member_id)
-            if member is None:
-                raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Member {member_id} is not a member of group {gid}.")
+            member = group.member_or_throw(member_id)
         else:
-            found = group.static_member(instance_id)
-            if found is None:
-                raise static.unknown(instance_id)
-            static.throw_if_fenced(found, member_id, instance_id)
-            member = found
+            member = static.member_or_throw(group, member_id, instance_id)
             if epoch == LEAVE_GROUP_STATIC_MEMBER_EPOCH:
                 self.records.append(static.temporary_leave_record(group, member, coord.profile))
                 self.explain.append(f"static member {member_id} left temporarily (epoch -2); group epoch kept")

@@ -53,11 +53,20 @@ def throw_if_fenced(member: StreamsMember, member_id: str, instance_id: str) -> 
                                f"{instance_id} was fenced by member {member.member_id}.")
 
 
+def member_or_throw(group: StreamsGroup, member_id: str, instance_id: str) -> StreamsMember:
+    """``throwIfStaticMemberIsUnknown`` then ``throwIfInstanceIdIsFenced``."""
+    found = group.static_member(instance_id)
+    if found is None:
+        raise unknown(instance_id)
+    throw_if_fenced(found, member_id, instance_id)
+    return found
+
+
 def get_or_create_member(step: StreamsHeartbeat, group: StreamsGroup, member_id: str, epoch: int,
                          instance_id: str, joining: bool, owned_raw: list[Any]) -> tuple[StreamsMember, bool]:
     """(the member the heartbeat updates, whether it is brand new); may queue replacement records."""
-    existing = group.static_member(instance_id)
     if joining:
+        existing = group.static_member(instance_id)
         if existing is None:
             step.explain.append(f"static member {member_id} with instance id {instance_id} joins")
             member = group.members.get(member_id)
@@ -73,11 +82,9 @@ def get_or_create_member(step: StreamsHeartbeat, group: StreamsGroup, member_id:
         step.records.extend(replacement_records(group, existing, new, step.coord.profile))
         step.explain.append(f"static member {member_id} replaces {existing.member_id} (instance id {instance_id})")
         return new, False
-    if existing is None:
-        raise unknown(instance_id)
-    throw_if_fenced(existing, member_id, instance_id)
-    step._validate_epoch(existing, epoch, owned_raw)
-    return existing, False
+    member = member_or_throw(group, member_id, instance_id)
+    step._validate_epoch(member, epoch, owned_raw)
+    return member, False
 
 
 def replacement_records(group: StreamsGroup, old: StreamsMember, new: StreamsMember, profile: Profile) -> list[Record]:

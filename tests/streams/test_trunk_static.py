@@ -112,6 +112,11 @@ def test_unknown_instance_id_with_positive_epoch() -> None:
     r = call(c, 100, "m1", 2, instance="i9")
     assert r.response is not None
     assert (r.response["errorCode"], r.response["errorMessage"]) == (25, "Instance id i9 is unknown.")
+    for epoch in (-1, -2):  # leaving: streamsGroupLeave checks the instance id too
+        r = call(c, 200, "m1", epoch, instance="i9")
+        assert r.response is not None
+        assert (r.response["errorCode"], r.response["errorMessage"]) == (25, "Instance id i9 is unknown.")
+        assert r.records == []
 
 
 def test_mismatched_member_id_is_fenced_instance_id() -> None:

@@ -77,6 +77,7 @@ def test_unknown_group_and_member() -> None:
     r = hb(c, 20, "m9", -1)
     assert r.response is not None
     assert r.response["errorCode"] == 25
+    assert r.response["errorMessage"] == "Member m9 is not a member of group g."
 
 
 def test_epoch_fencing() -> None:
