@@ -20,7 +20,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from kgspec.model.classic.group import ClassicGroup
@@ -29,6 +29,7 @@ from kgspec.model.classic.records import group_metadata_record
 from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.model.migration import downgrade
 from kgspec.model.migration import members as mm
+from kgspec.model.migration.downgrade import Effects
 from kgspec.model.migration.order import timeline_order
 from kgspec.model.migration.protocol import SchemaError, read_version
 from kgspec.model.migration.streams_protocol import encode_role_assignment
@@ -42,7 +43,6 @@ from kgspec.spec.classic import STABLE
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
 
-Effects = list[Callable[[], None]]
 
 
 def fence(coord: Coordinator, group: StreamsGroup, fenced: list[StreamsMember], effects: Effects,

@@ -39,7 +39,7 @@ from kgspec.model.classic.responses import (
 from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.model.migration import members as mm
 from kgspec.model.migration import streams_downgrade
-from kgspec.model.migration.mixed import Outcome, join_key, sync_key
+from kgspec.model.migration.mixed import Effects, Outcome, join_key, sync_key
 from kgspec.model.migration.protocol import SchemaError, read_version
 from kgspec.model.migration.streams_protocol import (
     decode_streams_subscription,
@@ -203,7 +203,7 @@ def must_rejoin(coord: Coordinator, group: StreamsGroup, member: StreamsMember) 
 def leave(coord: Coordinator, group: StreamsGroup, identities: list[tuple[str, str | None, str | None]],
           version: int, now: int) -> Outcome:
     answers, leaving = mm.leaving_members(group, identities)
-    effects: list[Any] = []
+    effects: Effects = []
     records = streams_downgrade.fence(coord, group, leaving, effects, now)
     explain = [f"members {sorted(m.member_id for m in leaving)} left through LeaveGroup"] if leaving else []
     return Outcome(leave_response(version, 0, answers), records, effects, explain)

@@ -32,7 +32,6 @@ consumer-group upgrade messages.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from kgspec.model.classic.group import ClassicGroup
@@ -46,7 +45,7 @@ from kgspec.model.migration.streams_protocol import (
     decode_streams_assignment,
     decode_streams_subscription,
 )
-from kgspec.model.migration.upgrade import fail_parked_calls
+from kgspec.model.migration.upgrade import Effects, fail_parked_calls
 from kgspec.model.records import Record
 from kgspec.model.streams import ops
 from kgspec.model.streams import records as srec
@@ -59,7 +58,6 @@ from kgspec.spec.classic import EMPTY
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
 
-Effects = list[Callable[[], None]]
 
 
 def group_for_join(coord: Coordinator, classic: ClassicGroup, records: list[Record], effects: Effects,
