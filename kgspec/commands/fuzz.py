@@ -9,6 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from kgspec.commands import model_choice_problem
 from kgspec.model.mutants import CATALOGUE
 
 HYPOTHESIS_PROFILES = ("ci", "nightly", "dev")
@@ -50,17 +51,10 @@ def _usage(message: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from kgspec.model.mutants import Mutants
-    from kgspec.model.profiles import PROFILES
 
-    unknown = [m for m in args.mutant if m not in CATALOGUE]
-    if unknown:
-        return _usage(f"unknown mutant(s) {', '.join(unknown)}; known: {', '.join(sorted(CATALOGUE))}")
-    wrong = [m for m in args.mutant if CATALOGUE[m].protocol not in (args.protocol, "any")]
-    if wrong:
-        return _usage(f"mutant(s) {', '.join(wrong)} do not apply to {args.protocol} groups "
-                      f"(use --protocol {CATALOGUE[wrong[0]].protocol})")
-    if args.profile not in PROFILES:
-        return _usage(f"unknown profile {args.profile!r}; known: {', '.join(sorted(PROFILES))}")
+    problem = model_choice_problem(args.mutant, args.protocol, args.profile)
+    if problem is not None:
+        return _usage(problem)
     if args.budget is not None and args.budget <= 0:
         return _usage("--budget must be positive")
     try:

@@ -7,7 +7,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kgspec.model.mutants import CATALOGUE, Mutants
+from kgspec.commands import model_choice_problem
+from kgspec.model.mutants import Mutants
 
 
 def register(subparsers: Any) -> None:
@@ -49,15 +50,12 @@ def _usage(message: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Exit status: 0 written, 1 an invariant broke (with --check), 2 usage error."""
-    from kgspec.model.profiles import PROFILES
     from kgspec.model.sim.scenario import Scenario, run_scenario
     from kgspec.model.sim.trace import write_trace
 
-    unknown = [m for m in args.mutant if m not in CATALOGUE]
-    if unknown:
-        return _usage(f"unknown mutant(s) {', '.join(unknown)}; known: {', '.join(sorted(CATALOGUE))}")
-    if args.profile not in PROFILES:
-        return _usage(f"unknown profile {args.profile!r}; known: {', '.join(sorted(PROFILES))}")
+    problem = model_choice_problem(args.mutant, args.protocol, args.profile)
+    if problem is not None:
+        return _usage(problem)
     if args.groups < 1 or args.members < 1 or args.duration_ms < 0:
         return _usage("--groups and --members must be at least 1, --duration-ms not negative")
     if not (0.0 <= args.loss < 1.0 and 0.0 <= args.duplicate <= 1.0):
@@ -66,9 +64,6 @@ def run(args: argparse.Namespace) -> int:
         return _usage("--failover-every must be positive")
     if args.standby_replicas < 0:
         return _usage("--standby-replicas must not be negative")
-    wrong = [m for m in args.mutant if CATALOGUE[m].protocol not in (args.protocol, "any")]
-    if wrong:
-        return _usage(f"mutant(s) {', '.join(wrong)} do not apply to {args.protocol} groups")
     scenario = Scenario(args.groups, args.members, args.duration_ms, args.seed, args.loss,
                         args.duplicate, args.failover_every, args.check, args.profile, args.protocol,
                         args.standby_replicas)

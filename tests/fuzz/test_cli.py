@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
+from kgspec.model.mutants import CATALOGUE
 
 from kgspec.cli import main
 
@@ -30,19 +31,32 @@ def test_fuzz_mutant_exits_1_and_writes_the_trace(tmp_path: Path, capsys: pytest
     assert first["header"]["format"] == "kgspec-trace/1"
 
 
-@pytest.mark.parametrize("argv", [
-    ["fuzz", "--mutant", "bogus"],
-    ["fuzz", "--mutant", "standby-on-active-process"],  # a streams mutant on the consumer protocol
-    ["fuzz", "--protocol", "streams", "--mutant", "no-withholding"],
-    ["fuzz", "--profile", "kafka-9.9"],
-    ["simulate", "--mutant", "bogus", "-o", "x.jsonl"],
-    ["simulate", "--groups", "0", "-o", "x.jsonl"],
-    ["simulate", "--loss", "1.5", "-o", "x.jsonl"],
-    ["simulate", "--mutant", "standby-on-active-process", "-o", "x.jsonl"],
-    ["simulate", "--protocol", "streams", "--standby-replicas", "-1", "-o", "x.jsonl"],
+@pytest.mark.parametrize(("argv", "message"), [
+    (["fuzz", "--mutant", "bogus"], "unknown mutant(s) bogus; known: "),
+    # a streams mutant on the consumer protocol
+    (["fuzz", "--mutant", "standby-on-active-process"],
+     "mutant(s) standby-on-active-process do not apply to consumer groups (use --protocol streams)"),
+    (["fuzz", "--protocol", "streams", "--mutant", "no-withholding"],
+     "mutant(s) no-withholding do not apply to streams groups (use --protocol consumer)"),
+    (["fuzz", "--profile", "kafka-9.9"],
+     "unknown profile 'kafka-9.9'; known: kafka-4.1, kafka-4.2, kafka-4.3, kafka-trunk, kip"),
+    (["simulate", "--mutant", "bogus", "-o", "x.jsonl"], "unknown mutant(s) bogus; known: "),
+    (["simulate", "--groups", "0", "-o", "x.jsonl"],
+     "--groups and --members must be at least 1, --duration-ms not negative"),
+    (["simulate", "--loss", "1.5", "-o", "x.jsonl"], "--loss must be in [0, 1) and --duplicate in [0, 1]"),
+    (["simulate", "--mutant", "standby-on-active-process", "-o", "x.jsonl"],
+     "mutant(s) standby-on-active-process do not apply to consumer groups (use --protocol streams)"),
+    (["simulate", "--protocol", "streams", "--standby-replicas", "-1", "-o", "x.jsonl"],
+     "--standby-replicas must not be negative"),
 ])
-def test_usage_errors_exit_2(argv: list[str]) -> None:
+def test_usage_errors_exit_2(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(argv) == 2
+    err = capsys.readouterr().err
+    head = f"kgspec {argv[0]}: error: {message}"
+    if message.endswith("known: "):  # the catalogue, in full
+        assert err == head + ", ".join(sorted(CATALOGUE)) + "\n"
+    else:
+        assert err == head + "\n"
 
 
 def test_fuzz_streams_mutant_exits_1_with_the_streams_invariant(tmp_path: Path,
