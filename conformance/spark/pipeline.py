@@ -27,19 +27,20 @@ from __future__ import annotations
 
 import contextlib
 import fnmatch
-import gzip
 import os
 import time
-import zlib
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, Final
 from urllib.parse import unquote, urlparse
 
 from kgspec.conformance.checker import TraceChecker
 from kgspec.conformance.events import Event
 from kgspec.conformance.findings import Finding, GroupSummary, InputSummary, Report
+from kgspec.conformance.readers.detect import _sample as sample_trace  # kgspec check's own sample
 from kgspec.conformance.readers.detect import detect_format
+from kgspec.conformance.readers.errors import TraceFormatError
 from kgspec.model.mutants import Mutants
 
 from .parse import (
@@ -66,7 +67,6 @@ from .sampling import spark_keep, validate_seed
 _JAVA_SPACE: Final = (" ", "\t", "\n", "\x0b", "\f", "\r")  # Java's \s
 SAMPLE_LINES: Final = 64
 SAMPLE_BYTES: Final = 4096
-SAMPLE_FILE_BYTES: Final = 64 * 1024  # as kgspec check's detection
 # Hadoop's other codecs, chosen by suffix: Spark decompresses these files, the driver does not
 _HADOOP_CODEC_SUFFIXES: Final = frozenset({".bz2", ".deflate", ".lz4", ".snappy", ".zst", ".br"})
 _TYPE_RANK: Final = {"streams": 4, "share": 3, "consumer": 2, "classic": 1}
@@ -259,24 +259,18 @@ def _layouts(spark: Any, raw: Any, names: _Names, fmt: str) -> dict[str, FileLay
 def _local_format(uri: str) -> str | None:
     """The format of a file the driver can read itself, from its first lines; None: ask Spark.
 
-    A local file's first 64 KiB are what ``kgspec check`` reads to detect the format, and
-    reading them here spares a Spark job that scans every split for the first block's lines
-    (a third of the layout pass). Compressed files other than gzip, and anything not a plain
-    local file, are left to Spark, which decompresses by extension as it reads.
+    A local file's first 64 KiB are what ``kgspec check`` reads to detect the format (its own
+    sampling, here), and reading them spares a Spark job that scans every split for the first
+    block's lines (a third of the layout pass). Compressed files other than gzip, and anything
+    not a plain local file, are left to Spark, which decompresses by extension as it reads.
     """
     local = _local_path(uri)
-    if local is None or not os.path.isfile(local):
+    if local is None or not os.path.isfile(local) or os.path.splitext(local)[1] in _HADOOP_CODEC_SUFFIXES:
         return None
     try:
-        if local.endswith(".gz"):
-            with gzip.open(local, "rb") as stream:
-                sample = stream.read(SAMPLE_FILE_BYTES)
-        elif os.path.splitext(local)[1] in _HADOOP_CODEC_SUFFIXES:
-            return None
-        else:
-            with open(local, "rb") as plain:
-                sample = plain.read(SAMPLE_FILE_BYTES)
-    except (OSError, EOFError, zlib.error):
+        # gzip by the name, as Spark decides, not by the magic bytes as kgspec check does
+        sample = sample_trace(Path(local), compressed=local.endswith(".gz"))
+    except TraceFormatError:
         return None  # Spark reads what it can (ignoreCorruptFiles): let its sample decide
     return detect_format(sample) or "native"
 
