@@ -43,6 +43,7 @@ class MixedGroup(Protocol[M_co]):
     def group_id(self) -> str: ...
     @property
     def members(self) -> Mapping[str, M_co]: ...
+    def member_or_throw(self, member_id: str) -> M_co: ...
     def static_member(self, instance_id: str | None) -> M_co | None: ...
 
 
@@ -110,16 +111,14 @@ def classic_member_or_throw(group: MixedGroup[M], member_id: str, instance_id: s
                             throw_if_fenced: Callable[[M, str, str], None]) -> M:
     """``validateConsumerGroupMember`` then ``throwIfMemberDoesNotUseClassicProtocol``."""
     if instance_id is None:
-        member = group.members.get(member_id)
-        if member is None:
-            raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID,
-                                   f"Member {member_id} is not a member of group {group.group_id}.")
+        member = group.member_or_throw(member_id)
     else:
-        member = group.static_member(instance_id)
-        if member is None:
+        found = group.static_member(instance_id)
+        if found is None:
             raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Member with instance id {instance_id} is not a "
                                    f"member of group {group.group_id}.")
-        throw_if_fenced(member, member_id, instance_id)
+        throw_if_fenced(found, member_id, instance_id)
+        member = found
     if not uses_classic(member):
         raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Member {member.member_id} does not use the classic protocol.")
     return member

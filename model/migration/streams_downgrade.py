@@ -44,7 +44,6 @@ if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
 
 
-
 def fence(coord: Coordinator, group: StreamsGroup, fenced: list[StreamsMember], effects: Effects,
           now: int) -> list[Record]:
     if not fenced:

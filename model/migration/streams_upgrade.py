@@ -59,7 +59,6 @@ if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
 
 
-
 def group_for_join(coord: Coordinator, classic: ClassicGroup, records: list[Record], effects: Effects,
                    now: int, topology: Topology | None = None) -> StreamsGroup:
     """The classic branch of ``getOrCreateStreamsGroup`` (and, under kip, the online upgrade)."""
