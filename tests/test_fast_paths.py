@@ -91,7 +91,7 @@ def _general(monkeypatch: pytest.MonkeyPatch, text: bytes, **options: Any) -> li
     with monkeypatch.context() as patch:
         patch.setattr(_LineParser, "parse_canonical", lambda self, raw, line_no: None)
         patch.setattr(_LineParser, "_call", _LineParser._checked_call)
-        patch.setattr(CallMemo, "event", lambda self, text, line_no, completion: None)
+        patch.setattr(CallMemo, "find", lambda self, raw, start, at, end: None)
         return _items(text, **options)
 
 
@@ -354,7 +354,6 @@ def test_checked_repeated_calls_are_left_as_read(monkeypatch: pytest.MonkeyPatch
         with monkeypatch.context() as patch:
             if not memo:
                 patch.setattr(CallMemo, "find", lambda self, raw, start, at, end: None)
-                patch.setattr(CallMemo, "event", lambda self, text, line_no, completion: None)
             report = Report()
             checker = TraceChecker("log", report)
             read = []

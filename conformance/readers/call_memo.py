@@ -202,12 +202,6 @@ class CallMemo:
         else:
             held[2] -= 1
 
-    def event(self, text: bytes, line_no: int, completion: int) -> Event | None:
-        """The call event of a JSON ``text`` that repeats a known call (as decoding it makes it); else None."""
-        at = text.rfind(TOTAL_TIME)
-        found = self.find(text, 0, at, len(text)) if at >= 0 else None
-        return None if found is None else self.release(found[0], line_no, completion)
-
     def _accept(self, head: bytes) -> bytes | None:
         """``head`` (one object per distinct H) if it is Kafka's header start of a kept API; else None."""
         if head in self._heads:

@@ -67,7 +67,7 @@ def read_request_log(stream: BinaryIO, *, tz: str | dt.tzinfo | None = None,
     queue = ArrivalQueue()
     ordered, late = queue.ordered, queue.late  # the queue's two parts, used inline: this loop is hot
     release, canonical, popleft = parser.release, parser.parse_canonical, ordered.popleft
-    repeated, completed, release_repeat = parser.repeated, parser._completed, parser.release_repeat
+    completed, release_repeat = parser._completed, parser.release_repeat
     latest = float("-inf")  # the log's clock: the latest completion seen
     readline, limit = stream.readline, max_line_bytes + 1
     line_no = 0
@@ -110,11 +110,7 @@ def read_request_log(stream: BinaryIO, *, tz: str | dt.tzinfo | None = None,
             if type(queued) is tuple:  # a repeated call (CallMemo.find): one event, no list to build
                 yield release_repeat(queued, ready[1], ready[2])
             elif type(queued) is bytes:
-                event = repeated(queued, ready[1], ready[2])
-                if event is not None:
-                    yield event
-                else:
-                    yield from completed(queued, ready[1], ready[2])
+                yield from completed(queued, ready[1], ready[2])
             else:
                 yield from queued  # type: ignore[misc]
     ready = queue.pop_ready(float("inf"))
@@ -173,9 +169,9 @@ class _LineParser:
         # API keys whose calls are kept as calls: neither skipped nor turned into topic events
         self._plain_keys = frozenset() if api_keys is None else \
             frozenset(api_keys) - (TOPIC_API_KEYS if tracker is not None else frozenset())
-        # Repeated calls decoded once (call_memo.py); ``repeated`` is None when a text is not one.
+        # Repeated calls decoded once (call_memo.py): parse_canonical and parse queue them as held repeats.
         memo = CallMemo(self._plain_keys)
-        self.repeated, self.release_repeat, self._repeat, self._unhold = memo.event, memo.release, memo.find, memo.unhold
+        self.release_repeat, self._repeat, self._unhold = memo.release, memo.find, memo.unhold
 
     def parse_canonical(self, raw: bytes, line_no: int) -> _Entry | None:
         """The queue entry of a canonical call line, as :meth:`parse` would make it; else None.
@@ -233,8 +229,9 @@ class _LineParser:
         return int(key) if key.is_integer() else round_ms(key), line_no, completion, \
             raw[start:cut] if found is None else found[0]
 
-    def parse(self, line: bytes, line_no: int) -> tuple[bytes | list[ReadItem], float | None, int | None]:
-        """(items or a call's JSON to parse later, sort key, completion ms); a None key means "now"."""
+    def parse(self, line: bytes, line_no: int) -> tuple[bytes | list[ReadItem] | Held, float | None, int | None]:
+        """(items, or a call's JSON to parse later or the repeat it is, sort key, completion ms);
+        a None key means "now"."""
         if not line.startswith(b"["):
             return [Skipped(line_no, "not a request-log line")], None, None
         close = line.find(b"] ", 1)
@@ -248,7 +245,10 @@ class _LineParser:
         text = message[len(COMPLETED):]
         total = _scan_total_time(text)
         if total is not None:  # a call sorts by its arrival
-            return _cut_suffix(text), round_ms(completion - total), completion
+            text = _cut_suffix(text)
+            at = text.rfind(TOTAL_TIME)
+            found = self._repeat(text, 0, at, len(text)) if at >= 0 else None
+            return text if found is None else found[0], round_ms(completion - total), completion
         # anything odd is decided now and sorts by the line's time
         return self._completed(_cut_suffix(text), line_no, completion), completion, completion
 
@@ -259,8 +259,7 @@ class _LineParser:
             return [self.release_repeat(payload, line_no, completion)]
         if type(payload) is not bytes:
             return payload  # type: ignore[return-value]
-        event = self.repeated(payload, line_no, completion)
-        return [event] if event is not None else self._completed(payload, line_no, completion)
+        return self._completed(payload, line_no, completion)
 
     def _completed(self, text: bytes, line_no: int, completion: int) -> list[ReadItem]:
         """The items of a call's JSON text (the logger suffix already cut)."""
