@@ -93,17 +93,22 @@ def test_kip_golden_holds_the_seeds_values() -> None:
     assert [e["response"]["errorCode"] for e in events if api(e) == 12 and e["tsMs"] == 8100] == [27, 27]
 
 
-@pytest.mark.parametrize(("golden", "other", "where"), [
-    ("kafka-4.3", "kafka-4.1", lambda e: api(e) == 88 and e["tsMs"] == 5000),
-    ("kafka-4.1", "kafka-4.3", lambda e: api(e) == 88 and e["tsMs"] == 5000),
-    ("kip", "kafka-4.3", lambda e: api(e) == 88 and e["tsMs"] == 7000),
-    ("kafka-4.3", "kafka-4.2", lambda e: api(e) == 88 and e["tsMs"] == 5000),
+@pytest.mark.parametrize(("golden", "other", "where", "difference"), [
+    ("kafka-4.3", "kafka-4.1", lambda e: api(e) == 88 and e["tsMs"] == 5000, ("errorCode", 69, 0)),
+    ("kafka-4.1", "kafka-4.3", lambda e: api(e) == 88 and e["tsMs"] == 5000, ("errorCode", 0, 69)),
+    ("kip", "kafka-4.3", lambda e: api(e) == 88 and e["tsMs"] == 7000, ("errorCode", 69, 0)),
+    ("kafka-4.3", "kafka-4.2", lambda e: api(e) == 88 and e["tsMs"] == 5000, ("memberEpoch", 1, 2)),
 ])
-def test_golden_rejected_under_another_profile(golden: str, other: str, where: Any, tmp_path: Path) -> None:
+def test_golden_rejected_under_another_profile(golden: str, other: str, where: Any, difference: tuple[str, int, int],
+                                               tmp_path: Path) -> None:
+    """The first finding is the first line the other profile answers differently: (field, the other
+    profile's value, the golden's)."""
     events = load(f"streams_{golden}.jsonl")
     status, report = check_events(tmp_path, events, "--profile", other)
     assert status == 1
-    assert report["findings"][0]["line"] == find(events, where)
+    first = report["findings"][0]
+    assert (first["line"], first["kind"]) == (find(events, where), "response-mismatch")
+    assert (first["field"], first["expected"], first["observed"]) == difference
 
 
 def _mutated(events: list[Event], line: int, change: Any) -> list[Event]:

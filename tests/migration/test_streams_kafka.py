@@ -212,7 +212,9 @@ def test_classic_group_join_on_streams_group() -> None:
     result = classic_join(c, "group-foo", protocols=[])
     assert result.response is not None
     assert result.pending is None
-    assert result.response["errorCode"] == int(Errors.INCONSISTENT_GROUP_PROTOCOL)
+    assert (result.response["errorCode"], result.response["memberId"]) == (int(Errors.INCONSISTENT_GROUP_PROTOCOL), "")
+    assert result.records == []
+    assert "group-foo" in c.streams_groups
 
 
 def test_classic_group_sync_on_streams_group() -> None:

@@ -206,9 +206,11 @@ def test_upgrade_refused_above_streams_max_size() -> None:
     h.classic_group()
     result = h.join_streams(100)
     assert result.response is not None
-    assert result.response["errorMessage"] == (
+    assert (result.response["errorCode"], result.response["errorMessage"]) == (int(Errors.GROUP_ID_NOT_FOUND), (
         f"Cannot upgrade classic group {G} to streams group because the group size exceeds the streams group "
-        "maximum size.")
+        "maximum size."))
+    assert result.records == []
+    assert G in h.c.classic_groups
 
 
 def test_upgrade_fails_parked_calls_with_rebalance_in_progress() -> None:
@@ -272,7 +274,7 @@ def test_sync_before_the_rejoin_is_rebalance_in_progress() -> None:
     h, _ = converted()
     sync = h.sync(200, "A", 23)
     assert sync["errorCode"] == int(Errors.REBALANCE_IN_PROGRESS)
-    assert "join-g-A" in h.c.timers
+    assert deadline(h, "join-g-A") == 200 + 30000
 
 
 def test_new_classic_member_needs_a_member_id_then_joins() -> None:
@@ -290,6 +292,33 @@ def test_classic_join_with_an_unsupported_protocol_is_inconsistent() -> None:
     h, _ = converted()
     join = h.join(400, "A", "pA", A_ACTIVE, A_STANDBY, name="other")
     assert (join["errorCode"], join["memberId"]) == (int(Errors.INCONSISTENT_GROUP_PROTOCOL), "")
+
+
+def test_classic_calls_are_checked_as_in_a_consumer_group() -> None:
+    """SyncGroup's protocol type and name, an unknown instance id (Heartbeat, LeaveGroup): Kafka's
+    consumer-group errors and messages."""
+    h, _ = converted()
+    base = {"groupId": G, "generationId": 23, "memberId": "A", "groupInstanceId": None, "assignments": []}
+    for kind, name, message in [
+        ("consumer", "other", "The protocol name other from member A request is not equal to the protocol name "
+                              "stream returned in the join response."),
+        ("connect", "stream", "The protocol type connect from member A request is not equal to the group protocol "
+                              "type consumer."),
+    ]:
+        result = h.c.handle(14, 5, {**base, "protocolType": kind, "protocolName": name}, now=200, client_id="c-A")
+        assert result.response is not None
+        assert (result.response["errorCode"], result.explain) == (int(Errors.INCONSISTENT_GROUP_PROTOCOL), [message])
+    result = h.c.handle(12, 4, {"groupId": G, "generationId": 23, "memberId": "A", "groupInstanceId": "i"},
+                        now=200, client_id="c-A")
+    assert (result.response, result.explain) == ({"throttleTimeMs": 0, "errorCode": int(Errors.UNKNOWN_MEMBER_ID)},
+                                                 [f"Member with instance id i is not a member of group {G}."])
+    result = h.c.handle(13, 5, {"groupId": G, "members": [{"memberId": "A", "groupInstanceId": "i", "reason": None}]},
+                        now=200)
+    assert result.response is not None
+    assert result.response["members"] == [{"memberId": "A", "groupInstanceId": "i",
+                                           "errorCode": int(Errors.UNKNOWN_MEMBER_ID)}]
+    assert result.records == []
+    assert sorted(h.c.streams_groups[G].members) == ["A", "B", "C"]
 
 
 # --- the downgrade ---------------------------------------------------------------------------
@@ -339,8 +368,12 @@ def test_streams_member_session_timeout_downgrades() -> None:
     h.join_streams(100)
     firings = h.c.advance(100 + 5000)
     assert [f.timer.key for f in firings] == ["session-timeout-g-C"]
-    assert firings[0].records[-1].type == 2
+    assert [r.type for r in firings[0].records] == [22] * 3 + [21] * 3 + [20] + [19] * 3 + [17, 23, 2]
+    value = firings[0].records[-1].value
+    assert value is not None
+    assert (value["generation"], [m["memberId"] for m in value["members"]]) == (24, ["A", "B"])
     assert h.c.classic_groups[G].state == PREPARING_REBALANCE
+    assert G not in h.c.streams_groups
 
 
 def test_classic_sync_timeout_fences_the_member() -> None:
