@@ -235,7 +235,7 @@ def streams_kip() -> MigrationRecorder:
     leader = ja["response"]["leader"]
     follower = b if leader == a else a
     owned = {leader: ([0, 2, 4], [1, 3, 5]), follower: ([1, 3, 5], [0, 2, 4])}
-    clients = {a: "c1", b: "c2"}
+    clients, processes = {a: "c1", b: "c2"}, {a: "pA", b: "pB"}
     r.stream_sync(6000, leader, 1, client_id=clients[leader], assignments={
         m: encode_streams_assignment({"0": frozenset(act)}, {"0": frozenset(stb)}, 3)
         for m, (act, stb) in owned.items()})
@@ -244,7 +244,7 @@ def streams_kip() -> MigrationRecorder:
     epoch = joined["response"]["memberEpoch"]
     for mid in (leader, follower):
         r.heartbeat(7100, mid, 1, client_id=clients[mid])  # REBALANCE_IN_PROGRESS
-    gens = {mid: r.stream_join(7200, mid, "pA" if mid == a else "pB", *owned[mid],
+    gens = {mid: r.stream_join(7200, mid, processes[mid], *owned[mid],
                                client_id=clients[mid])["response"]["generationId"] for mid in (leader, follower)}
     kept: dict[str, tuple[list[int], list[int]]] = {}
     for mid in (leader, follower):
@@ -253,7 +253,7 @@ def streams_kip() -> MigrationRecorder:
         kept[mid] = (sorted(active.get("0", ())), sorted(standby.get("0", ())))
     for i, mid in enumerate((leader, follower)):  # still revoking: rejoin with what they keep
         r.heartbeat(7400 + 10 * i, mid, gens[mid], client_id=clients[mid])
-        gens[mid] = r.stream_join(7405 + 10 * i, mid, "pA" if mid == a else "pB", *kept[mid],
+        gens[mid] = r.stream_join(7405 + 10 * i, mid, processes[mid], *kept[mid],
                                   client_id=clients[mid])["response"]["generationId"]
         r.stream_sync(7408 + 10 * i, mid, gens[mid], client_id=clients[mid])
     r.heartbeat88(7700, "s1", epoch, activeTasks=[], standbyTasks=[{"subtopologyId": "0", "partitions": [0, 1]}],
