@@ -189,6 +189,34 @@ def _simulated_run() -> list[dict[str, Any]]:
     return sim.finish()
 
 
+@pytest.mark.parametrize("window", [0, 700, 3000, 600_000])
+def test_read_order_is_a_heap_of_arrivals(window: int) -> None:
+    """The read loop's queue (ArrivalQueue, inline) releases exactly as the heap of (arrival, line) it
+    stands for: an entry leaves once its arrival is at most the latest completion minus the window."""
+    rng = random.Random(window)
+    clock, lines = 0, []
+    for i in range(3000):
+        clock += rng.choice([0, 0, 1, 7, 250])
+        total = rng.choice([0, 0.5, 1, 3, 40, 650, 2500])  # mostly in order, some overtake earlier calls
+        stamp = f"2025-06-01 12:{clock // 60_000 % 60:02}:{clock // 1000 % 60:02},{clock % 1000:03}"
+        lines.append(_line(stamp, _hb(i, total)))
+    events = list(read_request_log(io.BytesIO("".join(lines).encode()), reorder_window_ms=window))
+    assert all(isinstance(event, Event) for event in events)
+    assert len(events) == 3000
+    by_line = sorted(events, key=lambda event: event.line)
+    heap: list[tuple[float, int]] = []
+    expected, latest = [], float("-inf")
+    for event in by_line:  # the reference: a heap, fed in file order
+        completion = event.ts_ms + event.total_time_ms  # type: ignore[operator]
+        latest = max(latest, completion)
+        heapq.heappush(heap, (event.ts_ms, event.line))  # type: ignore[arg-type]
+        while heap and heap[0][0] <= latest - window:
+            expected.append(heapq.heappop(heap)[1])
+    expected += [line for _, line in sorted(heap)]
+    assert [event.line for event in events] == expected
+    assert (expected != sorted(expected)) == (window > 0)  # calls overtook others unless nothing waits
+
+
 def test_written_logs_as_the_general_path(monkeypatch: pytest.MonkeyPatch) -> None:
     events = _simulated_run()
     out = io.StringIO()
