@@ -168,3 +168,16 @@ def test_iso_timestamps_and_custom_logger_suffix() -> None:
     (event,) = _read(text)
     assert isinstance(event, Event)
     assert event.ts_ms == B + 1249.75
+
+
+def test_too_long_lines_keep_their_place() -> None:
+    """A line beyond ``max_line_bytes`` is Malformed at the log's clock; a line of exactly that many
+    bytes before its newline is read as any other; blank lines count but give nothing."""
+    text = (_line("12:00:00,100", _hb(50, "a")) + "x" * 5000 + "\n" + "   \n"
+            + _line("12:00:00,200", _hb(150, "b")) + "y" * 1000 + "\n")
+    long_line = Malformed(2, "line is longer than 1000 bytes")
+    skipped = Skipped(5, "not a request-log line")
+    for window, order in ((600_000, ["a", "b", long_line, skipped]), (0, ["a", long_line, "b", skipped])):
+        items = _read(text, max_line_bytes=1000, reorder_window_ms=window)
+        assert [item.group_id if isinstance(item, Event) else item for item in items] == order
+        assert [(item.line, item.ts_ms) for item in items if isinstance(item, Event)] == [(1, B + 50), (4, B + 50)]
