@@ -19,7 +19,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from kgspec.model.coordinator import CONSUMER_GROUP_HEARTBEAT, Coordinator
+from kgspec.model.coordinator import CONSUMER_GROUP_HEARTBEAT
 from kgspec.model.hashing import deterministic_topic_id
 from kgspec.model.migration.protocol import encode_assignment, encode_subscription
 from kgspec.model.migration.streams_protocol import (
@@ -142,11 +142,7 @@ class StreamsMigrationRecorder(MigrationRecorder):
     """Classic calls and StreamsGroupHeartbeats on one group id, under any profile."""
 
     def __init__(self, profile: str, configs: dict[str, Any]) -> None:
-        super().__init__(configs)
-        counter = iter(range(1, 1000))
-        self.coord = Coordinator(profile, configs,
-                                 member_id_factory=lambda: f"00000000-0000-4000-8000-{next(counter):012d}")
-        self.events[0]["header"]["profile"] = profile
+        super().__init__(configs, profile=profile)
 
     def heartbeat88(self, ts: int, member_id: str, epoch: int, **fields: Any) -> dict[str, Any]:
         request: dict[str, Any] = {"groupId": "g", "memberId": member_id, "memberEpoch": epoch,
