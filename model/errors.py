@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from enum import IntEnum
+from typing import Protocol
 
 
 class Errors(IntEnum):
@@ -55,3 +56,15 @@ class CoordinatorError(Exception):
         super().__init__(message or error.name)
         self.error = error
         self.message = message
+
+
+class _Member(Protocol):
+    @property
+    def member_id(self) -> str: ...
+
+
+def throw_if_instance_id_is_fenced(found: _Member, member_id: str, instance_id: str) -> None:
+    """``throwIfInstanceIdIsFenced``: ``instance_id`` is held by another member (any group type)."""
+    if found.member_id != member_id:
+        raise CoordinatorError(Errors.FENCED_INSTANCE_ID, f"Static member {member_id} with instance id "
+                               f"{instance_id} was fenced by member {found.member_id}.")

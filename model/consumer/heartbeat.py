@@ -27,7 +27,7 @@ from kgspec.model.consumer.member import (
     UNREVOKED_PARTITIONS,
     ConsumerMember,
 )
-from kgspec.model.errors import CoordinatorError, Errors
+from kgspec.model.errors import CoordinatorError, Errors, throw_if_instance_id_is_fenced
 from kgspec.model.javaorder import topic_order
 from kgspec.model.migration import downgrade
 from kgspec.model.reconcile import (
@@ -441,15 +441,6 @@ class ConsumerHeartbeat:
             else:
                 self.coord.cancel_consumer_rebalance_timeout(group.group_id, updated.member_id)
         return updated
-
-
-def throw_if_instance_id_is_fenced(found: ConsumerMember, member_id: str, instance_id: str) -> None:
-    """``throwIfInstanceIdIsFenced``."""
-    if found.member_id != member_id:
-        raise CoordinatorError(
-            Errors.FENCED_INSTANCE_ID,
-            f"Static member {member_id} with instance id {instance_id} was fenced by member "
-            f"{found.member_id}.")
 
 
 def static_member_or_throw(group: ConsumerGroup, member_id: str, instance_id: str) -> ConsumerMember:

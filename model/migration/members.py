@@ -9,11 +9,11 @@ the classic calls are written once here for both group types (``mixed.py``, ``st
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from kgspec.model.classic.member import Protocols
-from kgspec.model.errors import CoordinatorError, Errors
+from kgspec.model.errors import CoordinatorError, Errors, throw_if_instance_id_is_fenced
 from kgspec.model.javaorder import int_hashset_order, uuid_hashmap_order
 from kgspec.model.migration.protocol import TopicPartitions, encode_assignment
 
@@ -107,8 +107,7 @@ def supports_protocols(members: Iterable[ClassicCapable], protocol_type: str, na
     return any(all(name in {n for n, _ in ps} for ps in classic) for name in names)
 
 
-def classic_member_or_throw(group: MixedGroup[M], member_id: str, instance_id: str | None,
-                            throw_if_fenced: Callable[[M, str, str], None]) -> M:
+def classic_member_or_throw(group: MixedGroup[M], member_id: str, instance_id: str | None) -> M:
     """``validateConsumerGroupMember`` then ``throwIfMemberDoesNotUseClassicProtocol``."""
     if instance_id is None:
         member = group.member_or_throw(member_id)
@@ -117,7 +116,7 @@ def classic_member_or_throw(group: MixedGroup[M], member_id: str, instance_id: s
         if found is None:
             raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Member with instance id {instance_id} is not a "
                                    f"member of group {group.group_id}.")
-        throw_if_fenced(found, member_id, instance_id)
+        throw_if_instance_id_is_fenced(found, member_id, instance_id)
         member = found
     if not uses_classic(member):
         raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Member {member.member_id} does not use the classic protocol.")

@@ -30,7 +30,6 @@ from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.model.consumer.heartbeat import (
     ConsumerHeartbeat,
     static_member_or_throw,
-    throw_if_instance_id_is_fenced,
 )
 from kgspec.model.consumer.member import UNRELEASED_PARTITIONS, UNREVOKED_PARTITIONS, ConsumerMember
 from kgspec.model.errors import CoordinatorError, Errors
@@ -161,7 +160,7 @@ def _member(step: ConsumerHeartbeat, group: ConsumerGroup, member_id: str, req: 
 def _validate_member(group: ConsumerGroup, member_id: str, instance_id: str | None,
                      generation: int) -> ConsumerMember:
     """``validateConsumerGroupMember``, ``throwIfMemberDoesNotUseClassicProtocol``, the generation."""
-    member = mm.classic_member_or_throw(group, member_id, instance_id, throw_if_instance_id_is_fenced)
+    member = mm.classic_member_or_throw(group, member_id, instance_id)
     mm.check_generation(member, generation)
     return member
 

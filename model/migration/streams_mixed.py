@@ -46,7 +46,7 @@ from kgspec.model.migration.streams_protocol import (
     encode_role_assignment,
 )
 from kgspec.model.records import Record
-from kgspec.model.streams import ops, static
+from kgspec.model.streams import ops
 from kgspec.model.streams.group import StreamsGroup
 from kgspec.model.streams.heartbeat import StreamsHeartbeat
 from kgspec.model.streams.member import (
@@ -134,7 +134,7 @@ def _join(coord: Coordinator, group: StreamsGroup, req: JoinRequest, now: int) -
 
 def _validate_member(group: StreamsGroup, member_id: str, instance_id: str | None, generation: int) -> StreamsMember:
     """As ``validateConsumerGroupMember`` + ``throwIfMemberDoesNotUseClassicProtocol`` + the generation."""
-    member = mm.classic_member_or_throw(group, member_id, instance_id, static.throw_if_fenced)
+    member = mm.classic_member_or_throw(group, member_id, instance_id)
     mm.check_generation(member, generation)
     return member
 

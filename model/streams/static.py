@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kgspec.model.errors import CoordinatorError, Errors
+from kgspec.model.errors import CoordinatorError, Errors, throw_if_instance_id_is_fenced
 from kgspec.model.profiles import Profile
 from kgspec.model.records import Record
 from kgspec.model.streams import records as srec
@@ -47,18 +47,12 @@ def unknown(instance_id: str) -> CoordinatorError:
     return CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Instance id {instance_id} is unknown.")
 
 
-def throw_if_fenced(member: StreamsMember, member_id: str, instance_id: str) -> None:
-    if member.member_id != member_id:
-        raise CoordinatorError(Errors.FENCED_INSTANCE_ID, f"Static member {member_id} with instance id "
-                               f"{instance_id} was fenced by member {member.member_id}.")
-
-
 def member_or_throw(group: StreamsGroup, member_id: str, instance_id: str) -> StreamsMember:
     """``throwIfStaticMemberIsUnknown`` then ``throwIfInstanceIdIsFenced``."""
     found = group.static_member(instance_id)
     if found is None:
         raise unknown(instance_id)
-    throw_if_fenced(found, member_id, instance_id)
+    throw_if_instance_id_is_fenced(found, member_id, instance_id)
     return found
 
 
