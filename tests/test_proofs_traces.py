@@ -47,6 +47,42 @@ STREAMS_EXPORTS = {
     "bump-while-revoking": ("epoch-monotonicity", "last", "memberEpoch", 7),
 }
 STREAMS_TWO = {"grant-before-ack", "lost-response-no-subset", "bump-while-revoking"}
+
+# (protocol, mutant) -> every finding of the check, as (line - the flagged line, kind, field): the
+# flagged call's departure (and the invariant it breaks, where the checker can name it), then
+# the closing Describe's.
+MISMATCH = "response-mismatch"
+_DOUBLE_ASSIGNMENT = [(0, "invariant", "no-double-ownership"), (0, MISMATCH, "assignment"), (1, MISMATCH, "assignment")]
+_GONE = [(0, MISMATCH, "groupEpoch"), (0, MISMATCH, "groupState"), (0, MISMATCH, "members")]
+_REPLAY = [(0, MISMATCH, "groupState"), (0, MISMATCH, "members")]
+FINDINGS: dict[tuple[str, str], list[tuple[int, str, str]]] = {
+    ("consumer", "no-withholding"): _DOUBLE_ASSIGNMENT,
+    ("consumer", "assignor-double-assign"): [(0, MISMATCH, "targetAssignment")],
+    ("consumer", "replay-drops-tombstone"): _REPLAY,
+    ("consumer", "no-session-fencing"): _GONE,
+    ("consumer", "grant-before-ack"): _DOUBLE_ASSIGNMENT,
+    ("consumer", "bump-while-revoking"): [(0, "invariant", "epoch-monotonicity"), (0, MISMATCH, "memberEpoch"),
+                                          (1, MISMATCH, "memberEpoch")],
+    ("consumer", "lost-partition-epoch"): _DOUBLE_ASSIGNMENT,
+    ("consumer", "accept-stale-epoch"): [(0, "invariant", "epoch-fencing"), (0, MISMATCH, "errorCode")],
+    ("consumer", "lost-response-no-subset"): [(0, "invariant", "epoch-fencing"), (0, MISMATCH, "errorCode")],
+    # the Describe shows the standby in the member's assignment and in its target
+    ("streams", "standby-on-active-process"): [(0, "invariant", "streams-process-exclusivity"),
+                                               (0, MISMATCH, "standbyTasks"), (1, MISMATCH, "standbyTasks"),
+                                               (1, MISMATCH, "standbyTasks")],
+    ("streams", "no-session-fencing"): _GONE,
+    ("streams", "assignor-double-assign"): [(0, MISMATCH, "activeTasks")],
+    ("streams", "replay-drops-tombstone"): _REPLAY,
+    # (the checker names no invariant for a streams heartbeat accepted at the wrong epoch)
+    ("streams", "accept-stale-epoch"): [(0, MISMATCH, "errorCode")],
+    # (z3's model, as a fresh process or this file's order picks it: the response moves every role)
+    ("streams", "grant-before-ack"): [(0, "invariant", "streams-single-active-owner"), (0, MISMATCH, "activeTasks"),
+                                      (0, MISMATCH, "standbyTasks"), (0, MISMATCH, "warmupTasks"),
+                                      (1, MISMATCH, "activeTasks")],
+    ("streams", "lost-response-no-subset"): [(0, MISMATCH, "errorCode")],
+    ("streams", "bump-while-revoking"): [(0, "invariant", "streams-epoch-while-revoking"),
+                                         (0, MISMATCH, "memberEpoch"), (1, MISMATCH, "memberEpoch")],
+}
 STREAMS_SLOW = {"assignor-double-assign", "replay-drops-tombstone", "accept-stale-epoch",
                 "lost-response-no-subset", "bump-while-revoking", "grant-before-ack"}
 
@@ -77,6 +113,7 @@ def _exported_trace_is_flagged(mutant: str, tmp_path: Path, protocol: str = "con
     assert {f["kind"] for f in at_line} <= {"response-mismatch", "invariant"}
     # the unmutated model agrees with every line before it
     assert all(f["line"] >= line for f in findings)
+    assert sorted((f["line"] - line, f["kind"], f["field"]) for f in findings) == FINDINGS[(protocol, mutant)]
 
 
 @pytest.mark.parametrize("mutant", sorted(set(EXPORTS) - SLOW))
