@@ -13,13 +13,12 @@ import json
 from pathlib import Path
 from typing import Any
 
+from kgspec.conformance.writers.request_log import API_KEY_NAMES
 from kgspec.model.coordinator import Coordinator
 from kgspec.model.message_schemas import field_names
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "golden" / "classic"
 RANGE = [{"name": "range", "metadata": "AAE="}]
-API_NAMES = {11: "JOIN_GROUP", 12: "HEARTBEAT", 13: "LEAVE_GROUP", 14: "SYNC_GROUP",
-             68: "CONSUMER_GROUP_HEARTBEAT", 88: "STREAMS_GROUP_HEARTBEAT"}
 API_SCHEMAS = {11: "JoinGroup", 12: "Heartbeat", 13: "LeaveGroup", 14: "SyncGroup"}
 
 
@@ -73,7 +72,7 @@ class ClassicRecorder:
         self._correlation += 1
         event: dict[str, Any] = {
             "tsMs": ts, "requestHeader": {"requestApiKey": api, "requestApiVersion": version, "clientId": client_id,
-                                          "correlationId": self._correlation, "requestApiKeyName": API_NAMES[api]},
+                                          "correlationId": self._correlation, "requestApiKeyName": API_KEY_NAMES[api]},
             "request": request, "response": result.response}
         self.events.append(event)
         if result.response is None:
