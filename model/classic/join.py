@@ -74,7 +74,7 @@ def join(step: Step, call: ParkedCall, req: JoinRequest) -> None:
     streams = coord.streams_groups.get(req.group_id)
     if streams is not None:
         # classic <-> streams; streams_mixed imports this module
-        from kgspec.model.migration import streams_mixed
+        from kgspec.model.migration import streams_downgrade, streams_mixed
 
         if streams.members and coord.profile.streams_online_migration:  # kip: a classic Streams member
             outcome = streams_mixed.join(coord, streams, req, step.now)
@@ -86,7 +86,7 @@ def join(step: Step, call: ParkedCall, req: JoinRequest) -> None:
             step.answer(call, join_response(req.version, int(Errors.INCONSISTENT_GROUP_PROTOCOL)))
             return
         # KAFKA-19570 (4.2+): an empty streams group makes way for a classic group.
-        tombstones = streams_mixed.delete_empty_streams_group(coord, streams)
+        tombstones = streams_downgrade.delete_empty_group(coord, streams)
         step.why(f"empty streams group {req.group_id} deleted: a classic group takes its id")
     unknown = req.member_id == ""
     group = step.groups.get(req.group_id)

@@ -45,7 +45,6 @@ from kgspec.model.migration.streams_protocol import (
     decode_streams_subscription,
     encode_role_assignment,
 )
-from kgspec.model.records import Record
 from kgspec.model.streams import ops
 from kgspec.model.streams.group import StreamsGroup
 from kgspec.model.streams.heartbeat import StreamsHeartbeat
@@ -60,10 +59,6 @@ from kgspec.model.streams.records import tasks_json
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
-
-
-def delete_empty_streams_group(coord: Coordinator, group: StreamsGroup) -> list[Record]:
-    return streams_downgrade.delete_empty_group(coord, group)
 
 
 # --- JoinGroup ---------------------------------------------------------------------------
