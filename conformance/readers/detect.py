@@ -51,7 +51,7 @@ def open_trace(path: str | os.PathLike[str], format: str = "auto", *,
     if not file.exists():
         raise TraceFormatError(f"{path}: no such file")
     compressed = _is_gzip(file)
-    sample = _sample(file, compressed)
+    sample = read_sample(file, compressed)
     if _looks_binary(sample):
         raise TraceFormatError(f"{path}: not a text file")
     chosen = format if format != "auto" else detect_format(sample)
@@ -105,7 +105,8 @@ def _open(file: Path, compressed: bool) -> BinaryIO:
     return file.open("rb", buffering=_READ_BUFFER)
 
 
-def _sample(file: Path, compressed: bool) -> bytes:
+def read_sample(file: Path, compressed: bool) -> bytes:
+    """The first 64 KiB of ``file`` (decompressed), from which the format is detected."""
     try:
         with _open(file, compressed) as stream:
             return stream.read(_SAMPLE_BYTES)

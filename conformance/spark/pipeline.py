@@ -38,8 +38,7 @@ from urllib.parse import unquote, urlparse
 from kgspec.conformance.checker import TraceChecker
 from kgspec.conformance.events import Event
 from kgspec.conformance.findings import Finding, GroupSummary, InputSummary, Report
-from kgspec.conformance.readers.detect import _sample as sample_trace  # kgspec check's own sample
-from kgspec.conformance.readers.detect import detect_format
+from kgspec.conformance.readers.detect import detect_format, read_sample
 from kgspec.conformance.readers.errors import TraceFormatError
 from kgspec.model.mutants import Mutants
 
@@ -269,7 +268,7 @@ def _local_format(uri: str) -> str | None:
         return None
     try:
         # gzip by the name, as Spark decides, not by the magic bytes as kgspec check does
-        sample = sample_trace(Path(local), compressed=local.endswith(".gz"))
+        sample = read_sample(Path(local), compressed=local.endswith(".gz"))
     except TraceFormatError:
         return None  # Spark reads what it can (ignoreCorruptFiles): let its sample decide
     return detect_format(sample) or "native"
