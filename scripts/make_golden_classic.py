@@ -9,13 +9,13 @@ pins the values Kafka's tests assert in them.
 from __future__ import annotations
 
 import itertools
-import json
 from pathlib import Path
 from typing import Any
 
 from kgspec.conformance.writers.request_log import API_KEY_NAMES
 from kgspec.model.coordinator import Coordinator
 from kgspec.model.message_schemas import field_names
+from kgspec.model.sim.trace import write_trace
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "golden" / "classic"
 RANGE = [{"name": "range", "metadata": "AAE="}]
@@ -111,7 +111,7 @@ class ClassicRecorder:
 
     def write(self, path: Path) -> None:
         assert not self.parked, "a call is still parked at the end of the scenario"
-        path.write_text("".join(json.dumps(e, separators=(",", ":")) + "\n" for e in self.events))
+        write_trace(self.events, path)
 
 
 def join_sync() -> ClassicRecorder:
