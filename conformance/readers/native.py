@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
-from typing import Any, BinaryIO
+from typing import Any, BinaryIO, Final
 
 from ..events import Event, Malformed, ReadItem, Skipped
 from .header import HeaderError, TraceHeader, is_number
@@ -53,6 +53,9 @@ def read_native(stream: BinaryIO, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTE
         yield item
 
 
+HEADER_NOT_FIRST: Final = "`header` is only allowed as the first event"
+
+
 def parse_line(content: bytes, line_no: int, first: bool) -> Event | Malformed:
     """One native event from the bytes of one line; ``first``: the trace's first line."""
     try:
@@ -86,7 +89,7 @@ def event_from_object(obj: dict[str, Any], line_no: int, first: bool) -> Event |
 
 def _header_event(obj: dict[str, Any], line_no: int, first: bool) -> Event | Malformed:
     if not first:
-        return Malformed(line_no, "`header` is only allowed as the first event", "header")
+        return Malformed(line_no, HEADER_NOT_FIRST, "header")
     ts = obj.get("tsMs")
     if ts is not None and not is_number(ts):
         return Malformed(line_no, "`tsMs` must be a number", "tsMs")

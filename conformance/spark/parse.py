@@ -6,12 +6,18 @@ Spark stages (:mod:`.pipeline`) call it from ``mapInPandas``, the tests call it 
 
 What a line depends on besides its own bytes, and where that comes from:
 
-- its line number and whether it is the file's first non-blank line (a ``header`` is
-  only valid there): from the block layout computed by a JVM-only pass (:class:`FileLayout`);
+- its line number: Spark reads a file in blocks (splits), each by one task, in order, so
+  the parser counts a block's rows and writes each row's index in its block as its
+  provisional ``line``; after this stage the driver learns every block's row count (``b``
+  rows) and :mod:`.blocks` turns (block, index) into the file's line number;
+- whether it is the file's first non-blank line (a ``header`` is only valid there): known
+  in a file's first block; a header line that starts a later block is held back as an
+  ``h`` row for the driver, which alone knows whether every block before it was blank;
 - the format: detected once per file from its first lines (``detect_format``);
 - dump-log and console output: a record without a timestamp keeps the previous
-  record's; the parser carries it along a block, and a block starts from the last
-  timestamp of the blocks before it (also from the JVM pass);
+  record's; the parser carries it along a block. A later block starts from an unknown
+  timestamp (NaN); its ``b`` row gives the block's last timestamp, and the replay gives
+  a record still at NaN the last timestamp of the blocks before it;
 - topic events derived from Metadata/CreateTopics/DeleteTopics/CreatePartitions calls
   need the state of the file's ``TopicTracker``: such calls are routed as ``t`` rows and
   resolved in file order by :func:`resolve_cluster`, with the file's topic and tick events.
@@ -20,7 +26,10 @@ Every item becomes one row (see ``PARSED_SCHEMA``); ``cls`` says where it goes:
 ``g`` a group's event, ``c`` a cluster-wide event (header, topic, tick), ``t`` a
 topic-API call still to be resolved, ``o`` an event that names no group (the checker
 reports it without a group), ``m`` a malformed line (a finding as it is), ``n`` item
-counts for the input summary (``nl`` lines, ``ne`` events; other items are not rows).
+counts for the input summary (``nl`` lines, ``ne`` events; other items are not rows),
+``b`` one block's layout (``nl`` its rows, ``line`` its first non-blank row or null,
+``okey`` the last timestamp a line of it set or null) and ``h`` a header line that
+starts a block after the first (``payload`` the line).
 """
 
 from __future__ import annotations
@@ -28,7 +37,7 @@ from __future__ import annotations
 import math
 import pickle
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from io import BytesIO
 from typing import Any, Final
 
@@ -38,15 +47,16 @@ from kgspec.conformance.readers.dump_log import _preamble_reason, record_line_it
 from kgspec.conformance.readers.errors import TraceFormatError
 from kgspec.conformance.readers.lines import DEFAULT_MAX_LINE_BYTES, too_long_message
 from kgspec.conformance.readers.logtime import LogClock
-from kgspec.conformance.readers.native import parse_line
+from kgspec.conformance.readers.native import HEADER_NOT_FIRST, parse_line
 from kgspec.conformance.readers.request_log import GROUP_API_KEYS, _LineParser
 from kgspec.conformance.readers.topics import TOPIC_API_KEYS, TopicTracker, api_label, topic_items
 
 PARSED_SCHEMA: Final = ("path string, okey double, line long, sub int, cls string, grp string, gtype string, "
-                        "payload binary, msg string, fld string, nl long, ne long")
-PARSED_COLUMNS: Final = ("path", "okey", "line", "sub", "cls", "grp", "gtype", "payload", "msg", "fld", "nl", "ne")
-Row = tuple[str, float, int, int, str, str | None, str | None, bytes | None, str | None, str | None,
-            int | None, int | None]
+                        "payload binary, msg string, fld string, nl long, ne long, block long")
+PARSED_COLUMNS: Final = ("path", "okey", "line", "sub", "cls", "grp", "gtype", "payload", "msg", "fld", "nl", "ne",
+                         "block")
+Row = tuple[str, float | None, int | None, int, str, str | None, str | None, bytes | None, str | None, str | None,
+            int | None, int | None, int]
 
 # Group types for sampling, from the API of a call or the type of a record.
 CONSUMER, STREAMS, SHARE, CLASSIC = "consumer", "streams", "share", "classic"
@@ -59,26 +69,13 @@ _RECORD_TYPES: Final = {**dict.fromkeys((3, 4, 5, 6, 7, 8, 16), CONSUMER), **dic
                         **dict.fromkeys(range(9, 16), SHARE), 2: CLASSIC}
 CONSUMER_GROUP_DESCRIBE: Final = 69
 
-# JVM-side regular expressions for the timestamp a line sets (see FileLayout.block_start_ts).
-DUMP_TS_REGEX: Final = r"^\s*\|[^{]*?(?:CreateTime|LogAppendTime|NoTimestampType): (\d+)(?: |$)"
-CONSOLE_TS_REGEX: Final = r"^\s*(?:CreateTime|LogAppendTime):\s*(-?\d+)\s*\{"
+UNKNOWN_TS: Final = math.nan  # a later block's starting timestamp, until the driver knows it
 
 
 @dataclass(frozen=True, slots=True)
-class Block:
-    """One split of a file as Spark reads it: rows ``first_id ..`` are lines ``lines_before + 1 ..``."""
-
-    first_id: int
-    lines_before: int
-    start_ts: float  # dump-log/console: the timestamp records inherit at the block's start
-
-
-@dataclass(slots=True)
-class FileLayout:
+class FileInfo:
     path: str  # the path reported (the argument as given, where it named the file)
     fmt: str
-    first_line: int  # the first non-blank line (0: none)
-    blocks: dict[int, Block] = field(default_factory=dict)  # block start offset -> Block
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,38 +92,76 @@ def loads(data: bytes) -> Any:
     return pickle.loads(data)  # rows written by this job's own parse stage
 
 
-def event_from_payload(data: bytes, line: int) -> Event:
-    """A group's event from its row: a native line (``{...}``) parsed again, or a pickle."""
+def event_from_payload(data: bytes, line: int, start_ts: float) -> Event:
+    """A group's event from its row: a native line (``{...}``) parsed again, or a pickle.
+
+    ``line``: its line in the file; ``start_ts``: the timestamp its block starts from, for a
+    record that inherited the block's unknown one (:data:`UNKNOWN_TS`).
+    """
     if data[:1] == b"{":
         event = parse_line(data, line, False)
         assert isinstance(event, Event)  # it parsed as one in the parse stage
         return event
     result: Event = pickle.loads(data)
+    result.line = line
+    ts = result.ts_ms
+    if ts is not None and ts != ts:  # NaN
+        result.ts_ms = start_ts
     return result
 
 
-class LineParser:
-    """Parses the lines of one block of one file, in order."""
+HEADER_HELD: Final = "h"
 
-    def __init__(self, layout: FileLayout, options: ParseOptions, start_ts: float) -> None:
-        self.layout = layout
-        self.fmt = layout.fmt
+
+def native_item(content: bytes, line_no: int, first: bool) -> ReadItem:
+    """A non-blank native line's item; ``first``: the file's first non-blank line."""
+    try:
+        return parse_line(content, line_no, first)
+    except TraceFormatError as exc:  # kgspec check stops here (exit 2); conform reports the line
+        return Malformed(line_no, f"{exc}; the header is ignored", "header.format")
+
+
+class LineParser:
+    """Parses the lines of one block of one file, in order (``line_no``: the row's index in the block).
+
+    ``first_block``: the block starts the file, so its first non-blank line is the file's.
+    ``first_index``: the index of the block's first non-blank row (None: none yet).
+    ``held``: a header line that starts a later block, left to the driver (an ``h`` row).
+    """
+
+    def __init__(self, info: FileInfo, options: ParseOptions, first_block: bool) -> None:
+        self.info = info
+        self.fmt = info.fmt
         self.max = options.max_line_bytes
-        self.ts = start_ts
+        self.first_block = first_block
+        self.first_index: int | None = None
+        self.held: bytes | None = None
+        # the timestamp a record without one inherits; a later block's is not known yet
+        self.ts: float = 0.0 if first_block else UNKNOWN_TS
         self._request_log: _LineParser | None = None
         if self.fmt == "request-log":
             # No tracker here: topic-API calls come out as calls and resolve_cluster derives them.
             self._request_log = _LineParser(LogClock(options.tz), GROUP_API_KEYS | TOPIC_API_KEYS, None)
 
+    @property
+    def last_ts(self) -> float | None:
+        """The timestamp a record after this block inherits; None: no line of the block set one."""
+        return self.ts if self.ts == self.ts else None  # NaN: still the unknown start
+
     def items(self, line_no: int, raw: bytes) -> tuple[float, list[ReadItem]]:
         """(order key, items) of one line; no items for a blank line."""
         if len(raw) > self.max:
+            if self.first_index is None and raw.strip():
+                self.first_index = line_no
             if self.fmt == "console":
                 return 0.0, list(self._console(line_no, raw))
             return 0.0, [Malformed(line_no, too_long_message(self.max))]
         content = raw.strip()
         if not content:
             return 0.0, []
+        first_content = self.first_index is None
+        if first_content:
+            self.first_index = line_no
         if self.fmt == "request-log":
             assert self._request_log is not None
             payload, key, completion = self._request_log.parse(content, line_no)
@@ -139,10 +174,12 @@ class LineParser:
             return 0.0, [item]
         if self.fmt == "console":
             return 0.0, list(self._console(line_no, raw))
-        try:
-            return 0.0, [parse_line(content, line_no, line_no == self.layout.first_line)]
-        except TraceFormatError as exc:  # kgspec check stops here (exit 2); conform reports the line
-            return 0.0, [Malformed(line_no, f"{exc}; the header is ignored", "header.format")]
+        if first_content and not self.first_block:
+            item = native_item(content, line_no, False)
+            if isinstance(item, Malformed) and item.message == HEADER_NOT_FIRST:
+                self.held = content  # the file's first non-blank line if every block before is blank
+            return 0.0, [item]
+        return 0.0, [native_item(content, line_no, first_content and self.first_block)]
 
     def _console(self, line_no: int, raw: bytes) -> Iterator[ReadItem]:
         _, prefix_ts = _strip_timestamp(raw.strip())
@@ -177,7 +214,7 @@ def _describe_groups(event: Event) -> list[str] | None:
     return list(dict.fromkeys(gids))
 
 
-def route(path: str, okey: float, sub: int, item: ReadItem, completion: float | None = None,
+def route(path: str, block: int, okey: float, sub: int, item: ReadItem, completion: float | None = None,
           line_bytes: bytes | None = None) -> list[Row]:
     """The parsed rows of one item (not counted: see ``count_row``).
 
@@ -187,12 +224,12 @@ def route(path: str, okey: float, sub: int, item: ReadItem, completion: float | 
     if isinstance(item, Skipped):
         return []
     if isinstance(item, Malformed):
-        return [(path, okey, item.line, sub, "m", None, None, None, item.message, item.field, None, None)]
+        return [(path, okey, item.line, sub, "m", None, None, None, item.message, item.field, None, None, block)]
     if item.kind in ("header", "topic", "tick"):
-        return [(path, okey, item.line, sub, "c", None, None, dumps(item), None, None, None, None)]
+        return [(path, okey, item.line, sub, "c", None, None, dumps(item), None, None, None, None, block)]
     if item.kind == "call" and item.api_key in TOPIC_API_KEYS:
         done = completion if completion is not None else (item.ts_ms or 0) + (item.total_time_ms or 0)
-        return [(path, okey, item.line, sub, "t", None, None, dumps((item, done)), None, None, None, None)]
+        return [(path, okey, item.line, sub, "t", None, None, dumps((item, done)), None, None, None, None, block)]
     payload = line_bytes if line_bytes is not None else dumps(item)
     gtype = group_type(item)
     gids = _describe_groups(item) if item.kind == "call" else None
@@ -200,50 +237,66 @@ def route(path: str, okey: float, sub: int, item: ReadItem, completion: float | 
         gid = item.group_id
         gids = [gid] if gid is not None else []
     if not gids:
-        return [(path, okey, item.line, sub, "o", None, gtype, payload, None, None, None, None)]
-    return [(path, okey, item.line, sub, "g", gid, gtype, payload, None, None, None, None) for gid in gids]
+        return [(path, okey, item.line, sub, "o", None, gtype, payload, None, None, None, None, block)]
+    return [(path, okey, item.line, sub, "g", gid, gtype, payload, None, None, None, None, block) for gid in gids]
 
 
 def count_row(path: str, items: int, events: int) -> Row:
-    return (path, 0.0, 0, 0, "n", None, None, None, None, None, items, events)
+    return (path, 0.0, 0, 0, "n", None, None, None, None, None, items, events, 0)
 
 
-def parse_block_rows(rows: Iterable[tuple[str, int, int, bytes | None]], layouts: dict[str, FileLayout],
+def block_row(path: str, block: int, rows: int, parser: LineParser) -> Row:
+    return (path, parser.last_ts, parser.first_index, 0, "b", None, None, None, None, None, rows, None, block)
+
+
+def parse_block_rows(rows: Iterable[tuple[str, int, bytes | None]], files: dict[str, FileInfo],
                      options: ParseOptions) -> Iterator[Row]:
-    """Rows ``(file uri, block start, row id, line bytes)`` in read order -> parsed rows.
+    """Rows ``(file key, block start, line bytes)`` in read order -> parsed rows.
 
-    Per partition, the items and events of each file are counted in ``n`` rows. Topic-API
-    calls are counted later, once resolved. A line whose parsing raises is ``malformed``.
+    A block's rows come in order and from its first (each block is read by one task), so
+    a row's index in its block is its provisional ``line`` (0-based); each block ends with
+    its ``b`` row. Per partition, the items and events of each file are counted in ``n``
+    rows. Topic-API calls are counted later, once resolved. A line whose parsing raises is
+    ``malformed``.
     """
     counts: dict[str, list[int]] = {}
     parser: LineParser | None = None
     current: tuple[str, int] | None = None
-    block: Block | None = None
-    for uri, block_start, row_id, raw in rows:
-        if (uri, block_start) != current:
-            current = (uri, block_start)
-            layout = layouts[uri]
-            block = layout.blocks[block_start]
-            parser = LineParser(layout, options, block.start_ts)
+    path = ""
+    block = 0
+    index = -1
+    counter: list[int] = []
+    for key, block_start, raw in rows:
+        if (key, block_start) != current:
+            if parser is not None:
+                yield block_row(path, block, index + 1, parser)
+            current, block, index = (key, block_start), block_start, -1
+            parser = LineParser(files[key], options, block_start == 0)
+            path = parser.info.path
+            counter = counts.setdefault(path, [0, 0])
         assert parser is not None
-        assert block is not None
-        path = parser.layout.path
-        line_no = block.lines_before + (row_id - block.first_id) + 1
+        index += 1
         try:
-            okey, items = parser.items(line_no, raw or b"")
+            okey, items = parser.items(index, raw or b"")
         except Exception as exc:  # a bug or an input no reader expects: report the line, go on
-            okey, items = 0.0, [Malformed(line_no, f"line could not be parsed: {type(exc).__name__}: {exc}")]
-        counter = counts.setdefault(path, [0, 0])
+            okey, items = 0.0, [Malformed(index, f"line could not be parsed: {type(exc).__name__}: {exc}")]
+        if parser.held is not None:  # counted as the malformed line it is unless the driver says header
+            counter[0] += 1
+            yield (path, 0.0, index, 0, HEADER_HELD, None, None, parser.held, None, None, None, None, block)
+            parser.held = None
+            continue
         for sub, item in enumerate(items):
             if isinstance(item, Event) and item.kind == "call" and item.api_key in TOPIC_API_KEYS:
-                yield from route(path, okey, sub, item, _request_log_completion(item, parser))
+                yield from route(path, block, okey, sub, item, _request_log_completion(item, parser))
                 continue
             if not getattr(item, "same_line", False):  # as TraceChecker.feed counts lines
                 counter[0] += 1
             if isinstance(item, Event):
                 counter[1] += 1
             native = parser.fmt == "native" and len(items) == 1 and isinstance(item, Event)
-            yield from route(path, okey, sub, item, line_bytes=(raw or b"").strip() if native else None)
+            yield from route(path, block, okey, sub, item, line_bytes=(raw or b"").strip() if native else None)
+    if parser is not None:
+        yield block_row(path, block, index + 1, parser)
     for path, (items_n, events_n) in counts.items():
         yield count_row(path, items_n, events_n)
 
@@ -256,22 +309,25 @@ def _request_log_completion(item: Event, parser: LineParser) -> float | None:
     return item.ts_ms + (item.total_time_ms or 0)
 
 
-def resolve_cluster(rows: Iterable[tuple[str, float, int, int, str, bytes]], formats: dict[str, str]) -> Iterator[Row]:
+def resolve_cluster(rows: Iterable[tuple[str, float, int, int, int, str, bytes]],
+                    formats: dict[str, str]) -> Iterator[Row]:
     """Cluster rows (``c`` and ``t``) of whole files, each file's in order -> resolved ``c`` rows + counts.
 
-    Topic-API calls become topic events (or nothing) with the file's ``TopicTracker``, as
-    the readers do: in a native trace only until the trace shows a topic event of its own.
+    Rows are ``(path, okey, block, line, sub, cls, payload)``, ``line`` still the index in
+    the block. Topic-API calls become topic events (or nothing) with the file's
+    ``TopicTracker``, as the readers do: in a native trace only until the trace shows a
+    topic event of its own.
     """
     trackers: dict[str, tuple[TopicTracker, list[bool]]] = {}
     counts: dict[str, list[int]] = {}
-    for path, okey, line, sub, cls, payload in rows:
+    for path, okey, block, line, sub, cls, payload in rows:
         tracker, own = trackers.setdefault(path, (TopicTracker(), [False]))
         counter = counts.setdefault(path, [0, 0])
         if cls == "c":
             event: Event = loads(payload)
             if event.kind == "topic":
                 own[0] = True
-            yield (path, okey, line, sub, "c", None, None, payload, None, None, None, None)
+            yield (path, okey, line, sub, "c", None, None, payload, None, None, None, None, block)
             continue
         call, completion = loads(payload)
         if formats.get(path) == "native" and own[0]:
@@ -283,7 +339,7 @@ def resolve_cluster(rows: Iterable[tuple[str, float, int, int, str, bytes]], for
                 counter[0] += 1
             if isinstance(item, Event):
                 counter[1] += 1
-                yield (path, okey, line, sub + i, "c", None, None, dumps(item), None, None, None, None)
+                yield (path, okey, line, sub + i, "c", None, None, dumps(item), None, None, None, None, block)
     for path, (items_n, events_n) in counts.items():
         yield count_row(path, items_n, events_n)
 

@@ -1,15 +1,15 @@
 """The Spark pipeline of ``kgspec conform`` (see ``docs/conformance.md``).
 
-1. **Layout** (JVM only): Spark's text source reads every input (files, directories,
-   globs, any Hadoop URI; ``.gz`` by extension), one row per line, with
-   ``_metadata.file_path``, ``_metadata.file_block_start`` and
-   ``monotonically_increasing_id()``. A split is read by one task, in order, so ids of one
-   block are consecutive: one aggregation per block (row count, first id, first non-blank
-   id, last dump-log/console timestamp) gives every row its 1-based line number without a
-   window over whole files. The first lines of each file give its format: the driver reads
-   them itself where the file is local, else a Spark job samples the first block's lines.
-2. **Parse** (``mapInArrow``): each line through the readers' own per-line parsers
-   (:mod:`.parse`); the rows are persisted for the next stages.
+1. **Formats**: the files Spark will read (files, directories, globs, any Hadoop URI;
+   ``.gz`` by extension) are listed without a job (``inputFiles``). The first lines of
+   each file give its format: the driver reads them itself where the file is local, else
+   a Spark job samples the first block's lines.
+2. **Parse** (``mapInArrow``): Spark's text source reads every input once, one row per
+   line, with ``_metadata.file_path`` and ``_metadata.file_block_start``; each line goes
+   through the readers' own per-line parsers (:mod:`.parse`). A block is read by one
+   task, in order, so a row's index in its block is known there; the per-block row
+   counts collected after this stage give line numbers (:mod:`.blocks`). The rows are
+   persisted for the next stages.
 3. **Cluster events**: headers, topic and tick events and topic-API calls, resolved per
    file in order and collected on the driver; every group's replay gets its file's list.
 4. **Sampling**: one row per group id (its type: consumer, streams, share, classic) and the
@@ -36,19 +36,18 @@ from typing import Any, Final
 from urllib.parse import unquote, urlparse
 
 from kgspec.conformance.checker import TraceChecker
-from kgspec.conformance.events import Event
+from kgspec.conformance.events import Event, Malformed
 from kgspec.conformance.findings import Finding, GroupSummary, InputSummary, Report
 from kgspec.conformance.readers.detect import detect_format, read_sample
 from kgspec.conformance.readers.errors import TraceFormatError
 from kgspec.model.mutants import Mutants
 
+from .blocks import Layout, layout_from_blocks, resolve_held_header
 from .parse import (
-    CONSOLE_TS_REGEX,
-    DUMP_TS_REGEX,
     GROUP_TYPES,
+    HEADER_HELD,
     PARSED_SCHEMA,
-    Block,
-    FileLayout,
+    FileInfo,
     ParseOptions,
     loads,
     parse_block_rows,
@@ -63,7 +62,6 @@ from .replay import (
 )
 from .sampling import spark_keep, validate_seed
 
-_JAVA_SPACE: Final = (" ", "\t", "\n", "\x0b", "\f", "\r")  # Java's \s
 SAMPLE_LINES: Final = 64
 SAMPLE_BYTES: Final = 4096
 # Hadoop's other codecs, chosen by suffix: Spark decompresses these files, the driver does not
@@ -108,6 +106,13 @@ def _local_path(uri: str) -> str | None:
     if parsed.scheme in ("", "file"):
         return os.path.normpath(unquote(parsed.path))
     return None
+
+
+def file_key(uri: str) -> str:
+    """One name per file whichever way Spark spells its URI (``inputFiles`` writes
+    ``file:///a``, ``_metadata.file_path`` ``file:/a``)."""
+    local = _local_path(uri)
+    return local if local is not None else uri
 
 
 def _is_uri(arg: str) -> bool:
@@ -181,78 +186,60 @@ def _map_fn(columns_in: tuple[str, ...], ddl_out: str,
     return run
 
 
-def _parse_fn(layouts: dict[str, FileLayout], options: ParseOptions) -> Callable[[Iterable[Any]], Iterator[Any]]:
-    return _map_fn(("uri", "block", "rid", "v"), PARSED_SCHEMA,
-                   lambda rows: parse_block_rows(rows, layouts, options))
+def _parse_fn(files: dict[str, FileInfo], options: ParseOptions) -> Callable[[Iterable[Any]], Iterator[Any]]:
+    return _map_fn(("uri", "block", "v"), PARSED_SCHEMA, lambda rows: parse_block_rows(_keyed(rows), files, options))
+
+
+def _keyed(rows: Iterable[tuple[str, int, bytes | None]]) -> Iterator[tuple[str, int, bytes | None]]:
+    """Rows with Spark's file URI replaced by :func:`file_key` (worked out once per run of a file's rows)."""
+    uri_seen, key = None, ""
+    for uri, block, value in rows:
+        if uri != uri_seen:
+            uri_seen, key = uri, file_key(uri)
+        yield key, block, value
 
 
 def _resolve_fn(formats: dict[str, str]) -> Callable[[Iterable[Any]], Iterator[Any]]:
-    return _map_fn(("path", "okey", "line", "sub", "cls", "payload"), PARSED_SCHEMA,
+    return _map_fn(("path", "okey", "block", "line", "sub", "cls", "payload"), PARSED_SCHEMA,
                    lambda rows: resolve_cluster(rows, formats))
 
 
 def _replay_fn(ctx: ReplayContext) -> Callable[[Iterable[Any]], Iterator[Any]]:
-    return _map_fn(("path", "grp", "gtype", "okey", "line", "sub", "payload"), OUTPUT_SCHEMA,
+    return _map_fn(("path", "grp", "gtype", "okey", "block", "line", "sub", "payload"), OUTPUT_SCHEMA,
                    lambda rows: replay_rows(rows, ctx))
 
 
-def _layouts(spark: Any, raw: Any, names: _Names, fmt: str) -> dict[str, FileLayout]:
+def _sample_fn(keys: frozenset[str]) -> Callable[[Iterable[Any]], Iterator[Any]]:
+    """The first lines of the first block of each of ``keys``' files (a block is read in order)."""
+    def first_lines(rows: Iterable[tuple[str, bytes | None]]) -> Iterator[tuple[str, int, bytes]]:
+        taken: dict[str, int] = {}
+        for key, _, value in _keyed((uri, 0, v) for uri, v in rows):
+            if key in keys and taken.get(key, 0) < SAMPLE_LINES:
+                yield key, taken.get(key, 0), (value or b"")[:SAMPLE_BYTES]
+                taken[key] = taken.get(key, 0) + 1
+    return _map_fn(("uri", "v"), "uri string, i long, v binary", first_lines)
+
+
+def _input_files(spark: Any, raw: Any, names: _Names, fmt: str) -> dict[str, FileInfo]:
+    """Every file Spark will read (by :func:`file_key`) with its reported path and format."""
     from pyspark.sql import functions as F
 
-    value = F.col("value")
-    # Every line passes here, so no line is decoded to a Java String unless it may match: both
-    # regexes start with ^\s* and then "|" or CreateTime/LogAppendTime, so the first character
-    # decides; a non-blank line is one whose trim by the same set is not empty.
-    first = F.substring(value, 1, 1)
-    dump_ts = F.when(first.isin(*_JAVA_SPACE, "|"), F.regexp_extract(value, DUMP_TS_REGEX, 1))
-    console_ts = F.when(first.isin(*_JAVA_SPACE, "C", "L"), F.regexp_extract(value, CONSOLE_TS_REGEX, 1))
-    dts = F.when(dump_ts != "", dump_ts.cast("double"))
-    cts = F.when(console_ts != "", console_ts.cast("double"))
-    rows = raw.groupBy("uri", "block").agg(
-        F.count(F.lit(1)).alias("n"),
-        F.min("rid").alias("fid"),
-        F.min(F.when(F.btrim(value, F.lit("".join(_JAVA_SPACE))) != "", F.col("rid"))).alias("nb"),
-        F.max_by(dts, F.when(dts.isNotNull(), F.col("rid"))).alias("dts"),
-        F.max_by(cts, F.when(cts.isNotNull(), F.col("rid"))).alias("cts"),
-    ).collect()
-    by_file: dict[str, list[Any]] = {}
-    for r in rows:
-        by_file.setdefault(r["uri"], []).append(r)
+    uris = {file_key(uri): uri for uri in raw.inputFiles()}
     formats: dict[str, str] = {}
-    if fmt == "auto":
-        formats = {uri: found for uri in by_file if (found := _local_format(uri)) is not None}
-    remote = [uri for uri in by_file if uri not in formats]  # by Spark's sample of their first lines
-    if fmt == "auto" and remote:
-        firsts = [(uri, min(b["fid"] for b in blocks if b["block"] == min(x["block"] for x in blocks)))
-                  for uri, blocks in by_file.items() if uri not in formats]
-        first_df = spark.createDataFrame(firsts, "uri string, fid long")
-        sample = (raw.where(F.col("block") == 0).join(F.broadcast(first_df), "uri")
-                  .where(F.col("rid") < F.col("fid") + SAMPLE_LINES)
-                  .select("uri", "rid", F.substring(F.col("value").cast("binary"), 1, SAMPLE_BYTES).alias("v"))
-                  .collect())
+    if fmt != "auto":
+        formats = dict.fromkeys(uris, fmt)
+    else:
+        formats = {key: found for key, uri in uris.items() if (found := _local_format(uri)) is not None}
+    remote = frozenset(key for key in uris if key not in formats)
+    if remote:  # by Spark's sample of their first lines
+        rows = (raw.where(F.col("block") == 0).select("uri", F.col("value").cast("binary").alias("v"))
+                .mapInArrow(_sample_fn(remote), "uri string, i long, v binary").collect())
         lines: dict[str, list[tuple[int, bytes]]] = {}
-        for r in sample:
-            lines.setdefault(r["uri"], []).append((r["rid"], bytes(r["v"])))
-        for uri in remote:
-            text = b"\n".join(v for _, v in sorted(lines.get(uri, [])))
-            formats[uri] = detect_format(text) or "native"
-    layouts: dict[str, FileLayout] = {}
-    for uri, blocks in by_file.items():
-        blocks.sort(key=lambda b: b["block"])
-        file_fmt = formats.get(uri, fmt)
-        layout = FileLayout(names.name(uri)[1], file_fmt, 0)
-        before = 0
-        ts = 0.0
-        for b in blocks:
-            layout.blocks[b["block"]] = Block(b["fid"], before, ts)
-            if layout.first_line == 0 and b["nb"] is not None:
-                layout.first_line = before + (b["nb"] - b["fid"]) + 1
-            last = b["dts"] if file_fmt == "dump-log" else b["cts"] if file_fmt == "console" else None
-            if last is not None:
-                ts = float(last) if not float(last).is_integer() else int(last)
-            before += b["n"]
-        layouts[uri] = layout
-    return layouts
+        for r in rows:
+            lines.setdefault(r["uri"], []).append((r["i"], bytes(r["v"])))
+        for key in remote:
+            formats[key] = detect_format(b"\n".join(v for _, v in sorted(lines.get(key, [])))) or "native"
+    return {key: FileInfo(names.name(uri)[1], formats[key]) for key, uri in uris.items()}
 
 
 def _local_format(uri: str) -> str | None:
@@ -327,15 +314,15 @@ def _run(spark: Any, opts: ConformOptions, seed: int) -> ConformResult:
     raw = (spark.read.option("recursiveFileLookup", "true").option("ignoreCorruptFiles", "true")
            .text(list(opts.inputs))
            .select(F.col("_metadata.file_path").alias("uri"), F.col("_metadata.file_block_start").alias("block"),
-                   F.monotonically_increasing_id().alias("rid"), F.col("value")))
-    layouts = _layouts(spark, raw, names, opts.format)
-    stages.lap("layout")
-    order = {layout.path: names.name(uri)[0] for uri, layout in layouts.items()}
+                   F.col("value")))
+    files = _input_files(spark, raw, names, opts.format)
+    stages.lap("formats")
+    order = {info.path: names.name(key)[0] for key, info in files.items()}
     paths = sorted(order, key=lambda p: (order[p], p))
-    formats = {layout.path: layout.fmt for layout in layouts.values()}
+    formats = {info.path: info.fmt for info in files.values()}
 
-    parsed = (raw.select("uri", "block", "rid", F.col("value").cast("binary").alias("v"))
-              .mapInArrow(_parse_fn(layouts, ParseOptions(tz=opts.tz)), PARSED_SCHEMA)
+    parsed = (raw.select("uri", "block", F.col("value").cast("binary").alias("v"))
+              .mapInArrow(_parse_fn(files, ParseOptions(tz=opts.tz)), PARSED_SCHEMA)
               .persist(StorageLevel.MEMORY_AND_DISK))
     try:
         result = _run_parsed(spark, opts, parsed, paths, formats, seed, stages)
@@ -361,19 +348,38 @@ def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str],
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
+    # Counts and block layouts (the rows are few: per partition and per block), then the header
+    # lines that start a later block, now that it is known whether the blocks before were blank.
     counts: dict[str, list[int]] = {p: [0, 0] for p in paths}
-    for r in parsed.where(F.col("cls") == "n").groupBy("path").agg(F.sum("nl").alias("nl"),
-                                                                    F.sum("ne").alias("ne")).collect():
-        counts[r["path"]][0] += r["nl"]
-        counts[r["path"]][1] += r["ne"]
+    blocks: list[tuple[str, int, int, int | None, float | None]] = []
+    held: list[Any] = []
+    for r in parsed.where(F.col("cls").isin("n", "b", HEADER_HELD)).select(
+            "path", "cls", "okey", "line", "block", "nl", "ne", "payload").collect():
+        if r["cls"] == "n":
+            counts[r["path"]][0] += r["nl"]
+            counts[r["path"]][1] += r["ne"]
+        elif r["cls"] == "b":
+            blocks.append((r["path"], r["block"], r["nl"], r["line"], r["okey"]))
+        else:
+            held.append(r)
+    layout = layout_from_blocks(blocks)
+    headers: dict[str, Event] = {}
+    driver_findings: list[Finding] = []
+    for r in held:
+        item = resolve_held_header(r["path"], r["block"], r["line"], bytes(r["payload"]), layout)
+        if isinstance(item, Event):
+            headers[r["path"]] = item
+            counts[r["path"]][1] += 1
+        else:
+            assert isinstance(item, Malformed)
+            driver_findings.append(Finding(r["path"], item.line, None, "malformed", item.message, item.field))
     stages.lap("parse")
 
     # Cluster-wide events, resolved per file in order.
     cluster_rows = (parsed.where(F.col("cls").isin("c", "t"))
-                    .select("path", "okey", "line", "sub", "cls", "payload")
-                    .repartition(F.col("path")).sortWithinPartitions("path", "okey", "line", "sub")
+                    .select("path", "okey", "block", "line", "sub", "cls", "payload")
+                    .repartition(F.col("path")).sortWithinPartitions("path", "okey", "block", "line", "sub")
                     .mapInArrow(_resolve_fn(formats), PARSED_SCHEMA).collect())
-    headers: dict[str, Event] = {}
     cluster: dict[str, list[tuple[tuple[float, int, int], Event]]] = {p: [] for p in paths}
     for r in cluster_rows:
         if r["cls"] == "n":
@@ -381,16 +387,16 @@ def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str],
             counts[r["path"]][1] += r["ne"]
             continue
         event: Event = loads(r["payload"])
+        event.line = layout.line(r["path"], r["block"], r["line"])
         if event.kind == "header":
             headers[r["path"]] = event
         else:
-            cluster[r["path"]].append(((r["okey"], r["line"], r["sub"]), event))
-    header_findings: list[Finding] = []
+            cluster[r["path"]].append(((r["okey"], event.line, r["sub"]), event))
     files: dict[str, FileSettings] = {}
     for p in paths:
-        files[p] = _file_settings(p, headers.get(p), opts, header_findings)
+        files[p] = _file_settings(p, headers.get(p), opts, driver_findings)
         files[p].cluster = sorted(cluster[p], key=lambda x: x[0])
-    ctx = ReplayContext(files, opts.clients, opts.mutants)
+    ctx = ReplayContext(files, layout.starts, opts.clients, opts.mutants)
     stages.lap("cluster events")
 
     # Sampling: whole groups, by hash of (seed, group id), per-type fractions.
@@ -409,22 +415,22 @@ def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str],
     stages.lap("sampling")
 
     kept = groups.where(F.col("kept")).select("grp", F.col("type").alias("gtype"))
-    events = (parsed.where(F.col("cls") == "g").drop("gtype").join(kept, "grp")
-              .select("path", "grp", "gtype", "okey", "line", "sub", "payload"))
-    orphans = parsed.where(F.col("cls") == "o").select("path", "grp", "gtype", "okey", "line", "sub", "payload")
+    columns = ("path", "grp", "gtype", "okey", "block", "line", "sub", "payload")
+    events = parsed.where(F.col("cls") == "g").drop("gtype").join(kept, "grp").select(*columns)
+    orphans = parsed.where(F.col("cls") == "o").select(*columns)
     replay_in = events.unionByName(orphans)
     if opts.partitions:
         replay_in = replay_in.repartition(opts.partitions, "path", "grp")
     else:
         replay_in = replay_in.repartition("path", "grp")
-    out = (replay_in.sortWithinPartitions("path", "grp", "okey", "line", "sub")
+    out = (replay_in.sortWithinPartitions("path", "grp", "okey", "block", "line", "sub")
            .mapInArrow(_replay_fn(ctx), OUTPUT_SCHEMA).persist(StorageLevel.MEMORY_AND_DISK))
     try:
         rows = out.collect()
         stages.lap("replay")
-        malformed = parsed.where(F.col("cls") == "m").select("path", "okey", "line", "sub", "msg", "fld").collect()
+        malformed = parsed.where(F.col("cls") == "m").select("path", "block", "line", "sub", "msg", "fld").collect()
         if opts.findings_parquet:
-            _write_findings(spark, opts.findings_parquet, out, parsed, header_findings)
+            _write_findings(spark, opts.findings_parquet, out, parsed, layout, driver_findings)
     finally:
         out.unpersist()
     stages.lap("findings")
@@ -441,11 +447,12 @@ def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str],
         g.incomplete = r["verdict"] == "incomplete"
         report.groups.append(g)
     ordered: list[tuple[tuple[int, int, int, int], Finding]] = []
-    for i, f in enumerate(header_findings):
+    for i, f in enumerate(driver_findings):
         ordered.append(((path_index[f.path], f.line, -1, i), f))
     for r in malformed:
-        ordered.append(((path_index[r["path"]], r["line"], r["sub"], 0),
-                        Finding(r["path"], r["line"], None, "malformed", r["msg"], r["fld"])))
+        line = layout.line(r["path"], r["block"], r["line"])
+        ordered.append(((path_index[r["path"]], line, r["sub"], 0),
+                        Finding(r["path"], line, None, "malformed", r["msg"], r["fld"])))
     for r in rows:
         if r["rec"] == "F":
             f = finding_from_row(r["path"], r["grp"], r["line"], r["kind"], r["field"], r["expected"],
@@ -468,20 +475,23 @@ def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str],
     return ConformResult(report, sampling, formats)
 
 
-def _write_findings(spark: Any, target: str, out: Any, parsed: Any, header_findings: list[Finding]) -> None:
+def _write_findings(spark: Any, target: str, out: Any, parsed: Any, layout: Layout,
+                    driver_findings: list[Finding]) -> None:
     from pyspark.sql import functions as F
 
     replayed = out.where(F.col("rec") == "F").select(
         "path", "line", F.col("grp").alias("groupId"), F.col("gtype").alias("groupType"), "kind", "field",
         "expected", "observed", "message")
-    malformed = parsed.where(F.col("cls") == "m").select(
-        "path", "line", F.lit(None).cast("string").alias("groupId"), F.lit(None).cast("string").alias("groupType"),
+    starts = spark.createDataFrame([(p, b, s.lines_before) for (p, b), s in layout.starts.items()],
+                                   "path string, block long, before long")
+    malformed = parsed.where(F.col("cls") == "m").join(F.broadcast(starts), ["path", "block"]).select(
+        "path", (F.col("before") + F.col("line") + 1).alias("line"), F.lit(None).cast("string").alias("groupId"), F.lit(None).cast("string").alias("groupType"),
         F.lit("malformed").alias("kind"), F.col("fld").alias("field"), F.lit("null").alias("expected"),
         F.lit("null").alias("observed"), F.col("msg").alias("message"))
     table = replayed.unionByName(malformed)
-    if header_findings:
+    if driver_findings:
         extra = spark.createDataFrame(
-            [(f.path, f.line, None, None, f.kind, f.field, "null", "null", f.message) for f in header_findings],
+            [(f.path, f.line, None, None, f.kind, f.field, "null", "null", f.message) for f in driver_findings],
             FINDINGS_SCHEMA)
         table = table.unionByName(extra)
     table.write.mode("overwrite").parquet(target)

@@ -24,6 +24,7 @@ from kgspec.conformance.events import Event
 from kgspec.conformance.findings import Finding, GroupSummary, Report, jsonable
 from kgspec.model.mutants import Mutants
 
+from .blocks import BlockStart
 from .parse import event_from_payload
 
 OUTPUT_SCHEMA: Final = ("rec string, path string, grp string, gtype string, okey double, line long, sub int, "
@@ -48,6 +49,7 @@ class FileSettings:
 @dataclass(slots=True)
 class ReplayContext:
     files: dict[str, FileSettings]
+    starts: dict[tuple[str, int], BlockStart]  # (path, block start) -> its first line and inherited time
     clients: bool = False
     mutants: tuple[str, ...] = ()
 
@@ -115,19 +117,26 @@ def replay_group(path: str, grp: str | None, gtype: str | None, events: list[tup
                    g.type, None, None, None, None)
 
 
-def replay_rows(rows: Iterable[tuple[str, str | None, str | None, float, int, int, bytes]],
+def replay_rows(rows: Iterable[tuple[str, str | None, str | None, float, int, int, int, bytes]],
                 ctx: ReplayContext) -> Iterator[OutRow]:
-    """Rows ``(path, group, type, okey, line, sub, event)`` sorted by (path, group, order)."""
+    """Rows ``(path, group, type, okey, block, index in block, sub, event)`` sorted by
+    (path, group, okey, block, index, sub): by (path, group, order)."""
     key: tuple[str, str | None] | None = None
+    where: tuple[str, int] | None = None
+    start = BlockStart(0, 0.0)
     gtype: str | None = None
     events: list[tuple[Order, Event]] = []
-    for path, grp, rtype, okey, line, sub, payload in rows:
+    for path, grp, rtype, okey, block, index, sub, payload in rows:
         if (path, grp) != key:
             if key is not None:
                 yield from replay_group(key[0], key[1], gtype, events, ctx)
             key, gtype, events = (path, grp), None, []
+        if (path, block) != where:
+            where = (path, block)
+            start = ctx.starts[where]
         if gtype is None:
             gtype = rtype
-        events.append(((okey, line, sub), event_from_payload(payload, line)))
+        line = start.lines_before + index + 1
+        events.append(((okey, line, sub), event_from_payload(payload, line, start.start_ts)))
     if key is not None:
         yield from replay_group(key[0], key[1], gtype, events, ctx)

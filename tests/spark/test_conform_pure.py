@@ -4,17 +4,23 @@ cluster resolution and per-group replay give ``kgspec check``'s results."""
 from __future__ import annotations
 
 import gzip
+import re
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from kgspec.conformance.checker import check_items
+from kgspec.conformance.events import Event, Malformed
 from kgspec.conformance.findings import Report
 from kgspec.conformance.readers import open_trace
 from kgspec.conformance.readers.detect import detect_format
+from kgspec.conformance.spark.blocks import Layout, layout_from_blocks, resolve_held_header
 from kgspec.conformance.spark.parse import (
-    Block,
-    FileLayout,
+    HEADER_HELD,
+    FileInfo,
     ParseOptions,
+    Row,
+    event_from_payload,
     loads,
     parse_block_rows,
     resolve_cluster,
@@ -41,8 +47,23 @@ def test_keep_bounds_and_thresholds() -> None:
     assert 4_800 < kept < 5_200
 
 
-def _local_conform(path: Path, shown: str) -> tuple[list[tuple[str, str, int]], list[tuple[int, str | None, str, str | None]]]:
-    """The pipeline's stages run in Python on one block: (groups, findings)."""
+Groups = list[tuple[str, str, int]]
+Findings = list[tuple[int, str | None, str, str | None]]
+
+
+@dataclass
+class _Parsed:
+    """A file through the parse stage in blocks, and what the driver learns from the rows."""
+
+    rows: list[Row]
+    fmt: str
+    layout: Layout
+    header: Event | None  # a header line held back at a block's start, resolved as the header
+    findings: Findings  # ... or as malformed
+
+
+def _parse_in_blocks(path: Path, shown: str, block_lines: int | None) -> _Parsed:
+    """Read in blocks of ``block_lines`` lines (one block: None), each parsed as its own partition."""
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rb") as fh:
         raw = fh.read()
@@ -50,37 +71,137 @@ def _local_conform(path: Path, shown: str) -> tuple[list[tuple[str, str, int]], 
     if lines and lines[-1] == b"":
         lines.pop()
     fmt = detect_format(raw[:65536]) or "native"
-    first = next((i + 1 for i, line in enumerate(lines) if line.strip()), 0)
-    layout = FileLayout(shown, fmt, first, {0: Block(100, 0, 0)})
-    rows = list(parse_block_rows((("u", 0, 100 + i, line) for i, line in enumerate(lines)),
-                                 {"u": layout}, ParseOptions()))
-    cluster_in = sorted((r for r in rows if r[4] in ("c", "t")), key=lambda r: (r[1], r[2], r[3]))
-    resolved = list(resolve_cluster(((r[0], r[1], r[2], r[3], r[4], r[7]) for r in cluster_in), {shown: fmt}))
-    events = [((r[1], r[2], r[3]), loads(r[7])) for r in resolved if r[4] == "c"]
-    header = next((e for _, e in events if e.kind == "header"), None)
+    size = block_lines or max(len(lines), 1)
+    files = {"u": FileInfo(shown, fmt)}
+    rows: list[Row] = []
+    for start in range(0, len(lines), size):  # a block's start: its byte offset, as Spark's
+        offset = sum(len(line) + 1 for line in lines[:start])
+        rows += parse_block_rows((("u", offset, line) for line in lines[start:start + size]), files, ParseOptions())
+    layout = layout_from_blocks((r[0], r[12], r[10], r[2], r[1]) for r in rows if r[4] == "b")
+    parsed = _Parsed(rows, fmt, layout, None, [])
+    for r in rows:
+        if r[4] == HEADER_HELD:
+            assert r[2] is not None
+            assert r[7] is not None
+            item = resolve_held_header(r[0], r[12], r[2], r[7], layout)
+            if isinstance(item, Event):
+                parsed.header = item
+            else:
+                assert isinstance(item, Malformed)
+                parsed.findings.append((item.line, None, "malformed", item.field))
+    return parsed
+
+
+def _local_conform(path: Path, shown: str, block_lines: int | None = None) -> tuple[Groups, Findings]:
+    """The pipeline's stages run in Python on the file read in blocks: (groups, findings)."""
+    parsed = _parse_in_blocks(path, shown, block_lines)
+    rows, fmt, layout, findings = parsed.rows, parsed.fmt, parsed.layout, list(parsed.findings)
+    cluster_in = sorted((r for r in rows if r[4] in ("c", "t")), key=lambda r: (r[1], r[12], r[2], r[3]))
+    resolved = list(resolve_cluster(((r[0], r[1], r[12], r[2], r[3], r[4], r[7]) for r in cluster_in),
+                                    {shown: fmt}))
+    events = []
+    for r in resolved:
+        if r[4] == "c":
+            event = loads(r[7])
+            event.line = layout.line(r[0], r[12], r[2])
+            events.append(((r[1], event.line, r[3]), event))
+    header = next((e for _, e in events if e.kind == "header"), parsed.header)
     settings = _file_settings(shown, header, ConformOptions([shown]), [])
     settings.cluster = sorted(((o, e) for o, e in events if e.kind != "header"), key=lambda x: x[0])
-    ctx = ReplayContext({shown: settings})
+    ctx = ReplayContext({shown: settings}, layout.starts)
     group_rows = sorted((r for r in rows if r[4] in ("g", "o")),
-                        key=lambda r: (r[0], r[5] or "", r[1], r[2], r[3]))
-    out = list(replay_rows(((r[0], r[5], r[6], r[1], r[2], r[3], r[7]) for r in group_rows), ctx))
+                        key=lambda r: (r[0], r[5] or "", r[1], r[12], r[2], r[3]))
+    out = list(replay_rows(((r[0], r[5], r[6], r[1], r[12], r[2], r[3], r[7]) for r in group_rows), ctx))
     groups = sorted((r[2] or "", r[9] or "", r[8] or 0) for r in out if r[0] == "G")
-    findings = sorted((r[5], r[2], r[10] or "", r[11]) for r in out if r[0] == "F")
-    findings += [(r[2], None, "malformed", r[9]) for r in rows if r[4] == "m"]
+    findings += [(r[5], r[2], r[10] or "", r[11]) for r in out if r[0] == "F"]
+    findings += [(layout.line(r[0], r[12], r[2]), None, "malformed", r[9]) for r in rows if r[4] == "m"]
+    return groups, sorted(findings, key=str)
+
+
+def _check(path: Path) -> tuple[Groups, Findings]:
+    report = Report()
+    check_items(str(path), open_trace(path), report)
+    groups = sorted((g.group_id, g.verdict, g.events) for g in report.groups)
+    findings = [(f.line, f.group_id, f.kind, f.field) for f in report.findings
+                if f.field not in ("header.profile", "header.configs")]  # the driver reports those
     return groups, sorted(findings, key=str)
 
 
 @pytest.mark.parametrize("name", ["native_malformed.jsonl", "request.log", "offsets.dump.txt",
                                   "offsets.console.txt", "native.jsonl.gz"])
-def test_stages_equal_check_on_format_fixtures(name: str) -> None:
+@pytest.mark.parametrize("block_lines", [None, 1, 2, 5])
+def test_stages_equal_check_on_format_fixtures(name: str, block_lines: int | None) -> None:
+    """Whatever the blocks, line numbers, headers and inherited timestamps come out as check's."""
     path = FORMATS_DIR / name
-    report = Report()
-    check_items(str(path), open_trace(path), report)
-    groups, findings = _local_conform(path, str(path))
-    assert groups == sorted((g.group_id, g.verdict, g.events) for g in report.groups)
-    expected = [(f.line, f.group_id, f.kind, f.field) for f in report.findings
-                if f.field not in ("header.profile", "header.configs")]  # the driver reports those
-    assert findings == sorted(expected, key=str)
+    assert _local_conform(path, str(path), block_lines) == _check(path)
+
+
+def _items_in_blocks(path: Path, block_lines: int | None) -> list[tuple[int, str, float | None]]:
+    """Every event (line, kind, timestamp) and malformed line as the replay and driver see them."""
+    parsed = _parse_in_blocks(path, str(path), block_lines)
+    layout = parsed.layout
+    out: list[tuple[int, str, float | None]] = [(line, "malformed", None) for line, *_ in parsed.findings]
+    if parsed.header is not None:
+        out.append((parsed.header.line, "header", parsed.header.ts_ms))
+    for r in parsed.rows:
+        block, index = r[12], r[2]
+        if r[4] in ("g", "o", "c", "m"):
+            assert index is not None
+            line = layout.line(r[0], block, index)
+        if r[4] in ("g", "o"):
+            assert r[7] is not None
+            event = event_from_payload(r[7], line, layout.starts[(r[0], block)].start_ts)
+            out.append((event.line, event.kind, event.ts_ms))
+        elif r[4] == "c":
+            assert r[7] is not None
+            out.append((line, loads(r[7]).kind, loads(r[7]).ts_ms))
+        elif r[4] == "m":
+            out.append((line, "malformed", None))
+    return sorted(out, key=str)
+
+
+def _items_by_check(path: Path) -> list[tuple[int, str, float | None]]:
+    return sorted(((i.line, i.kind, i.ts_ms) if isinstance(i, Event) else (i.line, "malformed", None)
+                   for i in open_trace(path) if isinstance(i, Event | Malformed)), key=str)
+
+
+@pytest.mark.parametrize("block_lines", [1, 2, 3, 4])
+def test_records_without_a_timestamp_inherit_across_blocks(tmp_path: Path, block_lines: int) -> None:
+    """A dump-log record line without a timestamp keeps the one before it, also when the one
+    before it was set in an earlier block (the block starts unknown; the driver fills it in)."""
+    lines = (FORMATS_DIR / "offsets.dump.txt").read_text().splitlines()
+    for i in (9, 10):  # offsets 5 and 6: no CreateTime
+        lines[i] = re.sub(r" CreateTime: \d+", "", lines[i])
+    path = tmp_path / "no-ts.dump.txt"
+    path.write_text("\n".join(lines) + "\n")
+    expected = _items_by_check(path)
+    assert [(line, ts) for line, kind, ts in expected if line in (10, 11)] == [
+        (10, 1748779200205), (11, 1748779200205)]
+    assert _items_in_blocks(path, block_lines) == expected
+
+
+@pytest.mark.parametrize("block_lines", [1, 2, 3, 4, None])
+def test_a_header_after_blank_blocks_is_the_header(tmp_path: Path, block_lines: int | None) -> None:
+    """The first non-blank line may start a later block: it is the header only if every
+    block before it was blank, which the driver alone knows."""
+    fixture = (FORMATS_DIR / "native_malformed.jsonl").read_bytes()
+    path = tmp_path / "late-header.jsonl"
+    path.write_bytes(b"\n \n\t\n" + fixture)
+    expected = _items_by_check(path)
+    assert (4, "header", None) in expected
+    assert _items_in_blocks(path, block_lines) == expected
+    if block_lines in (1, 3):  # the header starts block 4 or block 2
+        assert any(r[4] == HEADER_HELD for r in _parse_in_blocks(path, str(path), block_lines).rows)
+
+
+@pytest.mark.parametrize("block_lines", [1, 2, 3])
+def test_a_header_after_an_event_is_malformed_in_any_block(tmp_path: Path, block_lines: int) -> None:
+    fixture = (FORMATS_DIR / "native_malformed.jsonl").read_bytes().split(b"\n", 1)
+    path = tmp_path / "header-second.jsonl"
+    path.write_bytes(b'{"tsMs":0,"tick":{}}\n\n\n' + fixture[0] + b"\n" + fixture[1])
+    expected = _items_by_check(path)
+    assert (4, "malformed", None) in expected
+    assert _items_in_blocks(path, block_lines) == expected
 
 
 def test_stages_equal_check_on_mutated_groups(dataset: Dataset) -> None:

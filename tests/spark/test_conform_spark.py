@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -90,6 +91,31 @@ def test_sampling_is_deterministic_across_partitionings(spark: Any, dataset: Dat
         f"group-{i}" for i in range(GROUPS) if keep(99, f"group-{i}", 0.3)}
     whole.pop("sampling")
     assert whole == _check_json([dataset.native])  # line numbers across blocks
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_small_blocks_give_checks_lines_headers_and_timestamps(spark: Any, dataset: Dataset, tmp_path: Path) -> None:
+    """Files read in many small blocks: a header after blank blocks, dump-log records that
+    inherit a timestamp from an earlier block, an empty file; the report is check's."""
+    late_header = tmp_path / "late-header.jsonl"
+    late_header.write_bytes(b"\n" * 300 + dataset.fixtures[1].read_bytes())
+    lines = dataset.fixtures[3].read_text().splitlines()
+    no_ts = tmp_path / "no-ts.dump.txt"
+    no_ts.write_text("\n".join(re.sub(r" CreateTime: \d+", "", line) if i in (9, 10) else line
+                                for i, line in enumerate(lines)) + "\n")
+    empty = tmp_path / "empty.jsonl"
+    empty.write_bytes(b"")
+    inputs = [late_header, no_ts, dataset.fixtures[2], empty]
+    spark.conf.set("spark.sql.files.maxPartitionBytes", "128")
+    try:
+        got = _conform_json(spark, inputs)
+    finally:
+        spark.conf.unset("spark.sql.files.maxPartitionBytes")
+    got.pop("sampling")
+    expected = _check_json(inputs)
+    assert got == expected
+    assert expected["inputs"][3] == {"path": str(empty), "lines": 0, "events": 0}
 
 
 @pytest.mark.spark

@@ -1,0 +1,62 @@
+"""Line numbers across the blocks (splits) Spark reads a file in, learnt after parsing.
+
+Spark reads a file in blocks, each by one task, in order. The parse stage (:mod:`.parse`)
+cannot know how many lines come before its block, so it writes each row's index in its
+block as a provisional line, and one ``b`` row per block: its row count, its first
+non-blank row and the last timestamp a dump-log or console line of it set. From those
+rows alone the driver computes what a sequential read knows: every block's first line
+number and the timestamp its records inherit, and every file's first non-blank line.
+This replaces a pass over the whole input before parsing (``docs/conformance.md``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+
+from kgspec.conformance.events import ReadItem
+
+from .parse import native_item
+
+
+@dataclass(frozen=True, slots=True)
+class BlockStart:
+    lines_before: int
+    start_ts: float  # what a dump-log/console record without a timestamp inherits at the block's start
+
+
+@dataclass(slots=True)
+class Layout:
+    starts: dict[tuple[str, int], BlockStart] = field(default_factory=dict)  # (path, block start) ->
+    first_line: dict[str, int] = field(default_factory=dict)  # path -> first non-blank line (absent: none)
+
+    def line(self, path: str, block: int, index: int) -> int:
+        """The 1-based line number of row ``index`` (0-based) of a block."""
+        return self.starts[(path, block)].lines_before + index + 1
+
+
+def layout_from_blocks(rows: Iterable[tuple[str, int, int, int | None, float | None]]) -> Layout:
+    """``(path, block start, rows, first non-blank index or None, last timestamp or None)`` per block."""
+    by_file: dict[str, list[tuple[int, int, int | None, float | None]]] = {}
+    for path, block, count, first, last_ts in rows:
+        by_file.setdefault(path, []).append((block, count, first, last_ts))
+    layout = Layout()
+    for path, blocks in by_file.items():
+        blocks.sort(key=lambda b: b[0])
+        before = 0
+        ts: float = 0.0  # as a sequential read starts
+        for block, count, first, last_ts in blocks:
+            layout.starts[(path, block)] = BlockStart(before, ts)
+            if first is not None and path not in layout.first_line:
+                layout.first_line[path] = before + first + 1
+            if last_ts is not None:  # Spark's double column: an integral value was a Python int
+                ts = int(last_ts) if float(last_ts).is_integer() else float(last_ts)
+            before += count
+    return layout
+
+
+def resolve_held_header(path: str, block: int, index: int, content: bytes, layout: Layout) -> ReadItem:
+    """A header line that started a later block (an ``h`` row): the file's header if every
+    block before it was blank, else the malformed line it is anywhere else."""
+    line = layout.line(path, block, index)
+    return native_item(content, line, layout.first_line.get(path) == line)
