@@ -157,21 +157,30 @@ class TraceChecker:
             feed(item)
 
     def feed(self, item: ReadItem) -> None:
-        if type(item) is Event and item.kind == "call" and not self._first:  # the common case, first
-            counts = self.input
-            if not item.same_line:
-                counts.lines += 1
-            counts.events += 1
-            api = item.api_key
-            if api is None:
-                api = API_NAMES.get(item.api_name or "")
-            if api == CONSUMER_GROUP_HEARTBEAT and self.steady_cache:
-                gid = item.request.get("groupId")
-                cached = self.groups.get(gid) if type(gid) is str else None
-                if cached is not None and cached.steady and self._steady_hit(cached, item):
-                    return
-            self._call(item, api)
-            return
+        if type(item) is Event and not self._first:  # the common cases first: a call, a record
+            kind = item.kind
+            if kind == "call":
+                counts = self.input
+                if not item.same_line:
+                    counts.lines += 1
+                counts.events += 1
+                api = item.api_key
+                if api is None:
+                    api = API_NAMES.get(item.api_name or "")
+                if api == CONSUMER_GROUP_HEARTBEAT and self.steady_cache:
+                    gid = item.request.get("groupId")
+                    cached = self.groups.get(gid) if type(gid) is str else None
+                    if cached is not None and cached.steady and self._steady_hit(cached, item):
+                        return
+                self._call(item, api)
+                return
+            if kind == "record":
+                counts = self.input
+                if not item.same_line:
+                    counts.lines += 1
+                counts.events += 1
+                self._record(item)
+                return
         if not getattr(item, "same_line", False):  # several events may share one input line
             self.input.lines += 1
         first, self._first = self._first, False

@@ -27,36 +27,36 @@ class BlockStart:
 
 @dataclass(slots=True)
 class Layout:
-    starts: dict[tuple[str, int], BlockStart] = field(default_factory=dict)  # (path, block start) ->
-    first_line: dict[str, int] = field(default_factory=dict)  # path -> first non-blank line (absent: none)
+    starts: dict[tuple[int, int], BlockStart] = field(default_factory=dict)  # (file index, block start) ->
+    first_line: dict[int, int] = field(default_factory=dict)  # file index -> first non-blank line (absent: none)
 
-    def line(self, path: str, block: int, index: int) -> int:
+    def line(self, fi: int, block: int, index: int) -> int:
         """The 1-based line number of row ``index`` (0-based) of a block."""
-        return self.starts[(path, block)].lines_before + index + 1
+        return self.starts[(fi, block)].lines_before + index + 1
 
 
-def layout_from_blocks(rows: Iterable[tuple[str, int, int, int | None, float | None]]) -> Layout:
-    """``(path, block start, rows, first non-blank index or None, last timestamp or None)`` per block."""
-    by_file: dict[str, list[tuple[int, int, int | None, float | None]]] = {}
-    for path, block, count, first, last_ts in rows:
-        by_file.setdefault(path, []).append((block, count, first, last_ts))
+def layout_from_blocks(rows: Iterable[tuple[int, int, int, int | None, float | None]]) -> Layout:
+    """``(file index, block start, rows, first non-blank index or None, last timestamp or None)`` per block."""
+    by_file: dict[int, list[tuple[int, int, int | None, float | None]]] = {}
+    for fi, block, count, first, last_ts in rows:
+        by_file.setdefault(fi, []).append((block, count, first, last_ts))
     layout = Layout()
-    for path, blocks in by_file.items():
+    for fi, blocks in by_file.items():
         blocks.sort(key=lambda b: b[0])
         before = 0
         ts: float = 0.0  # as a sequential read starts
         for block, count, first, last_ts in blocks:
-            layout.starts[(path, block)] = BlockStart(before, ts)
-            if first is not None and path not in layout.first_line:
-                layout.first_line[path] = before + first + 1
+            layout.starts[(fi, block)] = BlockStart(before, ts)
+            if first is not None and fi not in layout.first_line:
+                layout.first_line[fi] = before + first + 1
             if last_ts is not None:  # Spark's double column: an integral value was a Python int
                 ts = int(last_ts) if float(last_ts).is_integer() else float(last_ts)
             before += count
     return layout
 
 
-def resolve_held_header(path: str, block: int, index: int, content: bytes, layout: Layout) -> ReadItem:
+def resolve_held_header(fi: int, block: int, index: int, content: bytes, layout: Layout) -> ReadItem:
     """A header line that started a later block (an ``h`` row): the file's header if every
     block before it was blank, else the malformed line it is anywhere else."""
-    line = layout.line(path, block, index)
-    return native_item(content, line, layout.first_line.get(path) == line)
+    line = layout.line(fi, block, index)
+    return native_item(content, line, layout.first_line.get(fi) == line)

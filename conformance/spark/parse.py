@@ -51,11 +51,11 @@ from kgspec.conformance.readers.native import HEADER_NOT_FIRST, parse_line
 from kgspec.conformance.readers.request_log import GROUP_API_KEYS, _LineParser
 from kgspec.conformance.readers.topics import TOPIC_API_KEYS, TopicTracker, api_label, topic_items
 
-PARSED_SCHEMA: Final = ("path string, okey double, line long, sub int, cls string, grp string, gtype string, "
+PARSED_SCHEMA: Final = ("fi int, okey double, line long, sub int, cls string, grp string, gtype string, "
                         "payload binary, msg string, fld string, nl long, ne long, block long")
-PARSED_COLUMNS: Final = ("path", "okey", "line", "sub", "cls", "grp", "gtype", "payload", "msg", "fld", "nl", "ne",
+PARSED_COLUMNS: Final = ("fi", "okey", "line", "sub", "cls", "grp", "gtype", "payload", "msg", "fld", "nl", "ne",
                          "block")
-Row = tuple[str, float | None, int | None, int, str, str | None, str | None, bytes | None, str | None, str | None,
+Row = tuple[int, float | None, int | None, int, str, str | None, str | None, bytes | None, str | None, str | None,
             int | None, int | None, int]
 
 # Group types for sampling, from the API of a call or the type of a record.
@@ -74,7 +74,10 @@ UNKNOWN_TS: Final = math.nan  # a later block's starting timestamp, until the dr
 
 @dataclass(frozen=True, slots=True)
 class FileInfo:
-    path: str  # the path reported (the argument as given, where it named the file)
+    """A file as its rows name it (``fi``: its index among the reported files, fewer bytes per
+    row than its path in every stage and sort) and its format."""
+
+    index: int
     fmt: str
 
 
@@ -214,7 +217,7 @@ def _describe_groups(event: Event) -> list[str] | None:
     return list(dict.fromkeys(gids))
 
 
-def route(path: str, block: int, okey: float, sub: int, item: ReadItem, completion: float | None = None,
+def route(fi: int, block: int, okey: float, sub: int, item: ReadItem, completion: float | None = None,
           line_bytes: bytes | None = None) -> list[Row]:
     """The parsed rows of one item (not counted: see ``count_row``).
 
@@ -224,12 +227,12 @@ def route(path: str, block: int, okey: float, sub: int, item: ReadItem, completi
     if isinstance(item, Skipped):
         return []
     if isinstance(item, Malformed):
-        return [(path, okey, item.line, sub, "m", None, None, None, item.message, item.field, None, None, block)]
+        return [(fi, okey, item.line, sub, "m", None, None, None, item.message, item.field, None, None, block)]
     if item.kind in ("header", "topic", "tick"):
-        return [(path, okey, item.line, sub, "c", None, None, dumps(item), None, None, None, None, block)]
+        return [(fi, okey, item.line, sub, "c", None, None, dumps(item), None, None, None, None, block)]
     if item.kind == "call" and item.api_key in TOPIC_API_KEYS:
         done = completion if completion is not None else (item.ts_ms or 0) + (item.total_time_ms or 0)
-        return [(path, okey, item.line, sub, "t", None, None, dumps((item, done)), None, None, None, None, block)]
+        return [(fi, okey, item.line, sub, "t", None, None, dumps((item, done)), None, None, None, None, block)]
     payload = line_bytes if line_bytes is not None else dumps(item)
     gtype = group_type(item)
     gids = _describe_groups(item) if item.kind == "call" else None
@@ -237,16 +240,16 @@ def route(path: str, block: int, okey: float, sub: int, item: ReadItem, completi
         gid = item.group_id
         gids = [gid] if gid is not None else []
     if not gids:
-        return [(path, okey, item.line, sub, "o", None, gtype, payload, None, None, None, None, block)]
-    return [(path, okey, item.line, sub, "g", gid, gtype, payload, None, None, None, None, block) for gid in gids]
+        return [(fi, okey, item.line, sub, "o", None, gtype, payload, None, None, None, None, block)]
+    return [(fi, okey, item.line, sub, "g", gid, gtype, payload, None, None, None, None, block) for gid in gids]
 
 
-def count_row(path: str, items: int, events: int) -> Row:
-    return (path, 0.0, 0, 0, "n", None, None, None, None, None, items, events, 0)
+def count_row(fi: int, items: int, events: int) -> Row:
+    return (fi, 0.0, 0, 0, "n", None, None, None, None, None, items, events, 0)
 
 
-def block_row(path: str, block: int, rows: int, parser: LineParser) -> Row:
-    return (path, parser.last_ts, parser.first_index, 0, "b", None, None, None, None, None, rows, None, block)
+def block_row(fi: int, block: int, rows: int, parser: LineParser) -> Row:
+    return (fi, parser.last_ts, parser.first_index, 0, "b", None, None, None, None, None, rows, None, block)
 
 
 def parse_block_rows(rows: Iterable[tuple[str, int, bytes | None]], files: dict[str, FileInfo],
@@ -259,21 +262,21 @@ def parse_block_rows(rows: Iterable[tuple[str, int, bytes | None]], files: dict[
     rows. Topic-API calls are counted later, once resolved. A line whose parsing raises is
     ``malformed``.
     """
-    counts: dict[str, list[int]] = {}
+    counts: dict[int, list[int]] = {}
     parser: LineParser | None = None
     current: tuple[str, int] | None = None
-    path = ""
+    fi = 0
     block = 0
     index = -1
     counter: list[int] = []
     for key, block_start, raw in rows:
         if (key, block_start) != current:
             if parser is not None:
-                yield block_row(path, block, index + 1, parser)
+                yield block_row(fi, block, index + 1, parser)
             current, block, index = (key, block_start), block_start, -1
             parser = LineParser(files[key], options, block_start == 0)
-            path = parser.info.path
-            counter = counts.setdefault(path, [0, 0])
+            fi = parser.info.index
+            counter = counts.setdefault(fi, [0, 0])
         assert parser is not None
         index += 1
         try:
@@ -282,23 +285,23 @@ def parse_block_rows(rows: Iterable[tuple[str, int, bytes | None]], files: dict[
             okey, items = 0.0, [Malformed(index, f"line could not be parsed: {type(exc).__name__}: {exc}")]
         if parser.held is not None:  # counted as the malformed line it is unless the driver says header
             counter[0] += 1
-            yield (path, 0.0, index, 0, HEADER_HELD, None, None, parser.held, None, None, None, None, block)
+            yield (fi, 0.0, index, 0, HEADER_HELD, None, None, parser.held, None, None, None, None, block)
             parser.held = None
             continue
         for sub, item in enumerate(items):
             if isinstance(item, Event) and item.kind == "call" and item.api_key in TOPIC_API_KEYS:
-                yield from route(path, block, okey, sub, item, _request_log_completion(item, parser))
+                yield from route(fi, block, okey, sub, item, _request_log_completion(item, parser))
                 continue
             if not getattr(item, "same_line", False):  # as TraceChecker.feed counts lines
                 counter[0] += 1
             if isinstance(item, Event):
                 counter[1] += 1
             native = parser.fmt == "native" and len(items) == 1 and isinstance(item, Event)
-            yield from route(path, block, okey, sub, item, line_bytes=(raw or b"").strip() if native else None)
+            yield from route(fi, block, okey, sub, item, line_bytes=(raw or b"").strip() if native else None)
     if parser is not None:
-        yield block_row(path, block, index + 1, parser)
-    for path, (items_n, events_n) in counts.items():
-        yield count_row(path, items_n, events_n)
+        yield block_row(fi, block, index + 1, parser)
+    for fi, (items_n, events_n) in counts.items():
+        yield count_row(fi, items_n, events_n)
 
 
 def _request_log_completion(item: Event, parser: LineParser) -> float | None:
@@ -309,28 +312,28 @@ def _request_log_completion(item: Event, parser: LineParser) -> float | None:
     return item.ts_ms + (item.total_time_ms or 0)
 
 
-def resolve_cluster(rows: Iterable[tuple[str, float, int, int, int, str, bytes]],
-                    formats: dict[str, str]) -> Iterator[Row]:
+def resolve_cluster(rows: Iterable[tuple[int, float, int, int, int, str, bytes]],
+                    formats: dict[int, str]) -> Iterator[Row]:
     """Cluster rows (``c`` and ``t``) of whole files, each file's in order -> resolved ``c`` rows + counts.
 
-    Rows are ``(path, okey, block, line, sub, cls, payload)``, ``line`` still the index in
+    Rows are ``(fi, okey, block, line, sub, cls, payload)``, ``line`` still the index in
     the block. Topic-API calls become topic events (or nothing) with the file's
     ``TopicTracker``, as the readers do: in a native trace only until the trace shows a
     topic event of its own.
     """
-    trackers: dict[str, tuple[TopicTracker, list[bool]]] = {}
-    counts: dict[str, list[int]] = {}
-    for path, okey, block, line, sub, cls, payload in rows:
-        tracker, own = trackers.setdefault(path, (TopicTracker(), [False]))
-        counter = counts.setdefault(path, [0, 0])
+    trackers: dict[int, tuple[TopicTracker, list[bool]]] = {}
+    counts: dict[int, list[int]] = {}
+    for fi, okey, block, line, sub, cls, payload in rows:
+        tracker, own = trackers.setdefault(fi, (TopicTracker(), [False]))
+        counter = counts.setdefault(fi, [0, 0])
         if cls == "c":
             event: Event = loads(payload)
             if event.kind == "topic":
                 own[0] = True
-            yield (path, okey, line, sub, "c", None, None, payload, None, None, None, None, block)
+            yield (fi, okey, line, sub, "c", None, None, payload, None, None, None, None, block)
             continue
         call, completion = loads(payload)
-        if formats.get(path) == "native" and own[0]:
+        if formats.get(fi) == "native" and own[0]:
             items: list[ReadItem] = [Skipped(line, f"{api_label(call)}: topics come from the trace's topic events")]
         else:
             items = topic_items(call, tracker, completion)
@@ -339,9 +342,9 @@ def resolve_cluster(rows: Iterable[tuple[str, float, int, int, int, str, bytes]]
                 counter[0] += 1
             if isinstance(item, Event):
                 counter[1] += 1
-                yield (path, okey, line, sub + i, "c", None, None, dumps(item), None, None, None, None, block)
-    for path, (items_n, events_n) in counts.items():
-        yield count_row(path, items_n, events_n)
+                yield (fi, okey, line, sub + i, "c", None, None, dumps(item), None, None, None, None, block)
+    for fi, (items_n, events_n) in counts.items():
+        yield count_row(fi, items_n, events_n)
 
 
 def is_nan(value: float | None) -> bool:

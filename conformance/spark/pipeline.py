@@ -199,13 +199,13 @@ def _keyed(rows: Iterable[tuple[str, int, bytes | None]]) -> Iterator[tuple[str,
         yield key, block, value
 
 
-def _resolve_fn(formats: dict[str, str]) -> Callable[[Iterable[Any]], Iterator[Any]]:
-    return _map_fn(("path", "okey", "block", "line", "sub", "cls", "payload"), PARSED_SCHEMA,
+def _resolve_fn(formats: dict[int, str]) -> Callable[[Iterable[Any]], Iterator[Any]]:
+    return _map_fn(("fi", "okey", "block", "line", "sub", "cls", "payload"), PARSED_SCHEMA,
                    lambda rows: resolve_cluster(rows, formats))
 
 
 def _replay_fn(ctx: ReplayContext) -> Callable[[Iterable[Any]], Iterator[Any]]:
-    return _map_fn(("path", "grp", "gtype", "okey", "block", "line", "sub", "payload"), OUTPUT_SCHEMA,
+    return _map_fn(("fi", "grp", "gtype", "okey", "block", "line", "sub", "payload"), OUTPUT_SCHEMA,
                    lambda rows: replay_rows(rows, ctx))
 
 
@@ -220,8 +220,9 @@ def _sample_fn(keys: frozenset[str]) -> Callable[[Iterable[Any]], Iterator[Any]]
     return _map_fn(("uri", "v"), "uri string, i long, v binary", first_lines)
 
 
-def _input_files(spark: Any, raw: Any, names: _Names, fmt: str) -> dict[str, FileInfo]:
-    """Every file Spark will read (by :func:`file_key`) with its reported path and format."""
+def _input_files(spark: Any, raw: Any, names: _Names, fmt: str) -> tuple[list[str], dict[str, FileInfo]]:
+    """The reported paths, in report order, and every file Spark will read (by :func:`file_key`)
+    with its index in that list and its format."""
     from pyspark.sql import functions as F
 
     uris = {file_key(uri): uri for uri in raw.inputFiles()}
@@ -239,7 +240,10 @@ def _input_files(spark: Any, raw: Any, names: _Names, fmt: str) -> dict[str, Fil
             lines.setdefault(r["uri"], []).append((r["i"], bytes(r["v"])))
         for key in remote:
             formats[key] = detect_format(b"\n".join(v for _, v in sorted(lines.get(key, [])))) or "native"
-    return {key: FileInfo(names.name(uri)[1], formats[key]) for key, uri in uris.items()}
+    named = {key: names.name(uri) for key, uri in uris.items()}
+    paths = sorted({path: order for order, path in named.values()}.items(), key=lambda x: (x[1], x[0]))
+    index = {path: i for i, (path, _) in enumerate(paths)}
+    return [path for path, _ in paths], {key: FileInfo(index[named[key][1]], formats[key]) for key in uris}
 
 
 def _local_format(uri: str) -> str | None:
@@ -315,11 +319,9 @@ def _run(spark: Any, opts: ConformOptions, seed: int) -> ConformResult:
            .text(list(opts.inputs))
            .select(F.col("_metadata.file_path").alias("uri"), F.col("_metadata.file_block_start").alias("block"),
                    F.col("value")))
-    files = _input_files(spark, raw, names, opts.format)
+    paths, files = _input_files(spark, raw, names, opts.format)
     stages.lap("formats")
-    order = {info.path: names.name(key)[0] for key, info in files.items()}
-    paths = sorted(order, key=lambda p: (order[p], p))
-    formats = {info.path: info.fmt for info in files.values()}
+    formats = {info.index: info.fmt for info in files.values()}
 
     parsed = (raw.select("uri", "block", F.col("value").cast("binary").alias("v"))
               .mapInArrow(_parse_fn(files, ParseOptions(tz=opts.tz)), PARSED_SCHEMA)
@@ -343,60 +345,60 @@ class _StageClock:
         self._last = now
 
 
-def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str], formats: dict[str, str],
+def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str], formats: dict[int, str],
                 seed: int, stages: _StageClock) -> ConformResult:
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
     # Counts and block layouts (the rows are few: per partition and per block), then the header
     # lines that start a later block, now that it is known whether the blocks before were blank.
-    counts: dict[str, list[int]] = {p: [0, 0] for p in paths}
-    blocks: list[tuple[str, int, int, int | None, float | None]] = []
+    counts = [[0, 0] for _ in paths]  # by file index
+    blocks: list[tuple[int, int, int, int | None, float | None]] = []
     held: list[Any] = []
     for r in parsed.where(F.col("cls").isin("n", "b", HEADER_HELD)).select(
-            "path", "cls", "okey", "line", "block", "nl", "ne", "payload").collect():
+            "fi", "cls", "okey", "line", "block", "nl", "ne", "payload").collect():
         if r["cls"] == "n":
-            counts[r["path"]][0] += r["nl"]
-            counts[r["path"]][1] += r["ne"]
+            counts[r["fi"]][0] += r["nl"]
+            counts[r["fi"]][1] += r["ne"]
         elif r["cls"] == "b":
-            blocks.append((r["path"], r["block"], r["nl"], r["line"], r["okey"]))
+            blocks.append((r["fi"], r["block"], r["nl"], r["line"], r["okey"]))
         else:
             held.append(r)
     layout = layout_from_blocks(blocks)
-    headers: dict[str, Event] = {}
+    headers: dict[int, Event] = {}
     driver_findings: list[Finding] = []
     for r in held:
-        item = resolve_held_header(r["path"], r["block"], r["line"], bytes(r["payload"]), layout)
+        item = resolve_held_header(r["fi"], r["block"], r["line"], bytes(r["payload"]), layout)
         if isinstance(item, Event):
-            headers[r["path"]] = item
-            counts[r["path"]][1] += 1
+            headers[r["fi"]] = item
+            counts[r["fi"]][1] += 1
         else:
             assert isinstance(item, Malformed)
-            driver_findings.append(Finding(r["path"], item.line, None, "malformed", item.message, item.field))
+            driver_findings.append(Finding(paths[r["fi"]], item.line, None, "malformed", item.message, item.field))
     stages.lap("parse")
 
     # Cluster-wide events, resolved per file in order.
     cluster_rows = (parsed.where(F.col("cls").isin("c", "t"))
-                    .select("path", "okey", "block", "line", "sub", "cls", "payload")
-                    .repartition(F.col("path")).sortWithinPartitions("path", "okey", "block", "line", "sub")
+                    .select("fi", "okey", "block", "line", "sub", "cls", "payload")
+                    .repartition(F.col("fi")).sortWithinPartitions("fi", "okey", "block", "line", "sub")
                     .mapInArrow(_resolve_fn(formats), PARSED_SCHEMA).collect())
-    cluster: dict[str, list[tuple[tuple[float, int, int], Event]]] = {p: [] for p in paths}
+    cluster: list[list[tuple[tuple[float, int, int], Event]]] = [[] for _ in paths]
     for r in cluster_rows:
         if r["cls"] == "n":
-            counts[r["path"]][0] += r["nl"]
-            counts[r["path"]][1] += r["ne"]
+            counts[r["fi"]][0] += r["nl"]
+            counts[r["fi"]][1] += r["ne"]
             continue
         event: Event = loads(r["payload"])
-        event.line = layout.line(r["path"], r["block"], r["line"])
+        event.line = layout.line(r["fi"], r["block"], r["line"])
         if event.kind == "header":
-            headers[r["path"]] = event
+            headers[r["fi"]] = event
         else:
-            cluster[r["path"]].append(((r["okey"], event.line, r["sub"]), event))
+            cluster[r["fi"]].append(((r["okey"], event.line, r["sub"]), event))
     files: dict[str, FileSettings] = {}
-    for p in paths:
-        files[p] = _file_settings(p, headers.get(p), opts, driver_findings)
-        files[p].cluster = sorted(cluster[p], key=lambda x: x[0])
-    ctx = ReplayContext(files, layout.starts, opts.clients, opts.mutants)
+    for i, p in enumerate(paths):
+        files[p] = _file_settings(p, headers.get(i), opts, driver_findings)
+        files[p].cluster = sorted(cluster[i], key=lambda x: x[0])
+    ctx = ReplayContext(paths, files, layout.starts, opts.clients, opts.mutants)
     stages.lap("cluster events")
 
     # Sampling: whole groups, by hash of (seed, group id), per-type fractions.
@@ -415,29 +417,30 @@ def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str],
     stages.lap("sampling")
 
     kept = groups.where(F.col("kept")).select("grp", F.col("type").alias("gtype"))
-    columns = ("path", "grp", "gtype", "okey", "block", "line", "sub", "payload")
+    columns = ("fi", "grp", "gtype", "okey", "block", "line", "sub", "payload")
     events = parsed.where(F.col("cls") == "g").drop("gtype").join(kept, "grp").select(*columns)
     orphans = parsed.where(F.col("cls") == "o").select(*columns)
     replay_in = events.unionByName(orphans)
     if opts.partitions:
-        replay_in = replay_in.repartition(opts.partitions, "path", "grp")
+        replay_in = replay_in.repartition(opts.partitions, "fi", "grp")
     else:
-        replay_in = replay_in.repartition("path", "grp")
-    out = (replay_in.sortWithinPartitions("path", "grp", "okey", "block", "line", "sub")
+        replay_in = replay_in.repartition("fi", "grp")
+    # group first: its sort prefix tells rows apart (a file index is the same in most rows)
+    out = (replay_in.sortWithinPartitions("grp", "fi", "okey", "block", "line", "sub")
            .mapInArrow(_replay_fn(ctx), OUTPUT_SCHEMA).persist(StorageLevel.MEMORY_AND_DISK))
     try:
         rows = out.collect()
         stages.lap("replay")
-        malformed = parsed.where(F.col("cls") == "m").select("path", "block", "line", "sub", "msg", "fld").collect()
+        malformed = parsed.where(F.col("cls") == "m").select("fi", "block", "line", "sub", "msg", "fld").collect()
         if opts.findings_parquet:
-            _write_findings(spark, opts.findings_parquet, out, parsed, layout, driver_findings)
+            _write_findings(spark, opts.findings_parquet, out, parsed, paths, layout, driver_findings)
     finally:
         out.unpersist()
     stages.lap("findings")
 
     report = Report()
-    for p in paths:
-        report.inputs.append(InputSummary(p, counts[p][0], counts[p][1]))
+    for i, p in enumerate(paths):
+        report.inputs.append(InputSummary(p, counts[i][0], counts[i][1]))
     path_index = {p: i for i, p in enumerate(paths)}
     summaries = sorted((r for r in rows if r["rec"] == "G"),
                        key=lambda r: (path_index[r["path"]], r["okey"], r["line"], r["sub"]))
@@ -450,9 +453,8 @@ def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str],
     for i, f in enumerate(driver_findings):
         ordered.append(((path_index[f.path], f.line, -1, i), f))
     for r in malformed:
-        line = layout.line(r["path"], r["block"], r["line"])
-        ordered.append(((path_index[r["path"]], line, r["sub"], 0),
-                        Finding(r["path"], line, None, "malformed", r["msg"], r["fld"])))
+        line = layout.line(r["fi"], r["block"], r["line"])
+        ordered.append(((r["fi"], line, r["sub"], 0), Finding(paths[r["fi"]], line, None, "malformed", r["msg"], r["fld"])))
     for r in rows:
         if r["rec"] == "F":
             f = finding_from_row(r["path"], r["grp"], r["line"], r["kind"], r["field"], r["expected"],
@@ -472,19 +474,19 @@ def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str],
         "groupsSampled": sampled,
         "byType": {t: v for t, v in tally.items() if v["total"]},
     }
-    return ConformResult(report, sampling, formats)
+    return ConformResult(report, sampling, {paths[i]: fmt for i, fmt in formats.items()})
 
 
-def _write_findings(spark: Any, target: str, out: Any, parsed: Any, layout: Layout,
+def _write_findings(spark: Any, target: str, out: Any, parsed: Any, paths: list[str], layout: Layout,
                     driver_findings: list[Finding]) -> None:
     from pyspark.sql import functions as F
 
     replayed = out.where(F.col("rec") == "F").select(
         "path", "line", F.col("grp").alias("groupId"), F.col("gtype").alias("groupType"), "kind", "field",
         "expected", "observed", "message")
-    starts = spark.createDataFrame([(p, b, s.lines_before) for (p, b), s in layout.starts.items()],
-                                   "path string, block long, before long")
-    malformed = parsed.where(F.col("cls") == "m").join(F.broadcast(starts), ["path", "block"]).select(
+    starts = spark.createDataFrame([(fi, b, s.lines_before, paths[fi]) for (fi, b), s in layout.starts.items()],
+                                   "fi int, block long, before long, path string")
+    malformed = parsed.where(F.col("cls") == "m").join(F.broadcast(starts), ["fi", "block"]).select(
         "path", (F.col("before") + F.col("line") + 1).alias("line"), F.lit(None).cast("string").alias("groupId"), F.lit(None).cast("string").alias("groupType"),
         F.lit("malformed").alias("kind"), F.col("fld").alias("field"), F.lit("null").alias("expected"),
         F.lit("null").alias("observed"), F.col("msg").alias("message"))

@@ -48,8 +48,9 @@ class FileSettings:
 
 @dataclass(slots=True)
 class ReplayContext:
-    files: dict[str, FileSettings]
-    starts: dict[tuple[str, int], BlockStart]  # (path, block start) -> its first line and inherited time
+    paths: list[str]  # by file index
+    files: dict[str, FileSettings]  # by path
+    starts: dict[tuple[int, int], BlockStart]  # (file index, block start) -> its first line and inherited time
     clients: bool = False
     mutants: tuple[str, ...] = ()
 
@@ -117,26 +118,26 @@ def replay_group(path: str, grp: str | None, gtype: str | None, events: list[tup
                    g.type, None, None, None, None)
 
 
-def replay_rows(rows: Iterable[tuple[str, str | None, str | None, float, int, int, int, bytes]],
+def replay_rows(rows: Iterable[tuple[int, str | None, str | None, float, int, int, int, bytes]],
                 ctx: ReplayContext) -> Iterator[OutRow]:
-    """Rows ``(path, group, type, okey, block, index in block, sub, event)`` sorted by
-    (path, group, okey, block, index, sub): by (path, group, order)."""
-    key: tuple[str, str | None] | None = None
-    where: tuple[str, int] | None = None
+    """Rows ``(file index, group, type, okey, block, index in block, sub, event)``, each (file,
+    group)'s together and in (okey, block, index, sub) order: the order of the file."""
+    key: tuple[int, str | None] | None = None
+    where: tuple[int, int] | None = None
     start = BlockStart(0, 0.0)
     gtype: str | None = None
     events: list[tuple[Order, Event]] = []
-    for path, grp, rtype, okey, block, index, sub, payload in rows:
-        if (path, grp) != key:
+    for fi, grp, rtype, okey, block, index, sub, payload in rows:
+        if (fi, grp) != key:
             if key is not None:
-                yield from replay_group(key[0], key[1], gtype, events, ctx)
-            key, gtype, events = (path, grp), None, []
-        if (path, block) != where:
-            where = (path, block)
+                yield from replay_group(ctx.paths[key[0]], key[1], gtype, events, ctx)
+            key, gtype, events = (fi, grp), None, []
+        if (fi, block) != where:
+            where = (fi, block)
             start = ctx.starts[where]
         if gtype is None:
             gtype = rtype
         line = start.lines_before + index + 1
         events.append(((okey, line, sub), event_from_payload(payload, line, start.start_ts)))
     if key is not None:
-        yield from replay_group(key[0], key[1], gtype, events, ctx)
+        yield from replay_group(ctx.paths[key[0]], key[1], gtype, events, ctx)

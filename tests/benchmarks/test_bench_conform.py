@@ -43,14 +43,15 @@ def steady(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
 # One run in a fresh Python process: pyspark keeps the JVM of a stopped session and reuses it
 # for the next session of the same process, so in-process runs after the first would skip the
 # JVM start and run on JIT-warm code.
+# The session is the CLI's (build_session: on one or two cores, the serial collector; see
+# docs/conformance.md), with a 3 GiB driver and 4 shuffle partitions per core.
 _RUN = """
 import json, sys
+from kgspec.commands.conform import build_session
 from kgspec.conformance.spark import ConformOptions, run_conform
-from pyspark.sql import SparkSession
 cores, path = int(sys.argv[1]), sys.argv[2]
-spark = (SparkSession.builder.master(f"local[{cores}]").config("spark.ui.enabled", "false")
-         .config("spark.driver.memory", "3g").config("spark.sql.shuffle.partitions", str(4 * cores))
-         .config("spark.ui.showConsoleProgress", "false").getOrCreate())
+spark = build_session(f"local[{cores}]", None, {"spark.ui.enabled": "false", "spark.driver.memory": "3g",
+                                                "spark.sql.shuffle.partitions": str(4 * cores)})
 spark.sparkContext.setLogLevel("ERROR")
 try:
     result = run_conform(spark, ConformOptions([path]))

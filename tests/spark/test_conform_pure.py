@@ -72,7 +72,7 @@ def _parse_in_blocks(path: Path, shown: str, block_lines: int | None) -> _Parsed
         lines.pop()
     fmt = detect_format(raw[:65536]) or "native"
     size = block_lines or max(len(lines), 1)
-    files = {"u": FileInfo(shown, fmt)}
+    files = {"u": FileInfo(0, fmt)}
     rows: list[Row] = []
     for start in range(0, len(lines), size):  # a block's start: its byte offset, as Spark's
         offset = sum(len(line) + 1 for line in lines[:start])
@@ -97,8 +97,7 @@ def _local_conform(path: Path, shown: str, block_lines: int | None = None) -> tu
     parsed = _parse_in_blocks(path, shown, block_lines)
     rows, fmt, layout, findings = parsed.rows, parsed.fmt, parsed.layout, list(parsed.findings)
     cluster_in = sorted((r for r in rows if r[4] in ("c", "t")), key=lambda r: (r[1], r[12], r[2], r[3]))
-    resolved = list(resolve_cluster(((r[0], r[1], r[12], r[2], r[3], r[4], r[7]) for r in cluster_in),
-                                    {shown: fmt}))
+    resolved = list(resolve_cluster(((r[0], r[1], r[12], r[2], r[3], r[4], r[7]) for r in cluster_in), {0: fmt}))
     events = []
     for r in resolved:
         if r[4] == "c":
@@ -108,7 +107,7 @@ def _local_conform(path: Path, shown: str, block_lines: int | None = None) -> tu
     header = next((e for _, e in events if e.kind == "header"), parsed.header)
     settings = _file_settings(shown, header, ConformOptions([shown]), [])
     settings.cluster = sorted(((o, e) for o, e in events if e.kind != "header"), key=lambda x: x[0])
-    ctx = ReplayContext({shown: settings}, layout.starts)
+    ctx = ReplayContext([shown], {shown: settings}, layout.starts)
     group_rows = sorted((r for r in rows if r[4] in ("g", "o")),
                         key=lambda r: (r[0], r[5] or "", r[1], r[12], r[2], r[3]))
     out = list(replay_rows(((r[0], r[5], r[6], r[1], r[12], r[2], r[3], r[7]) for r in group_rows), ctx))
@@ -235,3 +234,29 @@ def test_driver_detects_local_formats_as_check_does(tmp_path: Path) -> None:
     assert _local_format(bz2.as_uri()) is None
     assert _local_format("hdfs://namenode/traces/a.jsonl") is None
     assert _local_format(tmp_path.as_uri()) is None  # a directory
+
+
+def test_local_cores_of_spark_masters() -> None:
+    import os
+
+    from kgspec.commands.conform import local_cores
+
+    mine = len(os.sched_getaffinity(0))
+    assert [local_cores(m) for m in ("local", "local[1]", "local[2]", "local[16]", "local[*]", "local[2,3]",
+                                     "local[*,4]")] == [1, 1, 2, 16, mine, 2, mine]
+    assert [local_cores(m) for m in ("local[0]", "local[]", "yarn", "spark://h:7077", "local-cluster[2,1,1024]",
+                                     "k8s://https://h")] == [None] * 6
+
+
+def test_small_local_masters_get_the_serial_collector() -> None:
+    from kgspec.commands.conform import small_local_gc
+
+    assert small_local_gc("local[1]", {}, "") == "-XX:+UseSerialGC"
+    assert small_local_gc("local[2]", {}, "# spark.driver.extraJavaOptions -XX:+UseG1GC\n") == "-XX:+UseSerialGC"
+    assert small_local_gc("local[3]", {}, "") is None
+    assert small_local_gc("yarn", {}, "") is None
+    # the user's Java options win, wherever they are set
+    assert small_local_gc("local[2]", {"spark.driver.extraJavaOptions": "-XX:+UseG1GC"}, "") is None
+    assert small_local_gc("local[2]", {"spark.driver.defaultJavaOptions": ""}, "") is None
+    assert small_local_gc("local[2]", {}, "spark.driver.extraJavaOptions  -Xss4m\n") is None
+    assert small_local_gc("local[2]", {}, "spark.driver.defaultJavaOptions=-XX:+UseG1GC\n") is None
