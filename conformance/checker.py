@@ -553,6 +553,11 @@ class TraceChecker:
             return
         g = self.groups.get(gid) or self._group(gid, gtype)
         g.summary.events += 1
+        member_id = key.get("memberId")
+        if member_id is not None and type(member_id) is not str:  # the schema's string; the invariants sort ids
+            self._finding(g, Finding(self.path, event.line, gid, "malformed", "record key memberId must be a string",
+                                     "record.key.data.memberId"))
+            return
         if not self._advance(g, float(event.ts_ms) if event.ts_ms is not None else 0.0, event.line):  # _ts
             return
         g.saw_records = True

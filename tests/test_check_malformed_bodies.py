@@ -5,6 +5,7 @@ answer the trace mangled does not put the model out of step (the following lines
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
@@ -94,3 +95,28 @@ def test_connect_calls_without_a_schema_table_become_findings(tmp_path: Path) ->
     assert status == 1
     assert [(f["line"], f["kind"], f["field"]) for f in report["findings"]] == [(20, "response-mismatch", "members")]
     assert "\"'unreadable'\"" in report["findings"][0]["message"]
+
+
+def test_record_key_member_id_that_is_not_a_string_is_malformed(tmp_path: Path) -> None:
+    """A number as a record key's memberId (the schema says string) is one ``malformed`` finding
+    at its line, not a crash of the target-assignment invariant, which sorts member ids."""
+    from kgspec.conformance.checker import check_items
+    from kgspec.conformance.findings import Report
+    from kgspec.conformance.readers import open_trace
+
+    topic = "JUxmFSdeRnSLhXMi3QDX9g"
+    lines = [
+        {"tsMs": 0, "record": {"key": {"type": 7, "data": {"groupId": "g", "memberId": "a"}},
+                               "value": {"version": 0, "data": {"topicPartitions": [{"topicId": topic, "partitions": [1]}]}}}},
+        {"tsMs": 1, "record": {"key": {"type": 7, "data": {"groupId": "g", "memberId": 5}},
+                               "value": {"version": 0, "data": {"topicPartitions": [{"topicId": topic, "partitions": [1]}]}}}},
+        {"tsMs": 2, "record": {"key": {"type": 6, "data": {"groupId": "g"}},
+                               "value": {"version": 0, "data": {"assignmentEpoch": 1, "assignorName": "uniform"}}}},
+    ]
+    path = tmp_path / "member-id.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    report = Report()
+    check_items(str(path), open_trace(path), report)
+    assert [(f.line, f.group_id, f.kind, f.field, f.message) for f in report.findings] == [
+        (2, "g", "malformed", "record.key.data.memberId", "record key memberId must be a string")]
+    assert [(g.group_id, g.verdict, g.events) for g in report.groups] == [("g", "incomplete", 3)]

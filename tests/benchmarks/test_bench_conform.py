@@ -86,7 +86,7 @@ def test_conform_throughput(cores: int, pinned: bool, benchmark: Any, steady: tu
             os.sched_setaffinity(0, cpus)
 
     def run() -> dict[str, Any]:
-        done = subprocess.run([sys.executable, "-c", _RUN, str(cores), str(path)], env=env, check=True,
+        done = subprocess.run([sys.executable, "-c", _RUN, str(cores), str(path)], env=env, check=True, timeout=1200,
                               capture_output=True, text=True, preexec_fn=pin)
         out: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
         return out
