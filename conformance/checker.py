@@ -434,7 +434,7 @@ class TraceChecker:
         for kind, field_name, message, exp, got in check_streams_heartbeat(
                 g.coord, g.summary.group_id, g.pinned, event.request, event.response, version,
                 int(_ts(event)), event.client_id or "", client_host(event.connection), g.expected_records,
-                event.line):
+                event.line, classify=not g.summary.diverged):
             self._finding(g, Finding(self.path, event.line, g.summary.group_id, kind, message, field_name, exp, got))
 
     def _heartbeat(self, g: _Group, event: Event, version: int) -> None:

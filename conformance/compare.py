@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kgspec.invariants.epochs import EPOCH_FENCING
 from kgspec.invariants.streams import response_problems
+from kgspec.invariants.streams_group import streams_epoch_fencing
 from kgspec.model.streams.alternatives import swap_towards
 from kgspec.model.streams.heartbeat import owned_tasks, parse_topology
 from kgspec.model.streams.member import ROLE_FIELDS
@@ -256,11 +258,14 @@ def streams_request_problem(req: dict[str, Any]) -> tuple[str, str] | None:
 
 def check_streams_heartbeat(coord: Any, gid: str, pinned: dict[str, int], req: dict[str, Any],
                             obs: dict[str, Any], version: int, now: int, client_id: str, client_host: str,
-                            expected_records: Any, line: int) -> list[tuple[str, str, str, Any, Any]]:
+                            expected_records: Any, line: int,
+                            classify: bool = True) -> list[tuple[str, str, str, Any, Any]]:
     """Run one StreamsGroupHeartbeat against the model; (kind, field, message, expected, observed).
 
     A different legal sticky assignment is adopted when the observed tasks keep the assignor's
     guarantees (``model/streams/alternatives.py``); the model then continues from it.
+    ``classify``: the group conformed so far, so the model's member is the trace's and an
+    accepted heartbeat the model fences also names ``epoch-fencing`` (as a consumer's does).
     """
 
     kwargs: dict[str, Any] = {"now": now, "client_id": client_id, "client_host": client_host}
@@ -279,6 +284,8 @@ def check_streams_heartbeat(coord: Any, gid: str, pinned: dict[str, int], req: d
         coord.commit(result)
         expected_records.extend((line, record) for record in result.records)
         raise
+    # Before commit: ``member`` is the model's member as the call found it.
+    fenced = streams_epoch_fencing(member, req, obs) if classify and diffs and obs.get("errorCode", 0) == 0 else []
     task_fields = {"activeTasks", "standbyTasks"}
     if diffs and {d[0] for d in diffs} <= task_fields and obs.get("errorCode", 0) == 0:
         wanted_a = task_set(obs.get("activeTasks")) or frozenset()
@@ -308,6 +315,7 @@ def check_streams_heartbeat(coord: Any, gid: str, pinned: dict[str, int], req: d
             exp, got = format_tasks(exp), format_tasks(got)
         findings.append(("response-mismatch", name,
                          f"{name} must be {exp!r}, not {got!r}" + (f": {why}" if why else ""), exp, got))
+    findings.extend(("invariant", EPOCH_FENCING, message, None, None) for message in fenced)
     if obs.get("errorCode", 0) == 0 and result.response.get("errorCode", 0) == 0:
         observed_tasks = None
         if all(obs.get(f) is not None for f in ("activeTasks", "standbyTasks")):

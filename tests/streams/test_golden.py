@@ -101,6 +101,28 @@ def test_tasks_while_not_ready_rejected(tmp_path: Path) -> None:
     assert min(f["line"] for f in report["findings"]) == index + 1
 
 
+@pytest.mark.parametrize(("line", "epoch", "message"), [
+    (11, 9, "member m-b was accepted with epoch 9, ahead of its epoch 3"),
+    (14, 2, "member m-b was accepted with stale epoch 2 (current 3, previous 1)"),
+])
+def test_accepted_heartbeat_the_coordinator_fences_names_epoch_fencing(tmp_path: Path, line: int, epoch: int,
+                                                                        message: str) -> None:
+    """A heartbeat the trace shows accepted at an epoch Kafka fences (neither the member's
+    epoch nor, with its owned tasks, the previous one) is a response mismatch and names the
+    ``epoch-fencing`` invariant, as a consumer heartbeat does."""
+    events = read_jsonl(GOLDEN / "standby_rebalance.jsonl")
+    call = events[line - 1]
+    assert (call["request"]["memberId"], call["request"]["memberEpoch"], call["response"]["errorCode"]) == ("m-b", 3, 0)
+    call["request"]["memberEpoch"] = epoch
+    status, report = check_events(tmp_path, events)
+    assert status == 1
+    assert min(f["line"] for f in report["findings"]) == line
+    at = [(f["kind"], f["field"], f["message"]) for f in report["findings"] if f["line"] == line]
+    assert ("response-mismatch", "errorCode",
+            "errorCode must be 110, not 0") in [(k, f, m.split(":")[0]) for k, f, m in at]
+    assert [x for x in at if x[0] == "invariant"] == [("invariant", "epoch-fencing", message)]
+
+
 def test_status_detail_text_does_not_count(tmp_path: Path) -> None:
     events = [json.loads(x) for x in not_ready().lines()]
     for e in events:
