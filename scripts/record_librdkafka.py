@@ -15,13 +15,13 @@ Check the result against Kafka with the mock's known departures allowed:
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import time
 from collections import Counter
 from pathlib import Path
 
 from kgspec.conformance.peers.librdkafka import SCENARIOS, Recording, Settings, trace_events
+from kgspec.model.sim.trace import write_trace
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -64,7 +64,7 @@ def main(argv: list[str] | None = None) -> int:
         events = trace_events(recording.calls, settings, injections=recording.injections,
                               expiries=recording.expiries)
         path = out / f"{name}.jsonl"
-        _write(path, events)
+        write_trace(events, path)
         apis = Counter(c.request.api_name for c in recording.calls)
         undecoded = sum(1 for c in recording.calls if c.request.body is None or c.response is None)
         log(f"   wrote {path}: {len(events)} lines "
@@ -73,14 +73,8 @@ def main(argv: list[str] | None = None) -> int:
         if args.all_apis:
             wire = trace_events(recording.calls, settings, apis=frozenset(c.request.api_key for c in recording.calls),
                                 injections=recording.injections)
-            _write(out / f"{name}.wire.jsonl", wire)
+            write_trace(wire, out / f"{name}.wire.jsonl")
     return 0
-
-
-def _write(path: Path, events: list[dict[str, object]]) -> None:
-    with path.open("w", encoding="utf-8") as fh:
-        for event in events:
-            fh.write(json.dumps(event, separators=(",", ":")) + "\n")
 
 
 if __name__ == "__main__":

@@ -239,7 +239,7 @@ class ConsumerHeartbeat:
         group = coord.consumer_group_for_heartbeat(gid, joining, records, self.effects)
         instance_id = req.get("instanceId")
         member_id: str = req.get("memberId") or ""
-        self._throw_if_full(group, member_id, instance_id)
+        self.throw_if_full(group, member_id, instance_id)
         if member_id == "":
             member_id = coord.new_member_id()
 
@@ -270,7 +270,7 @@ class ConsumerHeartbeat:
         if not updated.metadata_equals(member):
             records.append(rec.member_metadata_record(gid, updated))
             names_changed = updated.subscribed_topic_names != member.subscribed_topic_names
-        regex_status = self._update_regex(group, member, updated)
+        regex_status = self.update_regex(group, member, updated)
         subscription_changed = names_changed or regex_status != "NO_CHANGE"
 
         # 2. Bump the group epoch if the subscription or the metadata hash changed.
@@ -280,13 +280,13 @@ class ConsumerHeartbeat:
         # epoch 0"), so even a join with an empty subscription writes record 3 with epoch 1.
         bump = bump or (coord.profile.new_group_initial_epoch == 0 and group.group_epoch == 0)
         if bump or coord.consumer_metadata_expired(group):
-            group_epoch = self._update_subscription_metadata(group, bump, member, updated)
+            group_epoch = self.update_subscription_metadata(group, bump, member, updated)
 
         # 3. Target assignment, then reconciliation.
         target_epoch, target = coord.consumer_maybe_update_target(
             group, group_epoch, member, updated, records, self.now)
-        reconciled = self._maybe_reconcile(group, updated, target_epoch, target,
-                                           subscription_changed, owned)
+        reconciled = self.maybe_reconcile(group, updated, target_epoch, target,
+                                          subscription_changed, owned)
 
         coord.schedule_consumer_session_timeout(gid, reconciled.member_id, self.now)
 
@@ -309,7 +309,7 @@ class ConsumerHeartbeat:
 
     # --- member lookup ---------------------------------------------------------------
 
-    def _throw_if_full(self, group: ConsumerGroup, member_id: str, instance_id: str | None) -> None:
+    def throw_if_full(self, group: ConsumerGroup, member_id: str, instance_id: str | None) -> None:
         exempt = self.coord.profile.static_member_size_exemption
         if exempt and instance_id is not None and instance_id in group.static_members:
             return
@@ -382,7 +382,7 @@ class ConsumerHeartbeat:
 
     # --- subscription -----------------------------------------------------------------
 
-    def _update_regex(self, group: ConsumerGroup, member: ConsumerMember, updated: ConsumerMember) -> str:
+    def update_regex(self, group: ConsumerGroup, member: ConsumerMember, updated: ConsumerMember) -> str:
         """``maybeUpdateRegularExpressions``; resolution itself is deferred (see Coordinator)."""
         old, new = member.subscribed_topic_regex, updated.subscribed_topic_regex
         if old == new:
@@ -405,8 +405,8 @@ class ConsumerHeartbeat:
             status = "UPDATED_AND_RESOLVED"
         return status
 
-    def _update_subscription_metadata(self, group: ConsumerGroup, bump: bool,
-                                      member: ConsumerMember, updated: ConsumerMember) -> int:
+    def update_subscription_metadata(self, group: ConsumerGroup, bump: bool,
+                                     member: ConsumerMember, updated: ConsumerMember) -> int:
         coord = self.coord
         names = coord.consumer_subscribed_topic_names(group, replace=(member, updated))
         new_hash = coord.metadata_hash(names)
@@ -425,9 +425,9 @@ class ConsumerHeartbeat:
 
     # --- reconciliation -------------------------------------------------------------------
 
-    def _maybe_reconcile(self, group: ConsumerGroup, member: ConsumerMember, target_epoch: int,
-                         target: dict[str, frozenset[int]], subscription_changed: bool,
-                         owned: OwnedPartitions | None) -> ConsumerMember:
+    def maybe_reconcile(self, group: ConsumerGroup, member: ConsumerMember, target_epoch: int,
+                        target: dict[str, frozenset[int]], subscription_changed: bool,
+                        owned: OwnedPartitions | None) -> ConsumerMember:
         if not subscription_changed and member.is_reconciled_to(target_epoch):
             return member
         updated = build_current_assignment(self.coord, group, member, target_epoch, target,

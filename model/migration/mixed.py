@@ -77,7 +77,7 @@ def _join(coord: Coordinator, group: ConsumerGroup, req: JoinRequest, now: int) 
     unknown = req.member_id == ""
     member_id = coord.new_member_id() if unknown else req.member_id  # Uuid.randomUuid(): no prefix
     step = ConsumerHeartbeat(coord, {}, req.client_id, req.client_host, now)
-    step._throw_if_full(group, member_id, req.instance_id)
+    step.throw_if_full(group, member_id, req.instance_id)
     if not mm.supports_protocols(group.members.values(), req.protocol_type, req.names()):
         raise CoordinatorError(Errors.INCONSISTENT_GROUP_PROTOCOL, f"Member {member_id}'s protocols are not supported.")
     if req.version >= 4 and unknown and req.instance_id is None:
@@ -109,24 +109,24 @@ def _join(coord: Coordinator, group: ConsumerGroup, req: JoinRequest, now: int) 
     if not updated.metadata_equals(member):
         records.append(rec.member_metadata_record(gid, updated))
         names_changed = updated.subscribed_topic_names != member.subscribed_topic_names
-    bump = names_changed or step._update_regex(group, member, updated) != "NO_CHANGE"
+    bump = names_changed or step.update_regex(group, member, updated) != "NO_CHANGE"
     group_epoch = group.group_epoch
     if bump or coord.consumer_metadata_expired(group):
-        group_epoch = step._update_subscription_metadata(group, bump, member, updated)
+        group_epoch = step.update_subscription_metadata(group, bump, member, updated)
     effects: Effects = []
     if downgrading:
         stale = coord.profile.downgrade_rebalances_on_stale_assignment
         rebalance = group.assignment_epoch < group_epoch if stale else bump
         if not rebalance:
-            updated = step._maybe_reconcile(group, updated, group.assignment_epoch,
-                                            group.target_of(updated.member_id, updated.instance_id), bump, owned)
+            updated = step.maybe_reconcile(group, updated, group.assignment_epoch,
+                                           group.target_of(updated.member_id, updated.instance_id), bump, owned)
         reason = "with stale assignment" if stale else "for static member replacement with different subscription"
         downgrade.convert(coord, group, set(), updated, rebalance,
                           f"Downgrade group {gid} from consumer to classic {reason}.",
                           records, effects, now)
     else:
         target_epoch, target = coord.consumer_maybe_update_target(group, group_epoch, member, updated, records, now)
-        updated = step._maybe_reconcile(group, updated, target_epoch, target, bump, owned)
+        updated = step.maybe_reconcile(group, updated, target_epoch, target, bump, owned)
     response = join_response(req.version, member_id=updated.member_id, generation_id=updated.member_epoch,
                              protocol_type=mm.CONSUMER_PROTOCOL_TYPE, protocol_name=mm.first_protocol(updated)[0])
     coord.timers.cancel(join_key(gid, updated.member_id))
