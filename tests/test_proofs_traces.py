@@ -55,7 +55,7 @@ MISMATCH = "response-mismatch"
 _DOUBLE_ASSIGNMENT = [(0, "invariant", "no-double-ownership"), (0, MISMATCH, "assignment"), (1, MISMATCH, "assignment")]
 _GONE = [(0, MISMATCH, "groupEpoch"), (0, MISMATCH, "groupState"), (0, MISMATCH, "members")]
 _REPLAY = [(0, MISMATCH, "groupState"), (0, MISMATCH, "members")]
-FINDINGS: dict[tuple[str, str], list[tuple[int, str, str]]] = {
+FINDINGS: dict[tuple[str, str], list[tuple[int, str, str]] | tuple[list[tuple[int, str, str]], ...]] = {
     ("consumer", "no-withholding"): _DOUBLE_ASSIGNMENT,
     ("consumer", "assignor-double-assign"): [(0, MISMATCH, "targetAssignment")],
     ("consumer", "replay-drops-tombstone"): _REPLAY,
@@ -73,13 +73,16 @@ FINDINGS: dict[tuple[str, str], list[tuple[int, str, str]]] = {
     ("streams", "no-session-fencing"): _GONE,
     ("streams", "assignor-double-assign"): [(0, MISMATCH, "activeTasks")],
     ("streams", "replay-drops-tombstone"): _REPLAY,
-    # (the checker names no invariant for a streams heartbeat accepted at the wrong epoch)
-    ("streams", "accept-stale-epoch"): [(0, MISMATCH, "errorCode")],
-    # (z3's model, as a fresh process or this file's order picks it: the response moves every role)
-    ("streams", "grant-before-ack"): [(0, "invariant", "streams-single-active-owner"), (0, MISMATCH, "activeTasks"),
-                                      (0, MISMATCH, "standbyTasks"), (0, MISMATCH, "warmupTasks"),
-                                      (1, MISMATCH, "activeTasks")],
-    ("streams", "lost-response-no-subset"): [(0, MISMATCH, "errorCode")],
+    ("streams", "accept-stale-epoch"): [(0, "invariant", "epoch-fencing"), (0, MISMATCH, "errorCode")],
+    # z3's model depends on what the process solved before, so either of two counterexamples: the
+    # grant moves every role (a fresh process, or this file's whole order), or, after the other
+    # slow streams exports alone, it also puts the task on a second member of the same process
+    ("streams", "grant-before-ack"): (
+        [(0, "invariant", "streams-single-active-owner"), (0, MISMATCH, "activeTasks"),
+         (0, MISMATCH, "standbyTasks"), (0, MISMATCH, "warmupTasks"), (1, MISMATCH, "activeTasks")],
+        [(0, "invariant", "streams-process-exclusivity"), (0, "invariant", "streams-single-active-owner"),
+         (0, MISMATCH, "activeTasks"), (1, MISMATCH, "activeTasks")]),
+    ("streams", "lost-response-no-subset"): [(0, "invariant", "epoch-fencing"), (0, MISMATCH, "errorCode")],
     ("streams", "bump-while-revoking"): [(0, "invariant", "streams-epoch-while-revoking"),
                                          (0, MISMATCH, "memberEpoch"), (1, MISMATCH, "memberEpoch")],
 }
@@ -113,7 +116,9 @@ def _exported_trace_is_flagged(mutant: str, tmp_path: Path, protocol: str = "con
     assert {f["kind"] for f in at_line} <= {"response-mismatch", "invariant"}
     # the unmutated model agrees with every line before it
     assert all(f["line"] >= line for f in findings)
-    assert sorted((f["line"] - line, f["kind"], f["field"]) for f in findings) == FINDINGS[(protocol, mutant)]
+    expected = FINDINGS[(protocol, mutant)]
+    assert sorted((f["line"] - line, f["kind"], f["field"]) for f in findings) in (
+        expected if isinstance(expected, tuple) else (expected,))
 
 
 @pytest.mark.parametrize("mutant", sorted(set(EXPORTS) - SLOW))
