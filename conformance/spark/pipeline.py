@@ -92,7 +92,7 @@ class ConformResult:
     report: Report
     sampling: dict[str, Any]
     formats: dict[str, str]  # reported path -> format
-    # wall seconds of each Spark action, in order (the layout pass, parse, ...): what scales and what not
+    # wall seconds of each Spark action, in order (listing the files, parse, ...): what scales and what not
     stage_seconds: dict[str, float] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -487,7 +487,8 @@ def _write_findings(spark: Any, target: str, out: Any, parsed: Any, paths: list[
     starts = spark.createDataFrame([(fi, b, s.lines_before, paths[fi]) for (fi, b), s in layout.starts.items()],
                                    "fi int, block long, before long, path string")
     malformed = parsed.where(F.col("cls") == "m").join(F.broadcast(starts), ["fi", "block"]).select(
-        "path", (F.col("before") + F.col("line") + 1).alias("line"), F.lit(None).cast("string").alias("groupId"), F.lit(None).cast("string").alias("groupType"),
+        "path", (F.col("before") + F.col("line") + 1).alias("line"),  # the index in its block -> line
+        F.lit(None).cast("string").alias("groupId"), F.lit(None).cast("string").alias("groupType"),
         F.lit("malformed").alias("kind"), F.col("fld").alias("field"), F.lit("null").alias("expected"),
         F.lit("null").alias("observed"), F.col("msg").alias("message"))
     table = replayed.unionByName(malformed)
