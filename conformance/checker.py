@@ -53,6 +53,7 @@ from kgspec.model.coordinator import CONSUMER_GROUP_DESCRIBE, CONSUMER_GROUP_HEA
 from kgspec.model.errors import error_name
 from kgspec.model.mutants import NONE, Mutants
 from kgspec.model.profiles import DEFAULT_PROFILE, PROFILES
+from kgspec.model.record_schemas import key_string_fields
 from kgspec.model.records import (
     CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT,
     CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA,
@@ -74,6 +75,8 @@ TARGET_RECORD_TYPES = frozenset({6, 7})  # target-assignment metadata and member
 # record type -> the type of group it belongs to (Connect's records aside)
 _RECORD_GROUP_TYPES: Final = {**dict.fromkeys(CONSUMER_RECORD_TYPES, "consumer"),
                               **dict.fromkeys(STREAMS_RECORD_TYPES, "streams"), GROUP_METADATA: "classic"}
+# record type -> its key's other string fields (the group id is checked first, for every type)
+_KEY_STRINGS: Final = {t: key_string_fields(t) for t in _RECORD_GROUP_TYPES}
 
 
 def client_host(connection: str | None) -> str:
@@ -553,11 +556,12 @@ class TraceChecker:
             return
         g = self.groups.get(gid) or self._group(gid, gtype)
         g.summary.events += 1
-        member_id = key.get("memberId")
-        if member_id is not None and type(member_id) is not str:  # the schema's string; the invariants sort ids
-            self._finding(g, Finding(self.path, event.line, gid, "malformed", "record key memberId must be a string",
-                                     "record.key.data.memberId"))
-            return
+        for name in _KEY_STRINGS[record.type]:  # the key schema's strings (the invariants sort member ids)
+            value = key.get(name)
+            if value is not None and type(value) is not str:
+                self._finding(g, Finding(self.path, event.line, gid, "malformed", f"record key {name} must be a string",
+                                         f"record.key.data.{name}"))
+                return
         if not self._advance(g, float(event.ts_ms) if event.ts_ms is not None else 0.0, event.line):  # _ts
             return
         g.saw_records = True

@@ -303,6 +303,15 @@ def record_schema(release: str, record_type: int) -> RecordSchema:
         raise KeyError(f"no schema for record type {record_type} in Kafka {rel}") from None
 
 
+def key_string_fields(record_type: int) -> tuple[str, ...]:
+    """The string fields of a record type's key but its group id (``memberId``, ``regularExpression``):
+    the same in every release; none for a type without a schema here."""
+    schema = RECORD_SCHEMAS["4.3"].get(record_type)
+    if schema is None:
+        return ()
+    return tuple(f.name for f in schema.key if f.type == "string" and f.name not in ("groupId", "group"))
+
+
 def written_version(release: str, record_type: int) -> int:
     return record_schema(release, record_type).written_version
 

@@ -120,3 +120,25 @@ def test_record_key_member_id_that_is_not_a_string_is_malformed(tmp_path: Path) 
     assert [(f.line, f.group_id, f.kind, f.field, f.message) for f in report.findings] == [
         (2, "g", "malformed", "record.key.data.memberId", "record key memberId must be a string")]
     assert [(g.group_id, g.verdict, g.events) for g in report.groups] == [("g", "incomplete", 3)]
+
+
+def test_record_key_regular_expression_that_is_not_a_string_is_malformed(tmp_path: Path) -> None:
+    """Every string of a record key's schema is checked, not only memberId: a number as the
+    regularExpression of a regex record (type 16) is malformed, where it was taken as is."""
+    from kgspec.conformance.checker import check_items
+    from kgspec.conformance.findings import Report
+    from kgspec.conformance.readers import open_trace
+
+    value = {"version": 0, "data": {"topics": ["t"], "version": 1, "timestamp": 0}}
+    lines = [
+        {"tsMs": 0, "record": {"key": {"type": 16, "data": {"groupId": "g", "regularExpression": 5}}, "value": value}},
+        {"tsMs": 1, "record": {"key": {"type": 16, "data": {"groupId": "g", "regularExpression": "a.*"}},
+                               "value": value}},
+    ]
+    path = tmp_path / "regex.jsonl"
+    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    report = Report()
+    check_items(str(path), open_trace(path), report)
+    assert [(f.line, f.group_id, f.kind, f.field, f.message) for f in report.findings] == [
+        (1, "g", "malformed", "record.key.data.regularExpression", "record key regularExpression must be a string")]
+    assert [(g.group_id, g.verdict, g.events) for g in report.groups] == [("g", "incomplete", 2)]

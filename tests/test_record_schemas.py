@@ -330,3 +330,11 @@ def test_validate_message() -> None:
     assert validate_message({}, "4.1", "ConsumerGroupHeartbeatRequest", 2) == [
         "ConsumerGroupHeartbeatRequest: version 2 is not valid (valid: 0-1)"
     ]
+
+
+def test_key_string_fields_name_every_key_string_but_the_group_id() -> None:
+    from kgspec.model.record_schemas import key_string_fields
+
+    assert {t: key_string_fields(t) for t in (2, 3, 5, 7, 8, 16, 17, 19, 21, 22, 99)} == {
+        2: (), 3: (), 5: ("memberId",), 7: ("memberId",), 8: ("memberId",), 16: ("regularExpression",), 17: (),
+        19: ("memberId",), 21: ("memberId",), 22: ("memberId",), 99: ()}
