@@ -69,7 +69,6 @@ SUPPORTED_APIS = {CONSUMER_GROUP_HEARTBEAT: (0, 1), CONSUMER_GROUP_DESCRIBE: (0,
 API_NAMES = {"CONSUMER_GROUP_HEARTBEAT": CONSUMER_GROUP_HEARTBEAT, "CONSUMER_GROUP_DESCRIBE": CONSUMER_GROUP_DESCRIBE,
              "STREAMS_GROUP_HEARTBEAT": STREAMS_GROUP_HEARTBEAT, "STREAMS_GROUP_DESCRIBE": STREAMS_GROUP_DESCRIBE,
              **CLASSIC_API_NAMES}
-KNOWN_API_NAMES = MESSAGES  # api key -> Kafka's name for it
 MAX_FINDINGS_PER_GROUP = 200
 TARGET_RECORD_TYPES = frozenset({6, 7})  # target-assignment metadata and member
 # record type -> the type of group it belongs to (Connect's records aside)
@@ -160,13 +159,16 @@ class TraceChecker:
             feed(item)
 
     def feed(self, item: ReadItem) -> None:
-        if type(item) is Event and not self._first:  # the common cases first: a call, a record
+        if type(item) is Event and not self._first:
             kind = item.kind
-            if kind == "call":
+            if kind == "call" or kind == "record":  # the common cases first
                 counts = self.input
                 if not item.same_line:
                     counts.lines += 1
                 counts.events += 1
+                if kind == "record":
+                    self._record(item)
+                    return
                 api = item.api_key
                 if api is None:
                     api = API_NAMES.get(item.api_name or "")
@@ -176,13 +178,6 @@ class TraceChecker:
                     if cached is not None and cached.steady and self._steady_hit(cached, item):
                         return
                 self._call(item, api)
-                return
-            if kind == "record":
-                counts = self.input
-                if not item.same_line:
-                    counts.lines += 1
-                counts.events += 1
-                self._record(item)
                 return
         if not getattr(item, "same_line", False):  # several events may share one input line
             self.input.lines += 1
@@ -342,7 +337,7 @@ class TraceChecker:
             self.classic.handle(g, event, api)
             return
         if api not in SUPPORTED_APIS:
-            name = KNOWN_API_NAMES.get(api or -1, event.api_name or f"API {api}")
+            name = MESSAGES.get(api or -1, event.api_name or f"API {api}")
             g.summary.incomplete = True
             self._finding(g, Finding(self.path, event.line, gid, "unsupported",
                                      f"{name} calls are not modelled yet", "requestHeader.requestApiKey"))
@@ -352,7 +347,7 @@ class TraceChecker:
         if not low <= version <= high:
             g.summary.incomplete = True
             self._finding(g, Finding(self.path, event.line, gid, "unsupported",
-                                     f"{KNOWN_API_NAMES[api]} v{version} is not modelled (v{low}-v{high})",
+                                     f"{MESSAGES[api]} v{version} is not modelled (v{low}-v{high})",
                                      "requestHeader.requestApiVersion"))
             return
         if api == STREAMS_GROUP_HEARTBEAT:

@@ -11,12 +11,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from kgspec.model.coordinator import CONSUMER_GROUP_DESCRIBE, CONSUMER_GROUP_HEARTBEAT, Coordinator
+from kgspec.model.coordinator import CONSUMER_GROUP_HEARTBEAT, Coordinator
 from kgspec.model.hashing import deterministic_topic_id
 from kgspec.model.sim.trace import header_event, write_trace
 
-API_KEY_NAMES = {CONSUMER_GROUP_HEARTBEAT: "CONSUMER_GROUP_HEARTBEAT", CONSUMER_GROUP_DESCRIBE: "CONSUMER_GROUP_DESCRIBE",
-                 88: "STREAMS_GROUP_HEARTBEAT", 89: "STREAMS_GROUP_DESCRIBE"}
+from .writers.request_log import API_KEY_NAMES
 
 
 class TraceRecorder:

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from enum import IntEnum
-from typing import Protocol
+from typing import Protocol, TypeVar
 
 
 class Errors(IntEnum):
@@ -68,3 +69,14 @@ def throw_if_instance_id_is_fenced(found: _Member, member_id: str, instance_id: 
     if found.member_id != member_id:
         raise CoordinatorError(Errors.FENCED_INSTANCE_ID, f"Static member {member_id} with instance id "
                                f"{instance_id} was fenced by member {found.member_id}.")
+
+
+_M = TypeVar("_M")
+
+
+def member_or_throw(members: Mapping[str, _M], member_id: str, group_id: str) -> _M:
+    """A group's member, or UNKNOWN_MEMBER_ID as Kafka words it (consumer and streams groups)."""
+    member = members.get(member_id)
+    if member is None:
+        raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Member {member_id} is not a member of group {group_id}.")
+    return member

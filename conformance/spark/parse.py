@@ -53,8 +53,6 @@ from kgspec.conformance.readers.topics import TOPIC_API_KEYS, TopicTracker, api_
 
 PARSED_SCHEMA: Final = ("fi int, okey double, line long, sub int, cls string, grp string, gtype string, "
                         "payload binary, msg string, fld string, nl long, ne long, block long")
-PARSED_COLUMNS: Final = ("fi", "okey", "line", "sub", "cls", "grp", "gtype", "payload", "msg", "fld", "nl", "ne",
-                         "block")
 Row = tuple[int, float | None, int | None, int, str, str | None, str | None, bytes | None, str | None, str | None,
             int | None, int | None, int]
 
@@ -345,7 +343,3 @@ def resolve_cluster(rows: Iterable[tuple[int, float, int, int, int, str, bytes]]
                 yield (fi, okey, line, sub + i, "c", None, None, dumps(item), None, None, None, None, block)
     for fi, (items_n, events_n) in counts.items():
         yield count_row(fi, items_n, events_n)
-
-
-def is_nan(value: float | None) -> bool:
-    return value is None or (isinstance(value, float) and math.isnan(value))

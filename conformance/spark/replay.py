@@ -30,8 +30,6 @@ from .parse import event_from_payload
 OUTPUT_SCHEMA: Final = ("rec string, path string, grp string, gtype string, okey double, line long, sub int, "
                         "seq int, events long, verdict string, kind string, field string, expected string, "
                         "observed string, message string")
-OUTPUT_COLUMNS: Final = ("rec", "path", "grp", "gtype", "okey", "line", "sub", "seq", "events", "verdict",
-                         "kind", "field", "expected", "observed", "message")
 OutRow = tuple[str, str, str | None, str | None, float, int, int, int, int | None, str | None, str | None,
                str | None, str | None, str | None, str | None]
 Order = tuple[float, int, int]

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from kgspec.model.consumer.member import STABLE, ConsumerMember
-from kgspec.model.errors import CoordinatorError, Errors
+from kgspec.model.errors import member_or_throw
 from kgspec.model.mutants import NONE, Mutants
 from kgspec.model.reconcile import Holding
 
@@ -195,10 +195,7 @@ class ConsumerGroup:
 
     def member_or_throw(self, member_id: str) -> ConsumerMember:
         """The member, or Kafka's UNKNOWN_MEMBER_ID ("Member … is not a member of group …")."""
-        member = self.members.get(member_id)
-        if member is None:
-            raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Member {member_id} is not a member of group {self.group_id}.")
-        return member
+        return member_or_throw(self.members, member_id, self.group_id)
 
     def static_member(self, instance_id: str | None) -> ConsumerMember | None:
         if instance_id is None:

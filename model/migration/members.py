@@ -107,8 +107,12 @@ def supports_protocols(members: Iterable[ClassicCapable], protocol_type: str, na
     return any(all(name in {n for n, _ in ps} for ps in classic) for name in names)
 
 
-def classic_member_or_throw(group: MixedGroup[M], member_id: str, instance_id: str | None) -> M:
-    """``validateConsumerGroupMember`` then ``throwIfMemberDoesNotUseClassicProtocol``."""
+def calling_member_or_throw(group: MixedGroup[M], req: Mapping[str, Any], version: int) -> M:
+    """The member a SyncGroup or Heartbeat request comes from: ``validateConsumerGroupMember``
+    (``groupInstanceId`` from v3), ``throwIfMemberDoesNotUseClassicProtocol``, then its generation."""
+    member_id: str = req.get("memberId") or ""
+    instance_id: str | None = req.get("groupInstanceId") if version >= 3 else None
+    generation = int(req["generationId"])  # a request without one fails on that first
     if instance_id is None:
         member = group.member_or_throw(member_id)
     else:
@@ -120,13 +124,10 @@ def classic_member_or_throw(group: MixedGroup[M], member_id: str, instance_id: s
         member = found
     if not uses_classic(member):
         raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Member {member.member_id} does not use the classic protocol.")
-    return member
-
-
-def check_generation(member: ClassicCapable, generation: int) -> None:
     if member.member_epoch != generation:
         raise CoordinatorError(Errors.ILLEGAL_GENERATION, f"The request generation id {generation} is not equal to "
                                f"the member epoch {member.member_epoch} of member {member.member_id}.")
+    return member
 
 
 def check_sync_protocol(member_id: str, protocol_type: str | None, protocol_name: str | None, name: str) -> None:

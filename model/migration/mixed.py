@@ -157,14 +157,6 @@ def _member(step: ConsumerHeartbeat, group: ConsumerGroup, member_id: str, req: 
 # --- SyncGroup / Heartbeat -------------------------------------------------------------------
 
 
-def _validate_member(group: ConsumerGroup, member_id: str, instance_id: str | None,
-                     generation: int) -> ConsumerMember:
-    """``validateConsumerGroupMember``, ``throwIfMemberDoesNotUseClassicProtocol``, the generation."""
-    member = mm.classic_member_or_throw(group, member_id, instance_id)
-    mm.check_generation(member, generation)
-    return member
-
-
 def sync(coord: Coordinator, group: ConsumerGroup, req: dict[str, Any], version: int, now: int) -> Outcome:
     if not group.members:
         return Outcome(sync_response(version, int(Errors.UNKNOWN_MEMBER_ID)))
@@ -173,8 +165,7 @@ def sync(coord: Coordinator, group: ConsumerGroup, req: dict[str, Any], version:
     member_id = req.get("memberId") or ""
     gid = group.group_id
     try:
-        member = _validate_member(group, member_id, req.get("groupInstanceId") if version >= 3 else None,
-                                  int(req["generationId"]))
+        member = mm.calling_member_or_throw(group, req, version)
         mm.check_sync_protocol(member_id, protocol_type, protocol_name, mm.first_protocol(member)[0])
         if group.assignment_epoch > member.member_epoch and member.state != UNREVOKED_PARTITIONS:
             _schedule_join_if_absent(coord, group.group_id, member, now)
@@ -201,8 +192,7 @@ def _protocol_version(member: ConsumerMember) -> int:
 def heartbeat(coord: Coordinator, group: ConsumerGroup, req: dict[str, Any], version: int, now: int) -> Outcome:
     member_id = req.get("memberId") or ""
     try:
-        member = _validate_member(group, member_id, req.get("groupInstanceId") if version >= 3 else None,
-                                  int(req["generationId"]))
+        member = mm.calling_member_or_throw(group, req, version)
     except CoordinatorError as exc:
         return Outcome(heartbeat_response(version, int(exc.error)), explain=[exc.message or exc.error.name])
     coord.schedule_consumer_session_timeout(group.group_id, member_id, now, mm.session_timeout(member))

@@ -127,13 +127,6 @@ def _join(coord: Coordinator, group: StreamsGroup, req: JoinRequest, now: int) -
 # --- SyncGroup / Heartbeat -------------------------------------------------------------------
 
 
-def _validate_member(group: StreamsGroup, member_id: str, instance_id: str | None, generation: int) -> StreamsMember:
-    """As ``validateConsumerGroupMember`` + ``throwIfMemberDoesNotUseClassicProtocol`` + the generation."""
-    member = mm.classic_member_or_throw(group, member_id, instance_id)
-    mm.check_generation(member, generation)
-    return member
-
-
 def _rejoin(coord: Coordinator, group: StreamsGroup, member: StreamsMember, now: int) -> CoordinatorError:
     ops.schedule_classic_timer(coord, group.group_id, member.member_id, "join", now + member.rebalance_timeout_ms,
                                if_absent=True)
@@ -146,8 +139,7 @@ def sync(coord: Coordinator, group: StreamsGroup, req: dict[str, Any], version: 
     member_id = req.get("memberId") or ""
     gid = group.group_id
     try:
-        member = _validate_member(group, member_id, req.get("groupInstanceId") if version >= 3 else None,
-                                  int(req["generationId"]))
+        member = mm.calling_member_or_throw(group, req, version)
         name, metadata = mm.first_protocol(member)
         mm.check_sync_protocol(member_id, protocol_type, protocol_name, name)
         if group.assignment_epoch > member.member_epoch and member.state != UNREVOKED_TASKS:
@@ -169,8 +161,7 @@ def sync(coord: Coordinator, group: StreamsGroup, req: dict[str, Any], version: 
 def heartbeat(coord: Coordinator, group: StreamsGroup, req: dict[str, Any], version: int, now: int) -> Outcome:
     member_id = req.get("memberId") or ""
     try:
-        member = _validate_member(group, member_id, req.get("groupInstanceId") if version >= 3 else None,
-                                  int(req["generationId"]))
+        member = mm.calling_member_or_throw(group, req, version)
         ops.schedule_session_timeout(coord, group.group_id, member_id, now, mm.session_timeout(member))
         if must_rejoin(coord, group, member):
             raise _rejoin(coord, group, member, now)

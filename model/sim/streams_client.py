@@ -24,8 +24,8 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from kgspec.model.sim.client import ClientOptions, MemberClient
-from kgspec.model.streams.heartbeat import tasks_json
 from kgspec.model.streams.member import ROLE_FIELDS
+from kgspec.model.streams.records import tasks_json
 
 Tasks = dict[str, dict[str, frozenset[int]]]  # role -> subtopology -> partitions; empty roles left out
 

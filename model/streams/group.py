@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kgspec.model.errors import CoordinatorError, Errors
+from kgspec.model.errors import member_or_throw
 from kgspec.model.reconcile import Holdings
 from kgspec.model.streams.configure import ConfiguredTopology
 from kgspec.model.streams.member import ACTIVE, ROLES, STANDBY, WARMUP, StreamsMember, TaskSets
@@ -116,10 +116,7 @@ class StreamsGroup:
 
     def member_or_throw(self, member_id: str) -> StreamsMember:
         """The member, or Kafka's UNKNOWN_MEMBER_ID ("Member … is not a member of group …")."""
-        member = self.members.get(member_id)
-        if member is None:
-            raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Member {member_id} is not a member of group {self.group_id}.")
-        return member
+        return member_or_throw(self.members, member_id, self.group_id)
 
     def static_member(self, instance_id: str | None) -> StreamsMember | None:
         member_id = self.static_members.get(instance_id) if instance_id is not None else None

@@ -58,9 +58,7 @@ from kgspec.model.streams.member import (
     TaskSets,
 )
 from kgspec.model.streams.reconcile import OwnedTasks, build_current_assignment
-from kgspec.model.streams.records import (
-    tasks_json as tasks_json,  # re-export: model/sim/streams_client.py and migration import it here
-)
+from kgspec.model.streams.records import tasks_json
 from kgspec.model.streams.topology import Topology, TopologyParseError, parse_request_topology
 
 if TYPE_CHECKING:
