@@ -211,13 +211,14 @@ def _replay_fn(ctx: ReplayContext) -> Callable[[Iterable[Any]], Iterator[Any]]:
 
 def _sample_fn(keys: frozenset[str]) -> Callable[[Iterable[Any]], Iterator[Any]]:
     """The first lines of the first block of each of ``keys``' files (a block is read in order)."""
-    def first_lines(rows: Iterable[tuple[str, bytes | None]]) -> Iterator[tuple[str, int, bytes]]:
+    def first_lines(rows: Iterable[tuple[str, int, bytes | None]]) -> Iterator[tuple[str, int, bytes]]:
         taken: dict[str, int] = {}
-        for key, _, value in _keyed((uri, 0, v) for uri, v in rows):
-            if key in keys and taken.get(key, 0) < SAMPLE_LINES:
-                yield key, taken.get(key, 0), (value or b"")[:SAMPLE_BYTES]
-                taken[key] = taken.get(key, 0) + 1
-    return _map_fn(("uri", "v"), "uri string, i long, v binary", first_lines)
+        for key, _, value in _keyed(rows):
+            i = taken.get(key, 0)
+            if key in keys and i < SAMPLE_LINES:
+                taken[key] = i + 1
+                yield key, i, (value or b"")[:SAMPLE_BYTES]
+    return _map_fn(("uri", "block", "v"), "uri string, i long, v binary", first_lines)
 
 
 def _input_files(spark: Any, raw: Any, names: _Names, fmt: str) -> tuple[list[str], dict[str, FileInfo]]:
@@ -226,14 +227,11 @@ def _input_files(spark: Any, raw: Any, names: _Names, fmt: str) -> tuple[list[st
     from pyspark.sql import functions as F
 
     uris = {file_key(uri): uri for uri in raw.inputFiles()}
-    formats: dict[str, str] = {}
-    if fmt != "auto":
-        formats = dict.fromkeys(uris, fmt)
-    else:
-        formats = {key: found for key, uri in uris.items() if (found := _local_format(uri)) is not None}
+    formats: dict[str, str] = dict.fromkeys(uris, fmt) if fmt != "auto" else {
+        key: found for key, uri in uris.items() if (found := _local_format(uri)) is not None}
     remote = frozenset(key for key in uris if key not in formats)
     if remote:  # by Spark's sample of their first lines
-        rows = (raw.where(F.col("block") == 0).select("uri", F.col("value").cast("binary").alias("v"))
+        rows = (raw.where(F.col("block") == 0).select("uri", "block", F.col("value").cast("binary").alias("v"))
                 .mapInArrow(_sample_fn(remote), "uri string, i long, v binary").collect())
         lines: dict[str, list[tuple[int, bytes]]] = {}
         for r in rows:
