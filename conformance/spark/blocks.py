@@ -14,9 +14,10 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from kgspec.conformance.events import ReadItem
+from kgspec.conformance.events import Event, Malformed, ReadItem
+from kgspec.conformance.findings import Finding
 
-from .parse import native_item
+from .parse import HEADER_HELD, native_item
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,3 +61,47 @@ def resolve_held_header(fi: int, block: int, index: int, content: bytes, layout:
     block before it was blank, else the malformed line it is anywhere else."""
     line = layout.line(fi, block, index)
     return native_item(content, line, layout.first_line.get(fi) == line)
+
+
+SUMMARY_COLUMNS = ("fi", "cls", "okey", "line", "block", "nl", "ne", "payload")
+SummaryRow = tuple[int, str, "float | None", "int | None", int, "int | None", "int | None", "bytes | None"]
+
+
+@dataclass(slots=True)
+class ParseSummary:
+    """What the driver learns from the parse stage's few ``n``, ``b`` and ``h`` rows."""
+
+    counts: list[list[int]]  # file index -> [lines, events]
+    layout: Layout
+    headers: dict[int, Event]  # file index -> a header held back at a block's start, found to be the file's
+    findings: list[Finding]  # ... or found malformed
+
+
+def summarize_parse(rows: Iterable[SummaryRow], paths: list[str]) -> ParseSummary:
+    """Counts and block layouts from rows of :data:`SUMMARY_COLUMNS` (``n``, ``b`` and ``h`` rows),
+    then the header lines that start a later block, now that it is known whether the blocks
+    before them were blank."""
+    counts = [[0, 0] for _ in paths]
+    blocks: list[tuple[int, int, int, int | None, float | None]] = []
+    held: list[SummaryRow] = []
+    for row in rows:
+        fi, cls, okey, line, block, nl, ne, _ = row
+        if cls == "n":
+            counts[fi][0] += nl or 0
+            counts[fi][1] += ne or 0
+        elif cls == "b":
+            blocks.append((fi, block, nl or 0, line, okey))
+        elif cls == HEADER_HELD:
+            held.append(row)
+    summary = ParseSummary(counts, layout_from_blocks(blocks), {}, [])
+    for fi, _, _, index, block, _, _, payload in held:
+        assert index is not None  # an h row has its index in the block
+        assert payload is not None  # and its line
+        item = resolve_held_header(fi, block, index, bytes(payload), summary.layout)
+        if isinstance(item, Event):
+            summary.headers[fi] = item
+            counts[fi][1] += 1
+        else:
+            assert isinstance(item, Malformed)
+            summary.findings.append(Finding(paths[fi], item.line, None, "malformed", item.message, item.field))
+    return summary

@@ -36,13 +36,13 @@ from typing import Any, Final
 from urllib.parse import unquote, urlparse
 
 from kgspec.conformance.checker import TraceChecker
-from kgspec.conformance.events import Event, Malformed
+from kgspec.conformance.events import Event
 from kgspec.conformance.findings import Finding, GroupSummary, InputSummary, Report
 from kgspec.conformance.readers.detect import detect_format, read_sample
 from kgspec.conformance.readers.errors import TraceFormatError
 from kgspec.model.mutants import Mutants
 
-from .blocks import Layout, layout_from_blocks, resolve_held_header
+from .blocks import SUMMARY_COLUMNS, Layout, summarize_parse
 from .parse import (
     GROUP_TYPES,
     HEADER_HELD,
@@ -348,31 +348,10 @@ def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str],
     from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
-    # Counts and block layouts (the rows are few: per partition and per block), then the header
-    # lines that start a later block, now that it is known whether the blocks before were blank.
-    counts = [[0, 0] for _ in paths]  # by file index
-    blocks: list[tuple[int, int, int, int | None, float | None]] = []
-    held: list[Any] = []
-    for r in parsed.where(F.col("cls").isin("n", "b", HEADER_HELD)).select(
-            "fi", "cls", "okey", "line", "block", "nl", "ne", "payload").collect():
-        if r["cls"] == "n":
-            counts[r["fi"]][0] += r["nl"]
-            counts[r["fi"]][1] += r["ne"]
-        elif r["cls"] == "b":
-            blocks.append((r["fi"], r["block"], r["nl"], r["line"], r["okey"]))
-        else:
-            held.append(r)
-    layout = layout_from_blocks(blocks)
-    headers: dict[int, Event] = {}
-    driver_findings: list[Finding] = []
-    for r in held:
-        item = resolve_held_header(r["fi"], r["block"], r["line"], bytes(r["payload"]), layout)
-        if isinstance(item, Event):
-            headers[r["fi"]] = item
-            counts[r["fi"]][1] += 1
-        else:
-            assert isinstance(item, Malformed)
-            driver_findings.append(Finding(paths[r["fi"]], item.line, None, "malformed", item.message, item.field))
+    # The counts, block layouts and held headers (the rows are few: per partition and per block).
+    summary = summarize_parse((tuple(r) for r in parsed.where(F.col("cls").isin("n", "b", HEADER_HELD))
+                               .select(*SUMMARY_COLUMNS).collect()), paths)
+    counts, layout, headers, driver_findings = summary.counts, summary.layout, summary.headers, summary.findings
     stages.lap("parse")
 
     # Cluster-wide events, resolved per file in order.

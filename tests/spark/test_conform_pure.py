@@ -14,7 +14,7 @@ from kgspec.conformance.events import Event, Malformed
 from kgspec.conformance.findings import Report
 from kgspec.conformance.readers import open_trace
 from kgspec.conformance.readers.detect import detect_format
-from kgspec.conformance.spark.blocks import Layout, layout_from_blocks, resolve_held_header
+from kgspec.conformance.spark.blocks import Layout, summarize_parse
 from kgspec.conformance.spark.parse import (
     HEADER_HELD,
     FileInfo,
@@ -60,6 +60,7 @@ class _Parsed:
     layout: Layout
     header: Event | None  # a header line held back at a block's start, resolved as the header
     findings: Findings  # ... or as malformed
+    counts: list[int]  # [lines, events] of the parse stage's rows (topic-API calls not yet counted)
 
 
 def _parse_in_blocks(path: Path, shown: str, block_lines: int | None) -> _Parsed:
@@ -77,30 +78,25 @@ def _parse_in_blocks(path: Path, shown: str, block_lines: int | None) -> _Parsed
     for start in range(0, len(lines), size):  # a block's start: its byte offset, as Spark's
         offset = sum(len(line) + 1 for line in lines[:start])
         rows += parse_block_rows((("u", offset, line) for line in lines[start:start + size]), files, ParseOptions())
-    layout = layout_from_blocks((r[0], r[12], r[10], r[2], r[1]) for r in rows if r[4] == "b")
-    parsed = _Parsed(rows, fmt, layout, None, [])
-    for r in rows:
-        if r[4] == HEADER_HELD:
-            assert r[2] is not None
-            assert r[7] is not None
-            item = resolve_held_header(r[0], r[12], r[2], r[7], layout)
-            if isinstance(item, Event):
-                parsed.header = item
-            else:
-                assert isinstance(item, Malformed)
-                parsed.findings.append((item.line, None, "malformed", item.field))
-    return parsed
+    # the driver's view: the summary rows as Spark selects them (blocks.SUMMARY_COLUMNS)
+    summary = summarize_parse(((r[0], r[4], r[1], r[2], r[12], r[10], r[11], r[7]) for r in rows
+                               if r[4] in ("n", "b", HEADER_HELD)), [shown])
+    return _Parsed(rows, fmt, summary.layout, summary.headers.get(0),
+                   [(f.line, None, "malformed", f.field) for f in summary.findings], summary.counts[0])
 
 
-def _local_conform(path: Path, shown: str, block_lines: int | None = None) -> tuple[Groups, Findings]:
-    """The pipeline's stages run in Python on the file read in blocks: (groups, findings)."""
+def _local_conform(path: Path, shown: str, block_lines: int | None = None) -> tuple[Groups, Findings, list[int]]:
+    """The pipeline's stages run in Python on the file read in blocks: (groups, findings, [lines, events])."""
     parsed = _parse_in_blocks(path, shown, block_lines)
     rows, fmt, layout, findings = parsed.rows, parsed.fmt, parsed.layout, list(parsed.findings)
     cluster_in = sorted((r for r in rows if r[4] in ("c", "t")), key=lambda r: (r[1], r[12], r[2], r[3]))
     resolved = list(resolve_cluster(((r[0], r[1], r[12], r[2], r[3], r[4], r[7]) for r in cluster_in), {0: fmt}))
     events = []
+    counts = list(parsed.counts)
     for r in resolved:
-        if r[4] == "c":
+        if r[4] == "n":  # the topic-API calls, counted once resolved
+            counts = [counts[0] + (r[10] or 0), counts[1] + (r[11] or 0)]
+        elif r[4] == "c":
             event = loads(r[7])
             event.line = layout.line(r[0], r[12], r[2])
             events.append(((r[1], event.line, r[3]), event))
@@ -114,23 +110,24 @@ def _local_conform(path: Path, shown: str, block_lines: int | None = None) -> tu
     groups = sorted((r[2] or "", r[9] or "", r[8] or 0) for r in out if r[0] == "G")
     findings += [(r[5], r[2], r[10] or "", r[11]) for r in out if r[0] == "F"]
     findings += [(layout.line(r[0], r[12], r[2]), None, "malformed", r[9]) for r in rows if r[4] == "m"]
-    return groups, sorted(findings, key=str)
+    return groups, sorted(findings, key=str), counts
 
 
-def _check(path: Path) -> tuple[Groups, Findings]:
+def _check(path: Path) -> tuple[Groups, Findings, list[int]]:
     report = Report()
     check_items(str(path), open_trace(path), report)
     groups = sorted((g.group_id, g.verdict, g.events) for g in report.groups)
     findings = [(f.line, f.group_id, f.kind, f.field) for f in report.findings
                 if f.field not in ("header.profile", "header.configs")]  # the driver reports those
-    return groups, sorted(findings, key=str)
+    return groups, sorted(findings, key=str), [report.inputs[0].lines, report.inputs[0].events]
 
 
 @pytest.mark.parametrize("name", ["native_malformed.jsonl", "request.log", "offsets.dump.txt",
                                   "offsets.console.txt", "native.jsonl.gz"])
 @pytest.mark.parametrize("block_lines", [None, 1, 2, 5])
 def test_stages_equal_check_on_format_fixtures(name: str, block_lines: int | None) -> None:
-    """Whatever the blocks, line numbers, headers and inherited timestamps come out as check's."""
+    """Whatever the blocks, line numbers, headers, inherited timestamps and the input's line and
+    event counts come out as check's."""
     path = FORMATS_DIR / name
     assert _local_conform(path, str(path), block_lines) == _check(path)
 
@@ -206,10 +203,11 @@ def test_a_header_after_an_event_is_malformed_in_any_block(tmp_path: Path, block
 def test_stages_equal_check_on_mutated_groups(dataset: Dataset) -> None:
     report = Report()
     check_items(str(dataset.native), open_trace(dataset.native), report)
-    groups, findings = _local_conform(dataset.native, str(dataset.native))
+    groups, findings, counts = _local_conform(dataset.native, str(dataset.native))
     assert groups == sorted((g.group_id, g.verdict, g.events) for g in report.groups)
     assert {g for g, v, _ in groups if v == "diverges"} == MUTATED
     assert findings == sorted(((f.line, f.group_id, f.kind, f.field) for f in report.findings), key=str)
+    assert counts == [report.inputs[0].lines, report.inputs[0].events]
 
 
 def test_driver_detects_local_formats_as_check_does(tmp_path: Path) -> None:

@@ -117,10 +117,10 @@ def test_accepted_heartbeat_the_coordinator_fences_names_epoch_fencing(tmp_path:
     status, report = check_events(tmp_path, events)
     assert status == 1
     assert min(f["line"] for f in report["findings"]) == line
-    at = [(f["kind"], f["field"], f["message"]) for f in report["findings"] if f["line"] == line]
-    assert ("response-mismatch", "errorCode",
-            "errorCode must be 110, not 0") in [(k, f, m.split(":")[0]) for k, f, m in at]
-    assert [x for x in at if x[0] == "invariant"] == [("invariant", "epoch-fencing", message)]
+    at = [(f["kind"], f["field"], f.get("expected"), f.get("observed"), f["message"].split(":")[0])
+          for f in report["findings"] if f["line"] == line]
+    assert at == [("response-mismatch", "errorCode", 110, 0, "errorCode must be 110, not 0"),
+                  ("invariant", "epoch-fencing", None, None, message)]
 
 
 def test_status_detail_text_does_not_count(tmp_path: Path) -> None:
