@@ -80,15 +80,14 @@ def build_session(master: str | None, remote: str | None, confs: dict[str, str])
     else:
         from pyspark import SparkConf
 
-        submitted = SparkConf().contains("spark.master")  # spark-submit started the JVM already
+        if not SparkConf().contains("spark.master"):  # else spark-submit started the JVM, with its master
+            master = master or "local[*]"
+            gc = small_local_gc(master, confs, _spark_defaults())
+            if gc is not None:
+                builder = builder.config(DRIVER_DEFAULT_JAVA_OPTIONS, gc)
         if master:
             builder = builder.master(master)
-        elif not submitted:
-            builder = builder.master(master := "local[*]")
         builder = builder.config("spark.ui.showConsoleProgress", "false")
-        gc = None if submitted or master is None else small_local_gc(master, confs, _spark_defaults())
-        if gc is not None:
-            builder = builder.config(DRIVER_DEFAULT_JAVA_OPTIONS, gc)
     for key, value in confs.items():
         builder = builder.config(key, value)
     return builder.getOrCreate()

@@ -159,3 +159,22 @@ def test_cli_exit_status_and_json(spark: Any, dataset: Dataset, tmp_path: Path,
     assert f"{data['sampling']['groupsSampled']} of {GROUPS} group(s) checked" in out
     assert main(["conform", str(tmp_path / "missing.jsonl")]) == 2
     assert main(["conform", str(dataset.native), "--fraction", "2"]) == 2
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_cli_session_on_two_local_cores_runs_the_serial_collector() -> None:
+    """build_session passes small_local_gc's option to the JVM it starts (a fresh process: the
+    tests' own session has its JVM already); Java options of the user's keep G1."""
+    import subprocess
+    import sys
+
+    script = ("import sys\nfrom kgspec.commands.conform import build_session\n"
+              "confs = dict(a.split('=', 1) for a in sys.argv[1:])\n"
+              "s = build_session('local[2]', None, confs)\n"
+              "beans = s.sparkContext._jvm.java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()\n"
+              "print([b.getName() for b in beans])\ns.stop()\n")
+    runs = [subprocess.run([sys.executable, "-c", script, *extra], capture_output=True, text=True, timeout=300,
+                           check=True).stdout.strip().splitlines()[-1]
+            for extra in ([], ["spark.driver.extraJavaOptions=-XX:+UseG1GC"])]
+    assert runs == ["['Copy', 'MarkSweepCompact']", "['G1 Young Generation', 'G1 Old Generation']"]
