@@ -41,6 +41,7 @@ from typing import Any, Final
 
 from ..events import Event
 from .jsonfast import loads
+from .logtime import round_ms
 
 TOTAL_TIME: Final = b'"totalTimeMs":'
 _CORRELATION_ID: Final = b'"correlationId":'
@@ -307,13 +308,3 @@ def total_time_at(raw: bytes, at: int, end: int) -> float | None:
     except ValueError:
         return None
     return total if total >= 0 else None
-
-
-def round_ms(value: float) -> float:
-    """Round to microseconds (totalTimeMs is a double) and keep whole numbers as ints."""
-    if isinstance(value, int):
-        return value
-    if value.is_integer():  # round() would give it back unchanged
-        return int(value)
-    rounded = round(value, 3)
-    return int(rounded) if rounded.is_integer() else rounded

@@ -91,3 +91,13 @@ class LogClock:
             return int(dt.datetime(year, month, day, hour, minute, tzinfo=zone).timestamp()) * 1000
         except (ValueError, UnicodeDecodeError, TraceFormatError):
             return None
+
+
+def round_ms(value: float) -> float:
+    """Round to microseconds (totalTimeMs is a double) and keep whole numbers as ints."""
+    if isinstance(value, int):
+        return value
+    if value.is_integer():  # round() would give it back unchanged
+        return int(value)
+    rounded = round(value, 3)
+    return int(rounded) if rounded.is_integer() else rounded

@@ -31,11 +31,11 @@ from collections.abc import Collection, Iterator
 from typing import Any, BinaryIO, Final
 
 from ..events import Event, Malformed, ReadItem, Skipped
-from .call_memo import TOTAL_TIME, CallMemo, Held, round_ms, total_time_at
+from .call_memo import TOTAL_TIME, CallMemo, Held, total_time_at
 from .header import is_number
 from .jsonfast import loads
 from .lines import DEFAULT_MAX_LINE_BYTES, skip_rest_of_line, too_long_message
-from .logtime import LogClock
+from .logtime import LogClock, round_ms
 from .topics import TOPIC_API_KEYS, TopicTracker, topic_items
 from .validate import call_event
 
