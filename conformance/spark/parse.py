@@ -137,6 +137,7 @@ class LineParser:
         self.first_block = first_block
         self.first_index: int | None = None
         self.held: bytes | None = None
+        self.content = b""  # the last non-blank line, stripped (a native event's row ships it)
         # the timestamp a record without one inherits; a later block's is not known yet
         self.ts: float = 0.0 if first_block else UNKNOWN_TS
         self._request_log: _LineParser | None = None
@@ -157,7 +158,7 @@ class LineParser:
             if self.fmt == "console":
                 return 0.0, list(self._console(line_no, raw))
             return 0.0, [Malformed(line_no, too_long_message(self.max))]
-        content = raw.strip()
+        self.content = content = raw.strip()
         if not content:
             return 0.0, []
         first_content = self.first_index is None
@@ -295,7 +296,7 @@ def parse_block_rows(rows: Iterable[tuple[str, int, bytes | None]], files: dict[
             if isinstance(item, Event):
                 counter[1] += 1
             native = parser.fmt == "native" and len(items) == 1 and isinstance(item, Event)
-            yield from route(fi, block, okey, sub, item, line_bytes=(raw or b"").strip() if native else None)
+            yield from route(fi, block, okey, sub, item, line_bytes=parser.content if native else None)
     if parser is not None:
         yield block_row(fi, block, index + 1, parser)
     for fi, (items_n, events_n) in counts.items():
