@@ -13,7 +13,7 @@
 3. **Cluster events**: headers, topic and tick events and topic-API calls, resolved per
    file in order and collected on the driver; every group's replay gets its file's list.
 4. **Sampling**: one row per group id (its type: consumer, streams, share, classic) and the
-   hash decision of :mod:`.sampling`; events of kept groups are selected by a join.
+   hash decision of :mod:`.sampling`, persisted; events of kept groups are selected by a join.
 5. **Replay** (``mapInArrow``): repartition by (file, group), ``sortWithinPartitions`` by
    (file, group, order key, line), one group at a time through a ``TraceChecker``
    (:mod:`.replay`).
@@ -308,7 +308,6 @@ def _balanced_splits(spark: Any) -> Iterator[None]:
 
 
 def _run(spark: Any, opts: ConformOptions, seed: int) -> ConformResult:
-    from pyspark import StorageLevel
     from pyspark.sql import functions as F
 
     stages = _StageClock()
@@ -321,15 +320,22 @@ def _run(spark: Any, opts: ConformOptions, seed: int) -> ConformResult:
     stages.lap("formats")
     formats = {info.index: info.fmt for info in files.values()}
 
-    parsed = (raw.select("uri", "block", F.col("value").cast("binary").alias("v"))
-              .mapInArrow(_parse_fn(files, ParseOptions(tz=opts.tz)), PARSED_SCHEMA)
-              .persist(StorageLevel.MEMORY_AND_DISK))
-    try:
-        result = _run_parsed(spark, opts, parsed, paths, formats, seed, stages)
-    finally:
-        parsed.unpersist()
+    with contextlib.ExitStack() as cached:
+        parsed = _cache(cached, raw.select("uri", "block", F.col("value").cast("binary").alias("v"))
+                        .mapInArrow(_parse_fn(files, ParseOptions(tz=opts.tz)), PARSED_SCHEMA))
+        result = _run_parsed(spark, opts, parsed, paths, formats, seed, stages, cached)
     result.stage_seconds = stages.seconds
     return result
+
+
+def _cache(cached: contextlib.ExitStack[Any], frame: Any) -> Any:
+    """``frame`` persisted (memory, then disk) until ``cached`` closes: a frame that more than
+    one Spark action reads is computed once."""
+    from pyspark import StorageLevel
+
+    frame = frame.persist(StorageLevel.MEMORY_AND_DISK)
+    cached.callback(frame.unpersist)
+    return frame
 
 
 class _StageClock:
@@ -344,8 +350,7 @@ class _StageClock:
 
 
 def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str], formats: dict[int, str],
-                seed: int, stages: _StageClock) -> ConformResult:
-    from pyspark import StorageLevel
+                seed: int, stages: _StageClock, cached: contextlib.ExitStack[Any]) -> ConformResult:
     from pyspark.sql import functions as F
 
     # The counts, block layouts and held headers (the rows are few: per partition and per block).
@@ -385,7 +390,9 @@ def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str],
                          F.col("rank"))
     groups = (parsed.where(F.col("cls") == "g").groupBy("grp").agg(rank.alias("rank"))
               .select("grp", F.coalesce(gtype, F.lit("consumer")).alias("type")))
-    groups = groups.withColumn("kept", spark_keep(F.col("grp"), F.col("type"), seed, opts.fraction, opts.fractions))
+    # one row per group, read by the tally and by the replay's join
+    groups = _cache(cached, groups.withColumn("kept", spark_keep(F.col("grp"), F.col("type"), seed, opts.fraction,
+                                                                 opts.fractions)))
     tally: dict[str, dict[str, int]] = {t: {"total": 0, "sampled": 0} for t in GROUP_TYPES}
     for r in groups.groupBy("type", "kept").count().collect():
         tally[r["type"]]["total"] += r["count"]
@@ -403,16 +410,13 @@ def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str],
     else:
         replay_in = replay_in.repartition("fi", "grp")
     # group first: its sort prefix tells rows apart (a file index is the same in most rows)
-    out = (replay_in.sortWithinPartitions("grp", "fi", "okey", "block", "line", "sub")
-           .mapInArrow(_replay_fn(ctx), OUTPUT_SCHEMA).persist(StorageLevel.MEMORY_AND_DISK))
-    try:
-        rows = out.collect()
-        stages.lap("replay")
-        malformed = parsed.where(F.col("cls") == "m").select("fi", "block", "line", "sub", "msg", "fld").collect()
-        if opts.findings_parquet:
-            _write_findings(spark, opts.findings_parquet, out, parsed, paths, layout, driver_findings)
-    finally:
-        out.unpersist()
+    out = _cache(cached, replay_in.sortWithinPartitions("grp", "fi", "okey", "block", "line", "sub")
+                 .mapInArrow(_replay_fn(ctx), OUTPUT_SCHEMA))
+    rows = out.collect()
+    stages.lap("replay")
+    malformed = parsed.where(F.col("cls") == "m").select("fi", "block", "line", "sub", "msg", "fld").collect()
+    if opts.findings_parquet:
+        _write_findings(spark, opts.findings_parquet, out, parsed, paths, layout, driver_findings)
     stages.lap("findings")
 
     report = Report()
