@@ -28,6 +28,7 @@ from __future__ import annotations
 import contextlib
 import fnmatch
 import os
+import re
 import time
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
@@ -244,6 +245,20 @@ def _input_files(spark: Any, raw: Any, names: _Names, fmt: str) -> tuple[list[st
     return [path for path, _ in paths], {key: FileInfo(index[named[key][1]], formats[key]) for key in uris}
 
 
+def _splittable_sizes(keys: Iterable[str]) -> list[int] | None:
+    """The sizes of the input files, if every one is a local file Spark splits (not compressed)."""
+    sizes = []
+    for key in keys:
+        local = _local_path(key)
+        if local is None or local.endswith(".gz") or os.path.splitext(local)[1] in _HADOOP_CODEC_SUFFIXES:
+            return None
+        try:
+            sizes.append(os.path.getsize(local))
+        except OSError:
+            return None
+    return sizes
+
+
 def _local_format(uri: str) -> str | None:
     """The format of a file the driver can read itself, from its first lines; None: ask Spark.
 
@@ -278,36 +293,81 @@ def run_conform(spark: Any, opts: ConformOptions) -> ConformResult:
     """Run the pipeline on ``spark`` (any session: classic or Spark Connect)."""
 
     seed = validate_seed(opts.seed)
-    with _balanced_splits(spark):
-        return _run(spark, opts, seed)
+    with _SessionDefaults(spark) as defaults:
+        return _run(spark, opts, seed, defaults)
 
 
-@contextlib.contextmanager
-def _balanced_splits(spark: Any) -> Iterator[None]:
-    """Read inputs in at least 4 splits per core (unless the session says otherwise).
+class _SessionDefaults:
+    """Spark SQL settings a run sets where the session leaves them unset, and unsets after.
 
-    Spark's default is one split per core, capped at 128 MiB: a 450 MB file is then read as
-    128+128+128+66 MB, which two cores finish in 256 MB-times instead of 225. Smaller splits
-    keep every core busy in the parse stage. Classic sessions only (Spark Connect has no
-    ``sparkContext`` to ask for the parallelism).
+    - ``spark.sql.optimizer.canChangeCachedPlanOutputPartitioning=true``: the replay's
+      output and the per-group table are persisted, and without this Spark's adaptive
+      execution may not coalesce a persisted plan's shuffle: the replay then runs
+      ``spark.sql.shuffle.partitions`` tasks (200 by default), which made a one-core run
+      40 % slower (``docs/conformance.md``).
+    - ``spark.sql.files.minPartitionNum`` (:meth:`split_inputs`): the input read in a whole
+      number of waves of splits per core.
+
+    Classic sessions only: Spark Connect has no ``sparkContext`` to ask for the
+    parallelism, and its server's settings are left alone.
     """
-    key = "spark.sql.files.minPartitionNum"
-    try:
-        parallelism = int(spark.sparkContext.defaultParallelism)
-        unset = spark.conf.get(key, None) is None
-    except Exception:  # Spark Connect: leave the server's settings alone
-        yield
-        return
-    if unset:
-        spark.conf.set(key, str(4 * parallelism))
-    try:
-        yield
-    finally:
-        if unset:
-            spark.conf.unset(key)
+
+    def __init__(self, spark: Any) -> None:
+        self._spark = spark
+        self._set: list[str] = []
+        try:
+            self.parallelism: int | None = int(spark.sparkContext.defaultParallelism)
+        except Exception:  # Spark Connect
+            self.parallelism = None
+
+    def __enter__(self) -> _SessionDefaults:
+        self.default("spark.sql.optimizer.canChangeCachedPlanOutputPartitioning", "true")
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        for key in self._set:
+            self._spark.conf.unset(key)
+
+    def default(self, key: str, value: str) -> None:
+        if self.parallelism is not None and self._spark.conf.get(key, None) is None:
+            self._spark.conf.set(key, value)
+            self._set.append(key)
+
+    def split_inputs(self, sizes: list[int] | None) -> None:
+        """At least 4 splits per core, in a whole number of waves where the input's size is
+        known (``sizes``: every input is a local file Spark splits).
+
+        Spark's default is one split per core, capped at ``spark.sql.files.maxPartitionBytes``
+        (128 MiB): a 450 MB file is read as 128+128+128+66 MB, which two cores finish in
+        256 MB-times instead of 225, and a 1.36 GB file as 11 splits, the last of which runs
+        alone on one of two cores. Splits of ``total / (waves × cores)`` keep every core busy
+        to the end of the parse stage.
+        """
+        if self.parallelism is None:
+            return
+        waves = 4
+        if sizes:
+            conf = self._spark.conf
+            open_cost = byte_size(conf.get("spark.sql.files.openCostInBytes"))
+            total = sum(size + open_cost for size in sizes)
+            waves = max(waves, -(-total // (byte_size(conf.get("spark.sql.files.maxPartitionBytes"))
+                                            * self.parallelism)))
+        self.default("spark.sql.files.minPartitionNum", str(waves * self.parallelism))
 
 
-def _run(spark: Any, opts: ConformOptions, seed: int) -> ConformResult:
+_BYTE_SIZE: Final = re.compile(r"\s*([0-9]+)\s*([kmgtp]?)(?:i?b)?\s*", re.IGNORECASE)
+_BYTE_UNITS: Final = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40, "p": 1 << 50}
+
+
+def byte_size(text: str) -> int:
+    """A Spark byte-size setting (``134217728b``, ``128m``, ``4MB``, ``1024``) in bytes."""
+    match = _BYTE_SIZE.fullmatch(text)
+    if match is None:
+        raise ValueError(f"not a byte size: {text!r}")
+    return int(match.group(1)) * _BYTE_UNITS[match.group(2).lower()]
+
+
+def _run(spark: Any, opts: ConformOptions, seed: int, defaults: _SessionDefaults) -> ConformResult:
     from pyspark.sql import functions as F
 
     stages = _StageClock()
@@ -317,6 +377,7 @@ def _run(spark: Any, opts: ConformOptions, seed: int) -> ConformResult:
            .select(F.col("_metadata.file_path").alias("uri"), F.col("_metadata.file_block_start").alias("block"),
                    F.col("value")))
     paths, files = _input_files(spark, raw, names, opts.format)
+    defaults.split_inputs(_splittable_sizes(files))
     stages.lap("formats")
     formats = {info.index: info.fmt for info in files.values()}
 

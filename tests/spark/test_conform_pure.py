@@ -258,3 +258,88 @@ def test_small_local_masters_get_the_serial_collector() -> None:
     assert small_local_gc("local[2]", {"spark.driver.defaultJavaOptions": ""}, "") is None
     assert small_local_gc("local[2]", {}, "spark.driver.extraJavaOptions  -Xss4m\n") is None
     assert small_local_gc("local[2]", {}, "spark.driver.defaultJavaOptions=-XX:+UseG1GC\n") is None
+
+
+def test_byte_sizes_as_spark_writes_them() -> None:
+    from kgspec.conformance.spark.pipeline import byte_size
+
+    assert [byte_size(t) for t in ("134217728b", "4194304b", "128m", "128MB", "1g", "2KiB", "1024", " 8k ")] == [
+        134217728, 4194304, 134217728, 134217728, 1 << 30, 2048, 1024, 8192]
+    for bad in ("", "b", "12x", "1.5g", "-1m"):
+        with pytest.raises(ValueError, match="not a byte size"):
+            byte_size(bad)
+
+
+class _Conf:
+    def __init__(self, values: dict[str, str]) -> None:
+        self.values = dict(values)
+        self.defaults = {"spark.sql.files.maxPartitionBytes": "134217728b",
+                         "spark.sql.files.openCostInBytes": "4194304b"}
+
+    def get(self, key: str, *default: str | None) -> str | None:
+        if key in self.values:
+            return self.values[key]
+        return default[0] if default else self.defaults[key]
+
+    def set(self, key: str, value: str) -> None:
+        self.values[key] = value
+
+    def unset(self, key: str) -> None:
+        del self.values[key]
+
+
+@dataclass
+class _Context:
+    defaultParallelism: int  # noqa: N815 (Spark's name)
+
+
+@dataclass
+class _Session:
+    conf: _Conf
+    sparkContext: _Context  # noqa: N815
+
+
+MIB = 1 << 20
+
+
+@pytest.mark.parametrize(("cores", "sizes", "splits"), [
+    (2, None, 8),  # size unknown (remote or compressed): 4 per core
+    (2, [450 * MIB], 8),  # 57 MB splits, under the 128 MiB cap
+    (2, [1360 * MIB], 12),  # 11 capped splits would leave the last alone on a core: 6 waves of 2
+    (1, [1360 * MIB], 11),  # one core: 11 waves
+    (4, [600 * MIB, 600 * MIB], 16),
+])
+def test_inputs_split_in_whole_waves(cores: int, sizes: list[int] | None, splits: int) -> None:
+    from kgspec.conformance.spark.pipeline import _SessionDefaults
+
+    session = _Session(_Conf({}), _Context(cores))
+    with _SessionDefaults(session) as defaults:
+        defaults.split_inputs(sizes)
+        assert session.conf.values == {"spark.sql.files.minPartitionNum": str(splits),
+                                       "spark.sql.optimizer.canChangeCachedPlanOutputPartitioning": "true"}
+    assert session.conf.values == {}  # the session as it was
+
+
+def test_session_settings_of_the_user_are_kept() -> None:
+    from kgspec.conformance.spark.pipeline import _SessionDefaults
+
+    mine = {"spark.sql.files.minPartitionNum": "3", "spark.sql.optimizer.canChangeCachedPlanOutputPartitioning": "false"}
+    session = _Session(_Conf(mine), _Context(2))
+    with _SessionDefaults(session) as defaults:
+        defaults.split_inputs([1360 * MIB])
+        assert session.conf.values == mine
+    assert session.conf.values == mine
+
+
+def test_splittable_sizes_only_of_local_uncompressed_files(tmp_path: Path) -> None:
+    from kgspec.conformance.spark.pipeline import _splittable_sizes
+
+    plain, other = tmp_path / "a.jsonl", tmp_path / "b.log"
+    plain.write_bytes(b"x" * 10)
+    other.write_bytes(b"y" * 7)
+    assert _splittable_sizes([str(plain), str(other)]) == [10, 7]
+    packed = tmp_path / "c.jsonl.gz"
+    packed.write_bytes(gzip.compress(b"{}\n"))
+    assert _splittable_sizes([str(plain), str(packed)]) is None
+    assert _splittable_sizes([str(plain), "hdfs://namenode/traces/a.jsonl"]) is None
+    assert _splittable_sizes([str(tmp_path / "gone.jsonl")]) is None
