@@ -300,11 +300,13 @@ def run_conform(spark: Any, opts: ConformOptions) -> ConformResult:
 class _SessionDefaults:
     """Spark SQL settings a run sets where the session leaves them unset, and unsets after.
 
-    - ``spark.sql.optimizer.canChangeCachedPlanOutputPartitioning=true``: the replay's
-      output and the per-group table are persisted, and without this Spark's adaptive
-      execution may not coalesce a persisted plan's shuffle: the replay then runs
-      ``spark.sql.shuffle.partitions`` tasks (200 by default), which made a one-core run
-      40 % slower (``docs/conformance.md``).
+    - ``spark.sql.shuffle.partitions`` = 4 per core: the replay's output and the per-group
+      table are persisted, and Spark's adaptive execution does not coalesce a persisted
+      plan's shuffle, so the replay ran 200 tasks (Spark's default), which made a one-core run
+      40 % slower. Letting it coalesce them (``canChangeCachedPlanOutputPartitioning``) was
+      no better: it merges partitions up to 64 MiB, and 3 replay tasks on 2 cores take two
+      waves (the replay scaled 1.43x). 4 per core keeps every core busy to the end
+      (``docs/conformance.md``). ``--partitions N`` sets the replay's alone.
     - ``spark.sql.files.minPartitionNum`` (:meth:`split_inputs`): the input read in a whole
       number of waves of splits per core.
 
@@ -321,7 +323,7 @@ class _SessionDefaults:
             self.parallelism = None
 
     def __enter__(self) -> _SessionDefaults:
-        self.default("spark.sql.optimizer.canChangeCachedPlanOutputPartitioning", "true")
+        self.default("spark.sql.shuffle.partitions", str(4 * (self.parallelism or 1)))
         return self
 
     def __exit__(self, *exc: object) -> None:

@@ -54,7 +54,8 @@ def register(sub: Any) -> None:
     p.add_argument("--tz", help="time zone of request-log timestamps (default UTC)")
     p.add_argument("--master", help="Spark master (default: local[*] unless spark-submit or --remote set one)")
     p.add_argument("--remote", help="Spark Connect URL, e.g. sc://host:15002 (default: $SPARK_REMOTE)")
-    p.add_argument("--partitions", type=int, help="replay partitions (default: spark.sql.shuffle.partitions)")
+    p.add_argument("--partitions", type=int,
+                   help="replay partitions (default: spark.sql.shuffle.partitions if set, else 4 per core)")
     p.add_argument("--spark-conf", action="append", default=[], metavar="KEY=VALUE",
                    help="extra Spark config (repeatable)")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the summary lines")

@@ -290,13 +290,13 @@ class _Conf:
 
 @dataclass
 class _Context:
-    defaultParallelism: int  # noqa: N815 (Spark's name)
+    defaultParallelism: int  # Spark's name
 
 
 @dataclass
 class _Session:
     conf: _Conf
-    sparkContext: _Context  # noqa: N815
+    sparkContext: _Context
 
 
 MIB = 1 << 20
@@ -316,14 +316,14 @@ def test_inputs_split_in_whole_waves(cores: int, sizes: list[int] | None, splits
     with _SessionDefaults(session) as defaults:
         defaults.split_inputs(sizes)
         assert session.conf.values == {"spark.sql.files.minPartitionNum": str(splits),
-                                       "spark.sql.optimizer.canChangeCachedPlanOutputPartitioning": "true"}
+                                       "spark.sql.shuffle.partitions": str(4 * cores)}
     assert session.conf.values == {}  # the session as it was
 
 
 def test_session_settings_of_the_user_are_kept() -> None:
     from kgspec.conformance.spark.pipeline import _SessionDefaults
 
-    mine = {"spark.sql.files.minPartitionNum": "3", "spark.sql.optimizer.canChangeCachedPlanOutputPartitioning": "false"}
+    mine = {"spark.sql.files.minPartitionNum": "3", "spark.sql.shuffle.partitions": "200"}
     session = _Session(_Conf(mine), _Context(2))
     with _SessionDefaults(session) as defaults:
         defaults.split_inputs([1360 * MIB])

@@ -47,9 +47,9 @@ def test_conform_report_equals_check(spark: Any, dataset: Dataset, tmp_path: Pat
     assert table.count() == len(got["findings"])
     assert sorted(table.columns) == sorted(["path", "line", "groupId", "groupType", "kind", "field", "expected",
                                             "observed", "message"])
-    # the run's own settings are gone with it
-    for key in ("spark.sql.files.minPartitionNum", "spark.sql.optimizer.canChangeCachedPlanOutputPartitioning"):
-        assert spark.conf.get(key, None) is None
+    # the run's own settings are gone with it; the session's are kept
+    assert spark.conf.get("spark.sql.files.minPartitionNum", None) is None
+    assert spark.conf.get("spark.sql.shuffle.partitions") == "2"
 
 
 @pytest.mark.spark
