@@ -323,7 +323,8 @@ class _SessionDefaults:
             self.parallelism = None
 
     def __enter__(self) -> _SessionDefaults:
-        self.default("spark.sql.shuffle.partitions", str(4 * (self.parallelism or 1)))
+        if self.parallelism is not None:
+            self.default("spark.sql.shuffle.partitions", str(4 * self.parallelism))
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -331,7 +332,7 @@ class _SessionDefaults:
             self._spark.conf.unset(key)
 
     def default(self, key: str, value: str) -> None:
-        if self.parallelism is not None and self._spark.conf.get(key, None) is None:
+        if self._spark.conf.get(key, None) is None:
             self._spark.conf.set(key, value)
             self._set.append(key)
 

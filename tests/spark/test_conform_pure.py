@@ -343,3 +343,19 @@ def test_splittable_sizes_only_of_local_uncompressed_files(tmp_path: Path) -> No
     assert _splittable_sizes([str(plain), str(packed)]) is None
     assert _splittable_sizes([str(plain), "hdfs://namenode/traces/a.jsonl"]) is None
     assert _splittable_sizes([str(tmp_path / "gone.jsonl")]) is None
+
+
+def test_a_connect_session_is_left_alone() -> None:
+    from kgspec.conformance.spark.pipeline import _SessionDefaults
+
+    class _Connect:  # Spark Connect: no sparkContext to read the parallelism from
+        conf = _Conf({})
+
+        @property
+        def sparkContext(self) -> None:  # Spark's name
+            raise RuntimeError("[JVM_ATTRIBUTE_NOT_SUPPORTED] sparkContext is not supported in Spark Connect")
+
+    session = _Connect()
+    with _SessionDefaults(session) as defaults:
+        defaults.split_inputs([1360 * MIB])
+        assert session.conf.values == {}
