@@ -117,7 +117,7 @@ class Simulator:
         self._deadlines: dict[str, dict[str, int]] = {}
         self._previous: dict[str, EpochSnapshot | None] = {}
         self._names = itertools.count(1)
-        self._pending_spawns = 0
+        self._spawning: set[str] = set()  # names whose next incarnation is scheduled
         self._protocol: dict[str, str] = {}  # group id -> "consumer" or "streams"
         self._creating: set[str] = set()  # internal topics the cluster is about to create
         self.lost_assignments: list[str] = []  # the Kafka gap settle() tolerated (streams)
@@ -243,9 +243,7 @@ class Simulator:
             return
         client.leave(self.now, temporary=True)
         self._reschedule(client)
-        spec = _Spawn(name, client.group_id, client.topics, client.instance_id, client.opts)
-        self._push(self.now + client.opts.reconcile_ms + downtime_ms, "spawn", spec)
-        self._pending_spawns += 1
+        self._respawn(client, client.opts.reconcile_ms + downtime_ms)
 
     def isolate(self, name: str, duration_ms: int) -> None:
         self.network.isolate(name, self.now + duration_ms)
@@ -326,7 +324,7 @@ class Simulator:
             elif kind == "leave":
                 self.leave(payload)
             elif kind == "spawn":
-                self._pending_spawns -= 1
+                self._spawning.discard(payload.name)
                 self._spawn(payload)
             elif kind == "create":
                 self._create_topic(*payload)
@@ -423,9 +421,22 @@ class Simulator:
         if (isinstance(client, SimClient) and client.state == "FATAL" and client.instance_id is not None
                 and client.alive):
             client.alive = False
-            spec = _Spawn(client.name, client.group_id, client.topics, client.instance_id, client.opts)
-            self._push(self.now + RESTART_BACKOFF_MS, "spawn", spec)
-            self._pending_spawns += 1
+            self._respawn(client, RESTART_BACKOFF_MS)
+
+    def _respawn(self, client: SimClient, after_ms: int) -> None:
+        """A new process of ``client`` (same name and instance id) starts ``after_ms`` from now.
+
+        One at a time per name: a process restarted by the operator whose last request then
+        fails fatally (UNRELEASED_INSTANCE_ID, its leave lost) is already being replaced, and
+        a process already replaced is nobody's to restart. Two restarts of one name would run
+        two processes of one instance, each fencing the other's joins, with the member that
+        wins belonging to the one no longer tracked.
+        """
+        if client.name in self._spawning or self.clients.get(client.name) is not client:
+            return
+        self._spawning.add(client.name)
+        spec = _Spawn(client.name, client.group_id, client.topics, client.instance_id, client.opts)
+        self._push(self.now + after_ms, "spawn", spec)
 
     def _track_session(self, gid: str, request: dict[str, Any], response: dict[str, Any]) -> None:
         if response.get("errorCode") != 0:

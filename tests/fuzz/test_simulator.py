@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
 from pathlib import Path
 
@@ -211,3 +212,46 @@ def test_subscription_changes_bump_the_group_epoch_and_move_the_target() -> None
     assert regexes == ["f.*", ""]
     assert sim.clients["c1"].owned == {bar: frozenset({0, 1})}
     assert sim.violations == []
+
+
+def test_a_static_instance_restarted_while_failing_fatally_runs_one_process_at_a_time() -> None:
+    """The nightly long run's find (shrunk). After a failover, the operator restarts static
+    instance c4 (its -2 leave is lost on the lossy network) just as its last heartbeat is
+    answered UNRELEASED_INSTANCE_ID, which the simulator also answers with a restart. Two
+    restarts of one name ran two chains of c4 processes, each fencing the other's joins;
+    the one that finally joined was no longer tracked, and settle() found a member with no
+    live client. One restart at a time per name: one process after another, 5 s apart."""
+    from kgspec.model.sim.machine import machine_for
+    from kgspec.model.sim.simulator import RESTART_BACKOFF_MS
+
+    machine = machine_for()()
+    program: list[tuple[str, dict[str, object]]] = [
+        ("start", {"seed": 33348, "partitions": 1, "members": 3, "static": False, "reconcile_ms": 300,
+                   "loss": 0.0, "duplicate": 0.0}),
+        ("settle", {}), ("settle", {}), ("settle", {}),
+        ("crash", {"index": 0}), ("leave", {"index": 0}), ("leave", {"index": 1}),
+        ("join", {"reconcile_ms": 0, "static": True, "subscription": "t0"}),
+        ("network", {"duplicate": 0.3, "loss": 0.3, "max_delay_ms": 50}),
+        ("stall", {"index": 2, "ms": 40000, "whole_process": False}),
+        ("advance", {"ms": 60000}), ("failover", {}), ("restart_static", {"downtime_ms": 100, "index": 0}),
+        ("settle", {}),
+    ]
+    try:
+        for rule, kwargs in program:
+            getattr(machine, rule)(**kwargs)
+        sim = machine.sim
+        assert sim.violations == []
+        failover = next(e["tsMs"] for e in sim.events if e.get("tick", {}).get("coordinatorFailover"))
+        joins = [(e["tsMs"], e["request"]["memberId"], e["response"]["errorCode"]) for e in sim.events
+                 if "request" in e and e["tsMs"] > failover and e["request"].get("instanceId") == "c4-instance"
+                 and e["request"]["memberEpoch"] == 0]
+        # the old process's last heartbeat, then one new process at a time until c4's old
+        # member expires (its session re-armed at the failover): rejected, then joined
+        assert [code for _, _, code in joins] == [111] * (len(joins) - 1) + [0]
+        starts = [ts for ts, _, _ in joins[1:]]
+        assert all(b - a >= RESTART_BACKOFF_MS for a, b in itertools.pairwise(starts))
+        assert len({member for _, member, _ in joins}) == len(joins)
+        assert joins[-1][0] > failover + 45_000
+        assert sorted(sim.coordinator.groups["g"].members) == [sim.clients["c4"].member_id] == [joins[-1][1]]
+    finally:
+        machine.teardown()
