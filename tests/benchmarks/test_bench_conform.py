@@ -55,8 +55,8 @@ def steady_traces(tmp_path_factory: pytest.TempPathFactory) -> Callable[[int], t
 # for the next session of the same process, so in-process runs after the first would skip the
 # JVM start and run on JIT-warm code.
 # The session is the CLI's (build_session: on one or two cores, the serial collector; see
-# docs/conformance.md) with its defaults (the replay's partitions are Spark's adaptive
-# coalescing of spark.sql.shuffle.partitions), and a 3 GiB driver (the cached parse fits).
+# docs/conformance.md) with its defaults (run_conform's 4 shuffle partitions per core), and a
+# 3 GiB driver (the cached parse fits in memory).
 _RUN = """
 import json, sys
 from kgspec.commands.conform import build_session
