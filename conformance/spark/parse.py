@@ -41,6 +41,7 @@ from dataclasses import dataclass
 from io import BytesIO
 from typing import Any, Final
 
+from kgspec.conformance.checker import API_NAMES
 from kgspec.conformance.events import Event, Malformed, ReadItem, Skipped
 from kgspec.conformance.readers.console import _strip_timestamp, read_console
 from kgspec.conformance.readers.dump_log import _preamble_reason, record_line_item
@@ -61,8 +62,8 @@ CONSUMER, STREAMS, SHARE, CLASSIC = "consumer", "streams", "share", "classic"
 GROUP_TYPES: Final = (CONSUMER, STREAMS, SHARE, CLASSIC)
 _API_TYPES: Final = {68: CONSUMER, 69: CONSUMER, 88: STREAMS, 89: STREAMS, 76: SHARE, 77: SHARE, 78: SHARE,
                      79: SHARE, 11: CLASSIC, 12: CLASSIC, 13: CLASSIC, 14: CLASSIC}
-_API_NAME_TYPES: Final = {"CONSUMER_GROUP_HEARTBEAT": CONSUMER, "CONSUMER_GROUP_DESCRIBE": CONSUMER,
-                          "STREAMS_GROUP_HEARTBEAT": STREAMS, "STREAMS_GROUP_DESCRIBE": STREAMS}
+# a native call may name its API instead of numbering it: the names the checker reads
+_API_NAME_TYPES: Final = {name: _API_TYPES[key] for name, key in API_NAMES.items() if key in _API_TYPES}
 _RECORD_TYPES: Final = {**dict.fromkeys((3, 4, 5, 6, 7, 8, 16), CONSUMER), **dict.fromkeys(range(17, 24), STREAMS),
                         **dict.fromkeys(range(9, 16), SHARE), 2: CLASSIC}
 CONSUMER_GROUP_DESCRIBE: Final = 69

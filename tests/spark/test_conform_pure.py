@@ -359,3 +359,17 @@ def test_a_connect_session_is_left_alone() -> None:
     with _SessionDefaults(session) as defaults:
         defaults.split_inputs([1360 * MIB])
         assert session.conf.values == {}
+
+
+def test_a_call_named_not_numbered_has_its_group_type() -> None:
+    from kgspec.conformance.checker import API_NAMES
+    from kgspec.conformance.spark.parse import group_type
+
+    def call(name: str) -> Event:
+        return Event(1, "call", 0.0, {}, api_name=name, request={"groupId": "g"})
+
+    assert {name: group_type(call(name)) for name in API_NAMES} == {
+        "CONSUMER_GROUP_HEARTBEAT": "consumer", "CONSUMER_GROUP_DESCRIBE": "consumer",
+        "STREAMS_GROUP_HEARTBEAT": "streams", "STREAMS_GROUP_DESCRIBE": "streams",
+        "JOIN_GROUP": "classic", "SYNC_GROUP": "classic", "HEARTBEAT": "classic", "LEAVE_GROUP": "classic"}
+    assert group_type(call("METADATA")) is None
