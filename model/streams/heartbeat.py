@@ -244,7 +244,7 @@ class StreamsHeartbeat:
                                            f"Member {member_id} is not a member of group {gid}.")
                 member = StreamsMember(member_id)
                 self.explain.append(f"member {member_id} joins")
-            self._validate_epoch(member, epoch, owned_raw)
+            self.validate_epoch(member, epoch, owned_raw)
         else:
             old = group.static_member(instance_id)
             if old is not None and old.member_id != member_id:
@@ -458,7 +458,7 @@ class StreamsHeartbeat:
         return (config.int("group.streams.num.warmup.replicas"), config.int("group.streams.acceptable.recovery.lag"),
                 self.coord.profile.streams_kip_warmup_promotion)
 
-    def _validate_epoch(self, member: StreamsMember, received: int, owned_raw: list[Any]) -> None:
+    def validate_epoch(self, member: StreamsMember, received: int, owned_raw: list[Any]) -> None:
         """``throwIfStreamsGroupMemberEpochIsInvalid`` (epoch 0 returns first)."""
         if received == 0:
             return

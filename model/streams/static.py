@@ -77,7 +77,7 @@ def get_or_create_member(step: StreamsHeartbeat, group: StreamsGroup, member_id:
         step.explain.append(f"static member {member_id} replaces {existing.member_id} (instance id {instance_id})")
         return new, False
     member = member_or_throw(group, member_id, instance_id)
-    step._validate_epoch(member, epoch, owned_raw)
+    step.validate_epoch(member, epoch, owned_raw)
     return member, False
 
 
