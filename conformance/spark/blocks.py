@@ -76,31 +76,35 @@ class ParseSummary:
     headers: dict[int, Event]  # file index -> a header held back at a block's start, found to be the file's
     findings: list[Finding]  # ... or found malformed
 
+    def count(self, fi: int, lines: int | None, events: int | None) -> None:
+        """An ``n`` row: the lines and events a stage counted in file ``fi``."""
+        self.counts[fi][0] += lines or 0
+        self.counts[fi][1] += events or 0
+
 
 def summarize_parse(rows: Iterable[SummaryRow], paths: list[str]) -> ParseSummary:
     """Counts and block layouts from rows of :data:`SUMMARY_COLUMNS` (``n``, ``b`` and ``h`` rows),
     then the header lines that start a later block, now that it is known whether the blocks
     before them were blank."""
-    counts = [[0, 0] for _ in paths]
+    summary = ParseSummary([[0, 0] for _ in paths], Layout(), {}, [])
     blocks: list[tuple[int, int, int, int | None, float | None]] = []
     held: list[SummaryRow] = []
     for row in rows:
         fi, cls, okey, line, block, nl, ne, _ = row
         if cls == "n":
-            counts[fi][0] += nl or 0
-            counts[fi][1] += ne or 0
+            summary.count(fi, nl, ne)
         elif cls == "b":
             blocks.append((fi, block, nl or 0, line, okey))
         elif cls == HEADER_HELD:
             held.append(row)
-    summary = ParseSummary(counts, layout_from_blocks(blocks), {}, [])
+    summary.layout = layout_from_blocks(blocks)
     for fi, _, _, index, block, _, _, payload in held:
         assert index is not None  # an h row has its index in the block
         assert payload is not None  # and its line
         item = resolve_held_header(fi, block, index, bytes(payload), summary.layout)
         if isinstance(item, Event):
             summary.headers[fi] = item
-            counts[fi][1] += 1
+            summary.count(fi, 0, 1)
         else:
             assert isinstance(item, Malformed)
             summary.findings.append(Finding(paths[fi], item.line, None, "malformed", item.message, item.field))

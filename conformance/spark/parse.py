@@ -2,7 +2,7 @@
 
 Spark reads the inputs with its text source, one row per line, and this module turns each
 row into the items ``open_trace`` would yield for that line. It imports no pyspark: the
-Spark stages (:mod:`.pipeline`) call it from ``mapInPandas``, the tests call it directly.
+Spark stages (:mod:`.pipeline`) call it from ``mapInArrow``, the tests call it directly.
 
 What a line depends on besides its own bytes, and where that comes from:
 

@@ -420,7 +420,7 @@ def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str],
     # The counts, block layouts and held headers (the rows are few: per partition and per block).
     summary = summarize_parse((tuple(r) for r in parsed.where(F.col("cls").isin("n", "b", HEADER_HELD))
                                .select(*SUMMARY_COLUMNS).collect()), paths)
-    counts, layout, headers, driver_findings = summary.counts, summary.layout, summary.headers, summary.findings
+    layout, headers, driver_findings = summary.layout, summary.headers, summary.findings
     stages.lap("parse")
 
     # Cluster-wide events, resolved per file in order.
@@ -430,9 +430,8 @@ def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str],
                     .mapInArrow(_resolve_fn(formats), PARSED_SCHEMA).collect())
     cluster: list[list[tuple[tuple[float, int, int], Event]]] = [[] for _ in paths]
     for r in cluster_rows:
-        if r["cls"] == "n":
-            counts[r["fi"]][0] += r["nl"]
-            counts[r["fi"]][1] += r["ne"]
+        if r["cls"] == "n":  # the topic-API calls, counted once resolved
+            summary.count(r["fi"], r["nl"], r["ne"])
             continue
         event: Event = loads(r["payload"])
         event.line = layout.line(r["fi"], r["block"], r["line"])
@@ -485,7 +484,7 @@ def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str],
 
     report = Report()
     for i, p in enumerate(paths):
-        report.inputs.append(InputSummary(p, counts[i][0], counts[i][1]))
+        report.inputs.append(InputSummary(p, *summary.counts[i]))
     path_index = {p: i for i, p in enumerate(paths)}
     summaries = sorted((r for r in rows if r["rec"] == "G"),
                        key=lambda r: (path_index[r["path"]], r["okey"], r["line"], r["sub"]))

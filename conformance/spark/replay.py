@@ -9,7 +9,7 @@ groups. Events that name no group (``o`` rows) are fed to one checker per file t
 holds no group. A group whose replay raises is reported (kind ``unsupported``) and the
 other groups go on: no failure loses another group's result.
 
-No pyspark here: :mod:`.pipeline` wraps :func:`replay_rows` in ``mapInPandas``.
+No pyspark here: :mod:`.pipeline` wraps :func:`replay_rows` in ``mapInArrow``.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@ from kgspec.conformance.events import Event, Malformed
 from kgspec.conformance.findings import Report
 from kgspec.conformance.readers import open_trace
 from kgspec.conformance.readers.detect import detect_format
-from kgspec.conformance.spark.blocks import Layout, summarize_parse
+from kgspec.conformance.spark.blocks import Layout, ParseSummary, summarize_parse
 from kgspec.conformance.spark.parse import (
     HEADER_HELD,
     FileInfo,
@@ -60,7 +60,7 @@ class _Parsed:
     layout: Layout
     header: Event | None  # a header line held back at a block's start, resolved as the header
     findings: Findings  # ... or as malformed
-    counts: list[int]  # [lines, events] of the parse stage's rows (topic-API calls not yet counted)
+    summary: ParseSummary  # its counts: of the parse stage's rows (topic-API calls not yet counted)
 
 
 def _parse_in_blocks(path: Path, shown: str, block_lines: int | None) -> _Parsed:
@@ -82,7 +82,7 @@ def _parse_in_blocks(path: Path, shown: str, block_lines: int | None) -> _Parsed
     summary = summarize_parse(((r[0], r[4], r[1], r[2], r[12], r[10], r[11], r[7]) for r in rows
                                if r[4] in ("n", "b", HEADER_HELD)), [shown])
     return _Parsed(rows, fmt, summary.layout, summary.headers.get(0),
-                   [(f.line, None, "malformed", f.field) for f in summary.findings], summary.counts[0])
+                   [(f.line, None, "malformed", f.field) for f in summary.findings], summary)
 
 
 def _local_conform(path: Path, shown: str, block_lines: int | None = None) -> tuple[Groups, Findings, list[int]]:
@@ -92,10 +92,9 @@ def _local_conform(path: Path, shown: str, block_lines: int | None = None) -> tu
     cluster_in = sorted((r for r in rows if r[4] in ("c", "t")), key=lambda r: (r[1], r[12], r[2], r[3]))
     resolved = list(resolve_cluster(((r[0], r[1], r[12], r[2], r[3], r[4], r[7]) for r in cluster_in), {0: fmt}))
     events = []
-    counts = list(parsed.counts)
     for r in resolved:
         if r[4] == "n":  # the topic-API calls, counted once resolved
-            counts = [counts[0] + (r[10] or 0), counts[1] + (r[11] or 0)]
+            parsed.summary.count(r[0], r[10], r[11])
         elif r[4] == "c":
             event = loads(r[7])
             event.line = layout.line(r[0], r[12], r[2])
@@ -110,7 +109,7 @@ def _local_conform(path: Path, shown: str, block_lines: int | None = None) -> tu
     groups = sorted((r[2] or "", r[9] or "", r[8] or 0) for r in out if r[0] == "G")
     findings += [(r[5], r[2], r[10] or "", r[11]) for r in out if r[0] == "F"]
     findings += [(layout.line(r[0], r[12], r[2]), None, "malformed", r[9]) for r in rows if r[4] == "m"]
-    return groups, sorted(findings, key=str), counts
+    return groups, sorted(findings, key=str), parsed.summary.counts[0]
 
 
 def _check(path: Path) -> tuple[Groups, Findings, list[int]]:
