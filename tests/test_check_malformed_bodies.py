@@ -5,7 +5,6 @@ answer the trace mangled does not put the model out of step (the following lines
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -97,48 +96,30 @@ def test_connect_calls_without_a_schema_table_become_findings(tmp_path: Path) ->
     assert "\"'unreadable'\"" in report["findings"][0]["message"]
 
 
+def _record(ts: int, rtype: int, key: dict[str, Any], value: dict[str, Any]) -> dict[str, Any]:
+    return {"tsMs": ts, "record": {"key": {"type": rtype, "data": {"groupId": "g", **key}}, "value": value}}
+
+
 def test_record_key_member_id_that_is_not_a_string_is_malformed(tmp_path: Path) -> None:
     """A number as a record key's memberId (the schema says string) is one ``malformed`` finding
     at its line, not a crash of the target-assignment invariant, which sorts member ids."""
-    from kgspec.conformance.checker import check_items
-    from kgspec.conformance.findings import Report
-    from kgspec.conformance.readers import open_trace
-
-    topic = "JUxmFSdeRnSLhXMi3QDX9g"
-    lines = [
-        {"tsMs": 0, "record": {"key": {"type": 7, "data": {"groupId": "g", "memberId": "a"}},
-                               "value": {"version": 0, "data": {"topicPartitions": [{"topicId": topic, "partitions": [1]}]}}}},
-        {"tsMs": 1, "record": {"key": {"type": 7, "data": {"groupId": "g", "memberId": 5}},
-                               "value": {"version": 0, "data": {"topicPartitions": [{"topicId": topic, "partitions": [1]}]}}}},
-        {"tsMs": 2, "record": {"key": {"type": 6, "data": {"groupId": "g"}},
-                               "value": {"version": 0, "data": {"assignmentEpoch": 1, "assignorName": "uniform"}}}},
-    ]
-    path = tmp_path / "member-id.jsonl"
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    report = Report()
-    check_items(str(path), open_trace(path), report)
-    assert [(f.line, f.group_id, f.kind, f.field, f.message) for f in report.findings] == [
+    target = {"version": 0, "data": {"topicPartitions": [{"topicId": "JUxmFSdeRnSLhXMi3QDX9g", "partitions": [1]}]}}
+    events = [_record(0, 7, {"memberId": "a"}, target), _record(1, 7, {"memberId": 5}, target),
+              _record(2, 6, {}, {"version": 0, "data": {"assignmentEpoch": 1, "assignorName": "uniform"}})]
+    status, report = check_events(tmp_path, events)
+    assert status == 1
+    assert [(f["line"], f["groupId"], f["kind"], f["field"], f["message"]) for f in report["findings"]] == [
         (2, "g", "malformed", "record.key.data.memberId", "record key memberId must be a string")]
-    assert [(g.group_id, g.verdict, g.events) for g in report.groups] == [("g", "incomplete", 3)]
+    assert [(g["groupId"], g["verdict"], g["events"]) for g in report["groups"]] == [("g", "incomplete", 3)]
 
 
 def test_record_key_regular_expression_that_is_not_a_string_is_malformed(tmp_path: Path) -> None:
     """Every string of a record key's schema is checked, not only memberId: a number as the
     regularExpression of a regex record (type 16) is malformed, where it was taken as is."""
-    from kgspec.conformance.checker import check_items
-    from kgspec.conformance.findings import Report
-    from kgspec.conformance.readers import open_trace
-
     value = {"version": 0, "data": {"topics": ["t"], "version": 1, "timestamp": 0}}
-    lines = [
-        {"tsMs": 0, "record": {"key": {"type": 16, "data": {"groupId": "g", "regularExpression": 5}}, "value": value}},
-        {"tsMs": 1, "record": {"key": {"type": 16, "data": {"groupId": "g", "regularExpression": "a.*"}},
-                               "value": value}},
-    ]
-    path = tmp_path / "regex.jsonl"
-    path.write_text("".join(json.dumps(line) + "\n" for line in lines))
-    report = Report()
-    check_items(str(path), open_trace(path), report)
-    assert [(f.line, f.group_id, f.kind, f.field, f.message) for f in report.findings] == [
+    events = [_record(0, 16, {"regularExpression": 5}, value), _record(1, 16, {"regularExpression": "a.*"}, value)]
+    status, report = check_events(tmp_path, events)
+    assert status == 1
+    assert [(f["line"], f["groupId"], f["kind"], f["field"], f["message"]) for f in report["findings"]] == [
         (1, "g", "malformed", "record.key.data.regularExpression", "record key regularExpression must be a string")]
-    assert [(g.group_id, g.verdict, g.events) for g in report.groups] == [("g", "incomplete", 2)]
+    assert [(g["groupId"], g["verdict"], g["events"]) for g in report["groups"]] == [("g", "incomplete", 2)]
