@@ -9,7 +9,10 @@ as a ``kgspec conform`` command does (the start-up is included: it is what a use
 ``test_conform_scaling`` compares ``local[N]`` on N CPUs: the process (and so its JVM and
 Python workers) is pinned to the first N CPUs it may use (``sched_setaffinity``), in pairs
 that alternate the two settings; ``extra_info`` has each run's seconds, events/s (median),
-each pair's ratio and their median. Unpinned, ``local[1]`` is not one core: its JVM feeds
+each pair's ratio and their median, and the machine's own two-CPU ceiling
+(``machine.py``: ``kgspec check`` alone against two copies at once, probed before each pair and
+after the last) with the pipeline's median ratio as a share of it. The benchmark's own time is
+the whole sequence, probes included; read the figures from ``extra_info``. Unpinned, ``local[1]`` is not one core: its JVM feeds
 Arrow batches while the Python worker works on the previous one, and the JIT and GC threads
 run beside them, so on a 2-vCPU machine it keeps ~1.4 cores busy and no pipeline could show
 1.8x there (``docs/conformance.md``); ``test_conform_throughput_unpinned`` measures that
@@ -32,6 +35,8 @@ from typing import Any
 
 import pytest
 from kgspec.conformance.steady import write_steady_trace
+
+from tests.benchmarks.machine import Ceiling, first_cpus, head_of, two_cpu_ceiling
 
 HEARTBEATS = 1_000_000
 pytestmark = [pytest.mark.spark, pytest.mark.slow]
@@ -71,14 +76,6 @@ finally:
 print(json.dumps({"findings": len(result.report.findings), "lines": result.report.inputs[0].lines,
                   "stages": result.stage_seconds}))
 """
-
-
-def _first_cpus(count: int) -> set[int] | None:
-    """The first ``count`` CPUs this process may run on; None where affinity cannot be set."""
-    if not hasattr(os, "sched_getaffinity"):
-        return None
-    allowed = sorted(os.sched_getaffinity(0))
-    return set(allowed[:count]) if len(allowed) >= count else None
 
 
 def _conform(cores: int, path: Path, cpus: set[int] | None) -> dict[str, Any]:
@@ -125,20 +122,32 @@ def test_conform_throughput_unpinned(cores: int, benchmark: Any,
 # 2-vCPU VM), so the pairs alternate local[1] and local[2] and the figure is the median of
 # the pairs' ratios, not one run's.
 SCALING = {"1M": (1_000_000, 3), "3M": (3_000_000, 2)}
+# The machine's two-CPU ceiling (tests/benchmarks/machine.py) is probed before each pair and
+# after the last: CEILING_ROUNDS rounds of `kgspec check` on the trace's first CEILING_LINES
+# lines (~1.7 s alone), so the pipeline's ratio can be read against what the host gave.
+CEILING_LINES, CEILING_ROUNDS = 150_000, 6
 
 
 @pytest.mark.parametrize("size", list(SCALING))
 def test_conform_scaling(size: str, benchmark: Any, steady_traces: Callable[[int], tuple[Path, int]]) -> None:
     """``local[1]`` on one CPU against ``local[2]`` on two, alternating; the goal: ratio >= 1.8."""
     _need_java()
-    one, two = _first_cpus(1), _first_cpus(2)
+    one, two = first_cpus(1), first_cpus(2)
     if one is None or two is None:
         pytest.skip("cannot pin a process to 1 and 2 CPUs here")
     heartbeats, pairs = SCALING[size]
     path, lines = steady_traces(heartbeats)
 
+    probe = head_of(path, CEILING_LINES, path.with_name(f"ceiling-{size}.jsonl"))
+    ceilings: list[Ceiling | None] = []
+
     def alternate() -> list[tuple[dict[str, Any], dict[str, Any]]]:
-        return [(_conform(1, path, one), _conform(2, path, two)) for _ in range(pairs)]
+        runs = []
+        for _ in range(pairs):
+            ceilings.append(two_cpu_ceiling(probe, CEILING_ROUNDS))
+            runs.append((_conform(1, path, one), _conform(2, path, two)))
+        ceilings.append(two_cpu_ceiling(probe, CEILING_ROUNDS))
+        return runs
 
     runs = benchmark.pedantic(alternate, rounds=1, iterations=1)
     for run in (r for pair in runs for r in pair):
@@ -152,6 +161,13 @@ def test_conform_scaling(size: str, benchmark: Any, steady_traces: Callable[[int
         f"local[{c}]": round(lines / statistics.median(s)) for c, s in seconds.items()}
     benchmark.extra_info["ratios"] = ratios
     benchmark.extra_info["median_ratio"] = round(statistics.median(ratios), 3)
+    # The machine's own two-CPU ceiling, probed before, between and after the pairs.
+    machine = [r for c in ceilings if c is not None for r in c.ratios]
+    benchmark.extra_info["machine_ceiling"] = {
+        "median": round(statistics.median(machine), 3), "ratios": machine,
+        "probe_medians": [c.median for c in ceilings if c is not None]}
+    benchmark.extra_info["share_of_ceiling"] = round(
+        statistics.median(ratios) / statistics.median(machine), 3)
     benchmark.extra_info["stage_seconds"] = {f"local[{c}]": runs[-1][c - 1]["stages"] for c in (1, 2)}
 
 
