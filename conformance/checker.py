@@ -23,6 +23,7 @@ from kgspec.conformance.classic import CLASSIC_API_NAMES, CLASSIC_APIS, ClassicC
 from kgspec.conformance.compare import (
     Diff,
     check_streams_heartbeat,
+    classic_describe_differences,
     describe_differences,
     format_set,
     heartbeat_differences,
@@ -40,10 +41,13 @@ from kgspec.conformance.invariant_hooks import (
     member_record_problems,
     record_invariant_problems,
 )
+from kgspec.conformance.listing import ListingChecks
 from kgspec.conformance.retarget import adopt_observed_target
 from kgspec.conformance.shapes import MESSAGES, call_shape_problem
 from kgspec.invariants.client import ClientLedger
 from kgspec.invariants.streams import ReplayedStateProblems
+from kgspec.model.classic.describe import DESCRIBE_GROUPS
+from kgspec.model.classic.describe import VERSIONS as DESCRIBE_GROUPS_VERSIONS
 from kgspec.model.config import unknown_config_names
 from kgspec.model.consumer.group import OwnershipConflict
 from kgspec.model.consumer.heartbeat import steady_timer_ops
@@ -51,6 +55,7 @@ from kgspec.model.consumer.member import STATE_NAMES
 from kgspec.model.consumer.records import CONSUMER_RECORD_TYPES, ReplayError
 from kgspec.model.coordinator import CONSUMER_GROUP_DESCRIBE, CONSUMER_GROUP_HEARTBEAT, Coordinator
 from kgspec.model.errors import error_name
+from kgspec.model.listing import LIST_GROUPS
 from kgspec.model.mutants import NONE, Mutants
 from kgspec.model.profiles import DEFAULT_PROFILE, PROFILES
 from kgspec.model.record_schemas import key_string_fields
@@ -68,7 +73,7 @@ SUPPORTED_APIS = {CONSUMER_GROUP_HEARTBEAT: (0, 1), CONSUMER_GROUP_DESCRIBE: (0,
                   STREAMS_GROUP_HEARTBEAT: (0, 0), STREAMS_GROUP_DESCRIBE: (0, 0)}
 API_NAMES = {"CONSUMER_GROUP_HEARTBEAT": CONSUMER_GROUP_HEARTBEAT, "CONSUMER_GROUP_DESCRIBE": CONSUMER_GROUP_DESCRIBE,
              "STREAMS_GROUP_HEARTBEAT": STREAMS_GROUP_HEARTBEAT, "STREAMS_GROUP_DESCRIBE": STREAMS_GROUP_DESCRIBE,
-             **CLASSIC_API_NAMES}
+             "DESCRIBE_GROUPS": DESCRIBE_GROUPS, "LIST_GROUPS": LIST_GROUPS, **CLASSIC_API_NAMES}
 MAX_FINDINGS_PER_GROUP = 200
 TARGET_RECORD_TYPES = frozenset({6, 7})  # target-assignment metadata and member
 # record type -> the type of group it belongs to (Connect's records aside)
@@ -150,6 +155,7 @@ class TraceChecker:
         self._first = True
         self.classic = ClassicChecks(self)  # classic calls, parked responses (conformance/classic.py)
         self.connect = ConnectChecks(self)  # the Connect draft's calls and records (conformance/connect.py)
+        self.listing = ListingChecks(self)  # ListGroups (conformance/listing.py)
 
     # --- feeding -------------------------------------------------------------------------
 
@@ -314,9 +320,17 @@ class TraceChecker:
         if api is not None and api in _DESCRIBES:
             self._describe(event, api)
             return
+        if api == LIST_GROUPS:
+            self.listing.handle(event)
+            return
         if gid is None:
-            self._finding(None, Finding(self.path, event.line, None, "malformed",
-                                        "request has no string `groupId`", "request.groupId"))
+            if (api is not None and api in MESSAGES) or event.api_name in CONNECT_API_NAMES:
+                self._finding(None, Finding(self.path, event.line, None, "malformed",
+                                            "request has no string `groupId`", "request.groupId"))
+            else:  # an API of several groups or none (OffsetFetch's batch, DeleteGroups, ...)
+                name = event.api_name or f"API {api}"
+                self._finding(None, Finding(self.path, event.line, None, "unsupported",
+                                            f"{name} calls are not modelled yet", "requestHeader.requestApiKey"))
             return
         if api is None and event.api_name in CONNECT_API_NAMES:
             g = self._group(gid, "connect")
@@ -497,23 +511,30 @@ class TraceChecker:
                 self._finding(g, Finding(self.path, event.line, gid, "invariant", message, invariant))
 
     def _describe(self, event: Event, api: int) -> None:
-        """ConsumerGroupDescribe or StreamsGroupDescribe: each named group's answer, compared."""
-        gtype, label, differences, show = _DESCRIBES[api]
-        gids = event.request.get("groupIds")
+        """ConsumerGroupDescribe, StreamsGroupDescribe or DescribeGroups: each named group's
+        answer, compared."""
+        d = _DESCRIBES[api]
+        label, differences, show = d.label, d.differences, d.show
+        gids = event.request.get(d.ids_field)
         if not isinstance(gids, list) or not all(isinstance(x, str) for x in gids):
             self._finding(None, Finding(self.path, event.line, None, "malformed",
-                                        "`request.groupIds` must be a list of strings", "request.groupIds"))
+                                        f"`request.{d.ids_field}` must be a list of strings",
+                                        f"request.{d.ids_field}"))
             return
-        # StreamsGroupDescribe has only v0.
-        version = event.api_version if event.api_version is not None and api == CONSUMER_GROUP_DESCRIBE else 0
+        version = d.version(event.api_version)
+        if version is None:
+            self._finding(None, Finding(self.path, event.line, None, "unsupported",
+                                        f"{label} v{event.api_version} is not modelled (v{d.versions[0]}-v{d.versions[1]})",
+                                        "requestHeader.requestApiVersion"))
+            return
         ts = _ts(event)
         expected_groups = []
         for gid in gids:
-            g = self._group(gid, gtype)
+            g = self._group(gid, d.gtype)
             g.summary.events += 1
             if not self._advance(g, ts, event.line):
                 return
-            r = g.coord.handle(api, version, {"groupIds": [gid]}, now=int(ts))
+            r = g.coord.handle(api, version, {d.ids_field: [gid]}, now=int(ts))
             assert r.response is not None
             expected_groups.extend(r.response["groups"])
         for name, exp, got in differences({"groups": expected_groups}, event.response):
@@ -652,11 +673,36 @@ def _sorted_tasks(tasks: frozenset[tuple[str, int]] | None) -> list[tuple[str, i
     return sorted(tasks or [])
 
 
-# api -> (group type, label, how responses are compared, how a set is shown)
-_DESCRIBES: Final[dict[int, tuple[str, str, Callable[[dict[str, Any], dict[str, Any]], list[Diff]],
-                                  Callable[[Any], Any]]]] = {
-    CONSUMER_GROUP_DESCRIBE: ("consumer", "ConsumerGroupDescribe", describe_differences, format_set),
-    STREAMS_GROUP_DESCRIBE: ("streams", "StreamsGroupDescribe", streams_describe_differences, _sorted_tasks),
+@dataclass(frozen=True)
+class _DescribeApi:
+    """How one describe API is checked: the type of a group it creates, its label, how responses
+    are compared and a set shown, the request's list of ids, and its versions."""
+
+    gtype: str
+    label: str
+    differences: Callable[[dict[str, Any], dict[str, Any]], list[Diff]]
+    show: Callable[[Any], Any]
+    ids_field: str
+    versions: tuple[int, int]
+    fixed_version: int | None = None  # StreamsGroupDescribe: the model answers as v0
+
+    def version(self, observed: int | None) -> int | None:
+        """The version the model answers; None when the trace's is not modelled. A call
+        without one is v0, as the classic calls are."""
+        if self.fixed_version is not None:
+            return self.fixed_version
+        version = observed if observed is not None else 0
+        low, high = self.versions
+        return version if low <= version <= high else None
+
+
+_DESCRIBES: Final[dict[int, _DescribeApi]] = {
+    CONSUMER_GROUP_DESCRIBE: _DescribeApi("consumer", "ConsumerGroupDescribe", describe_differences, format_set,
+                                          "groupIds", (0, 1)),
+    STREAMS_GROUP_DESCRIBE: _DescribeApi("streams", "StreamsGroupDescribe", streams_describe_differences,
+                                         _sorted_tasks, "groupIds", (0, 0), fixed_version=0),
+    DESCRIBE_GROUPS: _DescribeApi("classic", "DescribeGroups", classic_describe_differences, lambda x: x,
+                                  "groups", DESCRIBE_GROUPS_VERSIONS),
 }
 
 

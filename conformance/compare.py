@@ -226,6 +226,18 @@ def _streams_member_differences(prefix: str, em: dict[str, Any], om: dict[str, A
     return diffs
 
 
+def _classic_member_differences(prefix: str, em: dict[str, Any], om: dict[str, Any]) -> list[Diff]:
+    return _plain_differences(prefix, em, om, ("groupInstanceId", "clientId", "clientHost", "memberMetadata",
+                                               "memberAssignment"))
+
+
+def classic_describe_differences(expected: dict[str, Any], observed: dict[str, Any]) -> list[Diff]:
+    """DescribeGroups. Before v6 a missing group has error code 0 and state "Dead", so the
+    group's fields are compared whenever the error codes agree on 0."""
+    return _group_differences(expected, observed, ("groupState", "protocolType", "protocolData"),
+                              _classic_member_differences)
+
+
 def streams_describe_differences(expected: dict[str, Any], observed: dict[str, Any]) -> list[Diff]:
     """StreamsGroupDescribe."""
     return _group_differences(expected, observed, ("groupState", "groupEpoch", "assignmentEpoch"),

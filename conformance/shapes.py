@@ -17,7 +17,8 @@ from kgspec.model.message_schemas import validate_message
 # kip profile extends trunk.
 PROFILE_RELEASES: Final = {"kafka-4.1": "4.1", "kafka-4.2": "4.1", "kafka-4.3": "4.3", "kafka-trunk": "trunk",
                            "kip": "trunk"}
-MESSAGES: Final = {11: "JoinGroup", 12: "Heartbeat", 13: "LeaveGroup", 14: "SyncGroup", 68: "ConsumerGroupHeartbeat",
+MESSAGES: Final = {11: "JoinGroup", 12: "Heartbeat", 13: "LeaveGroup", 14: "SyncGroup", 15: "DescribeGroups",
+                   16: "ListGroups", 68: "ConsumerGroupHeartbeat",
                    69: "ConsumerGroupDescribe", 88: "StreamsGroupHeartbeat", 89: "StreamsGroupDescribe"}
 # A value of the wrong type, out of range or wrongly null, or a struct given without one of its
 # fields; not a top-level field left out (traces omit ``throttleTimeMs``) or an unknown one.

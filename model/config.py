@@ -42,6 +42,9 @@ DEFAULTS: dict[str, Any] = {
     "group.connect.session.timeout.ms": 45000,
     "group.connect.heartbeat.interval.ms": 5000,
     "group.connect.scheduled.rebalance.max.delay.ms": 300000,
+    # __consumer_offsets: its partitions are the coordinator's shards; a multi-group describe
+    # answers shard by shard (model/shards.py)
+    "offsets.topic.num.partitions": 50,
 }
 
 # Per-group overrides (GroupConfig) fall back to the broker config of the same suffix.

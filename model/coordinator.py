@@ -26,6 +26,7 @@ from kgspec.model.assignors import ASSIGNORS, PartitionAssignorError
 from kgspec.model.assignors.api import GroupSpec, MemberSpec, PartitionAssignor
 from kgspec.model.assignors.subscription import subscription_type
 from kgspec.model.classic import ops as classic_ops
+from kgspec.model.classic.describe import DESCRIBE_GROUPS, describe_groups
 from kgspec.model.classic.group import ClassicGroup
 from kgspec.model.classic.parked import Completion, Outbox
 from kgspec.model.classic.step import CLASSIC_TIMER_KINDS
@@ -40,6 +41,7 @@ from kgspec.model.consumer.member import UNREVOKED_PARTITIONS, ConsumerMember
 from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.model.hashing import compute_group_hash, compute_topic_hash
 from kgspec.model.javaorder import java_hashmap_order
+from kgspec.model.listing import LIST_GROUPS, list_groups
 from kgspec.model.migration import downgrade, upgrade
 from kgspec.model.mutants import NONE, Mutants
 from kgspec.model.profiles import Profile, get_profile
@@ -180,6 +182,10 @@ class Coordinator:
                                  _error_response, apply)
         if api_key == CONSUMER_GROUP_DESCRIBE:
             return Result(describe_consumer_groups(self, request, api_version))
+        if api_key == DESCRIBE_GROUPS:
+            return Result(describe_groups(self, request, api_version))
+        if api_key == LIST_GROUPS:
+            return Result(list_groups(self, request, api_version))
         if api_key in classic_ops.CLASSIC_APIS:
             return classic_ops.handle(self, api_key, api_version, request, now, client_id, client_host, Result)
         if api_key in (STREAMS_GROUP_HEARTBEAT, STREAMS_GROUP_DESCRIBE):

@@ -9,6 +9,11 @@ the JSON converter names (lowerCamel); printing rules are those in
   identical on 4.1, 4.3 and trunk (``protocolName`` in the JoinGroup response is nullable from
   v7; LeaveGroup has ``memberId`` in v0-2 and a ``members`` batch from v3).
 
+* DescribeGroups (15) v0-6 and ListGroups (16) v0-5, identical on 4.1, 4.3 and trunk: the
+  describe's ``errorMessage`` is v6+, ``authorizedOperations`` v3+, a member's
+  ``groupInstanceId`` v4+; the listing's ``statesFilter``/``groupState`` are v4+,
+  ``typesFilter``/``groupType`` v5+.
+
 * ConsumerGroupHeartbeat (68) request/response: v0-1 on all three releases.
   The request field ``subscribedTopicRegex`` (nullable, default null) is v1+; v1 also makes the
   client generate the member id and lets the response carry INVALID_REGULAR_EXPRESSION. The
@@ -392,6 +397,44 @@ _MESSAGES_4_1: Final[dict[str, MessageSchema]] = {s.name: s for s in (
             F('userEndpoint', 'Endpoint', '0+', fields=_ENDPOINT),
             F('activePartitions', '[]TopicPartition', '0+', fields=_TOPIC_PARTITION),
             F('standbyPartitions', '[]TopicPartition', '0+', fields=_TOPIC_PARTITION),
+        )),
+    )),
+    MessageSchema(15, 'DescribeGroupsRequest', '0-6', fields=(
+        F('groups', '[]string', '0+'),
+        F('includeAuthorizedOperations', 'bool', '3+'),
+    )),
+    MessageSchema(15, 'DescribeGroupsResponse', '0-6', fields=(
+        F('throttleTimeMs', 'int32', '1+', ignorable=True),
+        F('groups', '[]DescribedGroup', '0+', fields=(
+            F('errorCode', 'int16', '0+'),
+            F('errorMessage', 'string', '6+', nullable='6+', default='null'),
+            F('groupId', 'string', '0+'),
+            F('groupState', 'string', '0+'),
+            F('protocolType', 'string', '0+'),
+            F('protocolData', 'string', '0+'),
+            F('members', '[]DescribedGroupMember', '0+', fields=(
+                F('memberId', 'string', '0+'),
+                F('groupInstanceId', 'string', '4+', nullable='4+', default='null', ignorable=True),
+                F('clientId', 'string', '0+'),
+                F('clientHost', 'string', '0+'),
+                F('memberMetadata', 'bytes', '0+'),
+                F('memberAssignment', 'bytes', '0+'),
+            )),
+            F('authorizedOperations', 'int32', '3+', default='-2147483648'),
+        )),
+    )),
+    MessageSchema(16, 'ListGroupsRequest', '0-5', fields=(
+        F('statesFilter', '[]string', '4+'),
+        F('typesFilter', '[]string', '5+'),
+    )),
+    MessageSchema(16, 'ListGroupsResponse', '0-5', fields=(
+        F('throttleTimeMs', 'int32', '1+', ignorable=True),
+        F('errorCode', 'int16', '0+'),
+        F('groups', '[]ListedGroup', '0+', fields=(
+            F('groupId', 'string', '0+'),
+            F('protocolType', 'string', '0+'),
+            F('groupState', 'string', '4+', ignorable=True),
+            F('groupType', 'string', '5+', ignorable=True),
         )),
     )),
     MessageSchema(89, 'StreamsGroupDescribeRequest', '0', fields=(

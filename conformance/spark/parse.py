@@ -43,6 +43,7 @@ from typing import Any, Final
 
 from kgspec.conformance.checker import API_NAMES
 from kgspec.conformance.events import Event, Malformed, ReadItem, Skipped
+from kgspec.conformance.listing import is_list_groups, judged_groups
 from kgspec.conformance.readers.console import _strip_timestamp, read_console
 from kgspec.conformance.readers.dump_log import _preamble_reason, record_line_item
 from kgspec.conformance.readers.errors import TraceFormatError
@@ -61,12 +62,13 @@ Row = tuple[int, float | None, int | None, int, str, str | None, str | None, byt
 CONSUMER, STREAMS, SHARE, CLASSIC = "consumer", "streams", "share", "classic"
 GROUP_TYPES: Final = (CONSUMER, STREAMS, SHARE, CLASSIC)
 _API_TYPES: Final = {68: CONSUMER, 69: CONSUMER, 88: STREAMS, 89: STREAMS, 76: SHARE, 77: SHARE, 78: SHARE,
-                     79: SHARE, 11: CLASSIC, 12: CLASSIC, 13: CLASSIC, 14: CLASSIC}
+                     79: SHARE, 11: CLASSIC, 12: CLASSIC, 13: CLASSIC, 14: CLASSIC, 15: CLASSIC}
 # a native call may name its API instead of numbering it: the names the checker reads
 _API_NAME_TYPES: Final = {name: _API_TYPES[key] for name, key in API_NAMES.items() if key in _API_TYPES}
 _RECORD_TYPES: Final = {**dict.fromkeys((3, 4, 5, 6, 7, 8, 16), CONSUMER), **dict.fromkeys(range(17, 24), STREAMS),
                         **dict.fromkeys(range(9, 16), SHARE), 2: CLASSIC}
-CONSUMER_GROUP_DESCRIBE: Final = 69
+# describe APIs -> the request's list of group ids: a describe is an event of each group it names
+_DESCRIBE_IDS: Final = {69: "groupIds", 89: "groupIds", 15: "groups"}
 
 UNKNOWN_TS: Final = math.nan  # a later block's starting timestamp, until the driver knows it
 
@@ -207,11 +209,13 @@ def group_type(event: Event) -> str | None:
 
 
 def _describe_groups(event: Event) -> list[str] | None:
-    """The groups a ConsumerGroupDescribe names (each once), None if it names none properly."""
-    api = event.api_key if event.api_key is not None else (69 if event.api_name == "CONSUMER_GROUP_DESCRIBE" else None)
-    if api != CONSUMER_GROUP_DESCRIBE:
+    """The groups a describe call names (each once), None if it is not a describe; [] if it
+    names none properly."""
+    api = event.api_key if event.api_key is not None else API_NAMES.get(event.api_name or "")
+    ids_field = _DESCRIBE_IDS.get(api) if api is not None else None
+    if ids_field is None:
         return None
-    gids = event.request.get("groupIds")
+    gids = event.request.get(ids_field)
     if not isinstance(gids, list) or not gids or not all(isinstance(x, str) for x in gids):
         return []
     return list(dict.fromkeys(gids))
@@ -234,6 +238,13 @@ def route(fi: int, block: int, okey: float, sub: int, item: ReadItem, completion
         done = completion if completion is not None else (item.ts_ms or 0) + (item.total_time_ms or 0)
         return [(fi, okey, item.line, sub, "t", None, None, dumps((item, done)), None, None, None, None, block)]
     payload = line_bytes if line_bytes is not None else dumps(item)
+    if is_list_groups(item):
+        # Each group it lists judges it (`l` rows join only groups other rows show, as check
+        # judges only groups the trace has shown); a call judged as a whole names no group.
+        listed = judged_groups(item)
+        if listed is None:
+            return [(fi, okey, item.line, sub, "o", None, None, payload, None, None, None, None, block)]
+        return [(fi, okey, item.line, sub, "l", gid, None, payload, None, None, None, None, block) for gid in listed]
     gtype = group_type(item)
     gids = _describe_groups(item) if item.kind == "call" else None
     if gids is None:

@@ -465,7 +465,8 @@ def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str],
 
     kept = groups.where(F.col("kept")).select("grp", F.col("type").alias("gtype"))
     columns = ("fi", "grp", "gtype", "okey", "block", "line", "sub", "payload")
-    events = parsed.where(F.col("cls") == "g").drop("gtype").join(kept, "grp").select(*columns)
+    # a listing's `l` rows reach only groups that `g` rows show (conformance/listing.py)
+    events = parsed.where(F.col("cls").isin("g", "l")).drop("gtype").join(kept, "grp").select(*columns)
     orphans = parsed.where(F.col("cls") == "o").select(*columns)
     replay_in = events.unionByName(orphans)
     if opts.partitions:

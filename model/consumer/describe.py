@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.model.consumer.member import ConsumerMember
 from kgspec.model.errors import Errors
+from kgspec.model.shards import ordered_ids
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
@@ -46,20 +47,26 @@ def describe_member(coord: Coordinator, group: ConsumerGroup, m: ConsumerMember,
     return described
 
 
+def _error_entry(group_id: str, error: Errors, message: str | None) -> dict[str, Any]:
+    """A DescribedGroup with every other field at its default."""
+    return {"errorCode": int(error), "errorMessage": message, "groupId": group_id, "groupState": "",
+            "groupEpoch": 0, "assignmentEpoch": 0, "assignorName": "", "members": [],
+            "authorizedOperations": AUTHORIZED_OPERATIONS_OMITTED}
+
+
 def describe_consumer_groups(coord: Coordinator, request: dict[str, Any], api_version: int) -> dict[str, Any]:
-    groups = []
-    for group_id in request.get("groupIds") or []:
+    ids = request.get("groupIds") or []
+    # GroupCoordinatorService: a null or empty id is INVALID_GROUP_ID, listed first; the rest
+    # shard by shard (model/shards.py).
+    groups = [_error_entry("", Errors.INVALID_GROUP_ID, None) for gid in ids if not gid]
+    for group_id in ordered_ids(ids, coord.config.int("offsets.topic.num.partitions")):
         group = coord.groups.get(group_id)
         if group is None:
-            groups.append({
-                "errorCode": int(Errors.GROUP_ID_NOT_FOUND),
-                # GMM.consumerGroup(groupId, offset): another type is "not a consumer group".
-                "errorMessage": f"Group {group_id} is not a consumer group."
-                if group_id in coord.streams_groups or group_id in coord.classic_groups
-                else f"Group {group_id} not found.",
-                "groupId": group_id, "groupState": "", "groupEpoch": 0, "assignmentEpoch": 0,
-                "assignorName": "", "members": [], "authorizedOperations": AUTHORIZED_OPERATIONS_OMITTED,
-            })
+            # GMM.consumerGroup(groupId, offset): another type is "not a consumer group".
+            other = group_id in coord.streams_groups or group_id in coord.classic_groups
+            groups.append(_error_entry(group_id, Errors.GROUP_ID_NOT_FOUND,
+                                       f"Group {group_id} is not a consumer group." if other
+                                       else f"Group {group_id} not found."))
             continue
         assignor = coord.preferred_assignor_of(group)
         groups.append({

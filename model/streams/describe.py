@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kgspec.model.errors import Errors
+from kgspec.model.shards import ordered_ids
 from kgspec.model.streams.group import StreamsGroup
 from kgspec.model.streams.member import ROLE_FIELDS, ROLES, StreamsMember, TaskSets
 from kgspec.model.streams.offsets import describe_json
@@ -65,16 +66,24 @@ def describe_member(group: StreamsGroup, m: StreamsMember) -> dict[str, Any]:
     }
 
 
+def _error_entry(group_id: str, error: Errors, message: str | None) -> dict[str, Any]:
+    """A DescribedGroup with every other field at its default."""
+    return {"errorCode": int(error), "errorMessage": message, "groupId": group_id, "groupState": "",
+            "groupEpoch": 0, "assignmentEpoch": 0, "topology": None, "members": [],
+            "authorizedOperations": AUTHORIZED_OPERATIONS_OMITTED}
+
+
 def describe_streams_groups(coord: Coordinator, request: dict[str, Any]) -> dict[str, Any]:
-    out = []
-    for gid in request.get("groupIds") or []:
+    ids = request.get("groupIds") or []
+    # GroupCoordinatorService: a null or empty id is INVALID_GROUP_ID, listed first; the rest
+    # shard by shard (model/shards.py).
+    out = [_error_entry("", Errors.INVALID_GROUP_ID, None) for gid in ids if not gid]
+    for gid in ordered_ids(ids, coord.config.int("offsets.topic.num.partitions")):
         group = coord.streams_groups.get(gid)
         if group is None:
             other = gid in coord.groups or gid in coord.classic_groups  # GMM.streamsGroup(groupId, offset)
             message = f"Group {gid} is not a streams group." if other else f"Group {gid} not found."
-            out.append({"errorCode": int(Errors.GROUP_ID_NOT_FOUND), "errorMessage": message, "groupId": gid,
-                        "groupState": "", "groupEpoch": 0, "assignmentEpoch": 0, "topology": None,
-                        "members": [], "authorizedOperations": AUTHORIZED_OPERATIONS_OMITTED})
+            out.append(_error_entry(gid, Errors.GROUP_ID_NOT_FOUND, message))
             continue
         out.append({
             "errorCode": 0, "errorMessage": None, "groupId": gid, "groupState": group.state,

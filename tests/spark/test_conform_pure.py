@@ -29,7 +29,7 @@ from kgspec.conformance.spark.pipeline import ConformOptions, _file_settings
 from kgspec.conformance.spark.replay import ReplayContext, replay_rows
 from kgspec.conformance.spark.sampling import group_hash, keep, threshold
 
-from tests.spark.data import FORMATS_DIR, MUTATED, Dataset
+from tests.spark.data import FORMATS_DIR, MUTATED, Dataset, make_admin_trace
 
 
 def test_group_hash_is_sparks_xxhash64() -> None:
@@ -103,7 +103,8 @@ def _local_conform(path: Path, shown: str, block_lines: int | None = None) -> tu
     settings = _file_settings(shown, header, ConformOptions([shown]), [])
     settings.cluster = sorted(((o, e) for o, e in events if e.kind != "header"), key=lambda x: x[0])
     ctx = ReplayContext([shown], {shown: settings}, layout.starts)
-    group_rows = sorted((r for r in rows if r[4] in ("g", "o")),
+    shown = {r[5] for r in rows if r[4] == "g"}  # a listing reaches only groups other rows show
+    group_rows = sorted((r for r in rows if r[4] in ("g", "o") or (r[4] == "l" and r[5] in shown)),
                         key=lambda r: (r[0], r[5] or "", r[1], r[12], r[2], r[3]))
     out = list(replay_rows(((r[0], r[5], r[6], r[1], r[12], r[2], r[3], r[7]) for r in group_rows), ctx))
     groups = sorted((r[2] or "", r[9] or "", r[8] or 0) for r in out if r[0] == "G")
@@ -370,5 +371,21 @@ def test_a_call_named_not_numbered_has_its_group_type() -> None:
     assert {name: group_type(call(name)) for name in API_NAMES} == {
         "CONSUMER_GROUP_HEARTBEAT": "consumer", "CONSUMER_GROUP_DESCRIBE": "consumer",
         "STREAMS_GROUP_HEARTBEAT": "streams", "STREAMS_GROUP_DESCRIBE": "streams",
-        "JOIN_GROUP": "classic", "SYNC_GROUP": "classic", "HEARTBEAT": "classic", "LEAVE_GROUP": "classic"}
+        "JOIN_GROUP": "classic", "SYNC_GROUP": "classic", "HEARTBEAT": "classic", "LEAVE_GROUP": "classic",
+        # a listing has no group type of its own: it reaches groups other rows show and type
+        "DESCRIBE_GROUPS": "classic", "LIST_GROUPS": None}
     assert group_type(call("METADATA")) is None
+
+
+def test_describes_and_listings_reach_the_groups_they_name(tmp_path: Path) -> None:
+    """Describes fan out to each named group, listings to each listed group the trace shows, and
+    a listing judged as a whole names none: the stages give check's groups and findings."""
+    path = make_admin_trace(tmp_path)
+    expected = _check(path)
+    groups, findings, (n, _) = expected
+    assert [f for f in findings if f[0] > n - 5] == sorted([
+        (n - 3, "group-1", "response-mismatch", "groupState"), (n - 2, None, "response-mismatch", "errorCode"),
+        (n - 1, "group-2", "response-mismatch", "groupState")], key=str)
+    assert [g for g, _, _ in groups] == ["group-0", "group-1", "group-2", "nope"]
+    assert _local_conform(path, str(path)) == expected
+    assert _local_conform(path, str(path), 7) == expected

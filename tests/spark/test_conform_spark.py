@@ -16,7 +16,7 @@ from kgspec.conformance.readers import open_trace
 from kgspec.conformance.spark import ConformOptions, keep, run_conform
 
 from kgspec.cli import main
-from tests.spark.data import GROUPS, MUTATED, Dataset
+from tests.spark.data import GROUPS, MUTATED, Dataset, make_admin_trace
 
 
 def _check_json(paths: list[Path]) -> dict[str, Any]:
@@ -50,6 +50,20 @@ def test_conform_report_equals_check(spark: Any, dataset: Dataset, tmp_path: Pat
     # the run's own settings are gone with it; the session's are kept
     assert spark.conf.get("spark.sql.files.minPartitionNum", None) is None
     assert spark.conf.get("spark.sql.shuffle.partitions") == "2"
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_admin_calls_reach_their_groups_on_spark(spark: Any, tmp_path: Path) -> None:
+    """Describes (one row per named group) and listings (one `l` row per listed group, joined
+    to the groups other rows show) give check's report."""
+    path = make_admin_trace(tmp_path)
+    got = _conform_json(spark, [path])
+    sampling = got.pop("sampling")
+    assert got == _check_json([path])
+    assert sampling["groupsTotal"] == 4  # group-0..2 and "nope"; "elsewhere" is only listed
+    assert sorted((f["groupId"] or "", f["field"]) for f in got["findings"]) == [
+        ("", "errorCode"), ("group-1", "groupState"), ("group-2", "groupState")]
 
 
 @pytest.mark.spark
