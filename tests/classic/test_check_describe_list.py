@@ -9,8 +9,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kgspec.conformance.writers import write_request_log
 
-from tests.helpers import Event, check_events, read_jsonl
+from tests.helpers import Event, check, check_events, read_jsonl
+from tests.spark.data import make_admin_trace
 
 GOLDEN = Path(__file__).parent.parent / "golden" / "classic" / "join_sync.jsonl"
 C1 = "c1-00000000-0000-4000-8000-000000000001"
@@ -182,3 +184,23 @@ def test_a_call_for_several_groups_the_model_does_not_cover_is_unsupported_not_m
     _, report = check_events(tmp_path, events)
     assert findings(report) == [(line, None, "unsupported", "requestHeader.requestApiKey", None, None)]
     assert report["findings"][0]["message"] == "OFFSET_FETCH calls are not modelled yet"
+
+
+def test_a_request_log_of_the_same_calls_gives_the_same_findings(tmp_path: Path) -> None:
+    """The admin calls read from Kafka's request-log lines (JSON converters' shapes) are judged
+    as in the native trace: same events, same findings."""
+    native = make_admin_trace(tmp_path)
+    events = read_jsonl(native)
+    log = tmp_path / "kafka-request.log"
+    with log.open("w", encoding="utf-8") as fh:
+        event_of_line = write_request_log(events, fh)
+    _, expected = check(native)
+    # a request log has no header: the steady trace's config comes from the command line
+    status, report = check(log, "--config", "group.consumer.assignment.interval.ms=0")
+    assert status == 1
+    n = len(events)
+    assert sorted((event_of_line[f["line"] - 1], f["groupId"], f["field"]) for f in report["findings"]) == \
+        sorted((f["line"] - 1, f["groupId"], f["field"]) for f in expected["findings"]) == [
+        (n - 4, "group-1", "groupState"), (n - 3, None, "errorCode"), (n - 2, "group-2", "groupState")]
+    assert [(g["groupId"], g["events"]) for g in report["groups"]] == \
+        [(g["groupId"], g["events"]) for g in expected["groups"]]
