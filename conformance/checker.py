@@ -115,6 +115,9 @@ class _Group:
     generation: int = 0
     steady: dict[str, _Steady] = field(default_factory=dict)  # member id -> cached steady heartbeat
     streams_state: ReplayedStateProblems = field(default_factory=ReplayedStateProblems)  # record replay
+    # Typed by a describe only (an admin call names any type's group): the group's first call
+    # or record of its own gives it its type.
+    typed_by_describe: bool = False
 
 
 @dataclass(slots=True)
@@ -263,14 +266,17 @@ class TraceChecker:
                 g.generation += 1
                 g.coord.failover(int(ts))
 
-    def _group(self, group_id: str, gtype: str) -> _Group:
+    def _group(self, group_id: str, gtype: str, *, from_describe: bool = False) -> _Group:
         g = self.groups.get(group_id)
         if g is None:
             coord = Coordinator(self.profile, self.configs, self.mutants)
             for name, (tid, parts) in self.topics.items():
                 coord.update_topic(name, tid, parts)
-            g = _Group(coord, GroupSummary(group_id, gtype))
+            g = _Group(coord, GroupSummary(group_id, gtype), typed_by_describe=from_describe)
             self.groups[group_id] = g
+        elif g.typed_by_describe and not from_describe:
+            g.summary.type = gtype
+            g.typed_by_describe = False
         return g
 
     def _advance(self, g: _Group, ts: float, line: int) -> bool:
@@ -530,7 +536,7 @@ class TraceChecker:
         ts = _ts(event)
         expected_groups = []
         for gid in gids:
-            g = self._group(gid, d.gtype)
+            g = self._group(gid, d.gtype, from_describe=True)
             g.summary.events += 1
             if not self._advance(g, ts, event.line):
                 return
@@ -570,7 +576,7 @@ class TraceChecker:
             self._finding(g, Finding(self.path, event.line, gid, "unsupported",
                                      f"{record.name} records are not modelled yet", "record.key.type"))
             return
-        g = self.groups.get(gid) or self._group(gid, gtype)
+        g = self._group(gid, gtype)
         g.summary.events += 1
         for name in _KEY_STRINGS[record.type]:  # the key schema's strings (the invariants sort member ids)
             value = key.get(name)

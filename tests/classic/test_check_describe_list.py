@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kgspec.conformance.steady import write_steady_trace
 from kgspec.conformance.writers import write_request_log
 
 from tests.helpers import Event, check, check_events, read_jsonl
@@ -204,3 +205,18 @@ def test_a_request_log_of_the_same_calls_gives_the_same_findings(tmp_path: Path)
         (n - 4, "group-1", "groupState"), (n - 3, None, "errorCode"), (n - 2, "group-2", "groupState")]
     assert [(g["groupId"], g["events"]) for g in report["groups"]] == \
         [(g["groupId"], g["events"]) for g in expected["groups"]]
+
+
+def test_a_group_described_before_its_first_call_takes_its_type_from_that_call(tmp_path: Path) -> None:
+    steady = tmp_path / "steady.jsonl"
+    write_steady_trace(steady, 20, groups=1, members=2, partitions=2)
+    events = read_jsonl(steady)
+    first_ts = events[1]["tsMs"]
+    dead = {"errorCode": 0, "groupState": "Dead", "protocolType": "", "protocolData": "", "members": [],
+            "authorizedOperations": MIN_INT}
+    events.insert(1, call(15, 5, {"groups": ["group-0", "nope"], "includeAuthorizedOperations": False},
+                          {"throttleTimeMs": 0, "groups": [{"groupId": "group-0", **dead}, {"groupId": "nope", **dead}]},
+                          ts=first_ts))
+    status, report = check_events(tmp_path, events)
+    assert (status, report["findings"]) == (0, [])
+    assert {g["groupId"]: g["type"] for g in report["groups"]} == {"group-0": "consumer", "nope": "classic"}
