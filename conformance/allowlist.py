@@ -277,13 +277,14 @@ class AllowingChecker(TraceChecker):
         # How the checker follows the peer: fixed by the list, so decided once, not per event.
         self._adopts = frozenset(e.adopt for e in allowed.allowlist.entries if e.adopt is not None)
 
-    def _group(self, group_id: str, gtype: str) -> _Group:
-        new = group_id not in self.groups
+    def _group(self, group_id: str, gtype: str, *, from_describe: bool = False) -> _Group:
         if self._session_timeout is None and "peer-session-expiry" in self._adopts:
             self._session_timeout = int(self.configs.get(SESSION_TIMEOUT, 45000))
             self.configs[SESSION_TIMEOUT] = self._session_timeout + PEER_SESSION_SLACK_MS
-        g = super()._group(group_id, gtype)
-        if new and gtype == "consumer" and "target:join-order-range" in self._adopts:
+        g = super()._group(group_id, gtype, from_describe=from_describe)
+        # once a consumer group (a group first named by a describe may become one later)
+        if g.summary.type == "consumer" and g.coord.target_override is None \
+                and "target:join-order-range" in self._adopts:
             g.coord.target_override = self._peer_target(g.coord, group_id)
         return g
 
