@@ -73,7 +73,13 @@ def _error_entry(group_id: str, error: Errors, message: str | None) -> dict[str,
             "authorizedOperations": AUTHORIZED_OPERATIONS_OMITTED}
 
 
-def describe_streams_groups(coord: Coordinator, request: dict[str, Any]) -> dict[str, Any]:
+NOT_REQUESTED, NOT_STORED = 0, 1  # TopologyDescriptionStatus (trunk, v1)
+
+
+def describe_streams_groups(coord: Coordinator, request: dict[str, Any], api_version: int = 0) -> dict[str, Any]:
+    """v1 (trunk) adds ``topologyDescription``, ``topologyDescriptionStatus`` and ``assignorName``
+    to every described group, error entries included (at their defaults: null, 0, null)."""
+    v1 = api_version >= 1 and coord.profile.streams_task_offsets
     ids = request.get("groupIds") or []
     # GroupCoordinatorService: a null or empty id is INVALID_GROUP_ID, listed first; the rest
     # shard by shard (model/shards.py).
@@ -92,8 +98,16 @@ def describe_streams_groups(coord: Coordinator, request: dict[str, Any]) -> dict
             "members": [describe_member(group, m) for m in group.members.values()],
             "authorizedOperations": AUTHORIZED_OPERATIONS_OMITTED,
         })
-        if coord.profile.streams_task_offsets:
-            # v1 (trunk): asDescribedGroup(..., assignorName); the only built-in assignor is "sticky".
+        if v1:
+            # asDescribedGroup(..., assignorName): the only built-in assignor is "sticky". With no
+            # description plugin configured, a request for descriptions gets NOT_STORED
+            # (StreamsGroupTopologyDescriptionManager.attachTopologyDescriptions).
             out[-1]["assignorName"] = "sticky"
-            out[-1]["topologyDescriptionStatus"] = 0  # NOT_REQUESTED: no description plugin modelled
+            out[-1]["topologyDescriptionStatus"] = NOT_STORED if request.get("includeTopologyDescription") \
+                else NOT_REQUESTED
+    if v1:
+        for entry in out:
+            entry.setdefault("assignorName", None)
+            entry.setdefault("topologyDescriptionStatus", NOT_REQUESTED)
+            entry["topologyDescription"] = None
     return {"throttleTimeMs": 0, "groups": out}

@@ -325,7 +325,7 @@ def handle(coord: Coordinator, api_key: int, request: dict[str, Any], now: int, 
     from kgspec.model.streams.heartbeat import StreamsHeartbeat, parse_topology, validate
 
     if api_key == STREAMS_GROUP_DESCRIBE:
-        return Result(describe_streams_groups(coord, request))
+        return Result(describe_streams_groups(coord, request, api_version))
     topology = parse_topology(request)
     step = StreamsHeartbeat(coord, request, topology, client_id, client_host, now, api_version)
     lag = recovery_lag_fields(coord.profile, api_version)

@@ -216,3 +216,28 @@ def test_no_refined_assignment_is_kept_when_warmups_are_disabled() -> None:
     join(c, 0, "m1", "p1")
     g = c.streams_groups["g"]
     assert g.refined_for(g.assignment_epoch) is None
+
+
+def test_describe_v1_fields_follow_the_version() -> None:
+    """StreamsGroupDescribe v1 (trunk): assignorName, topologyDescriptionStatus and
+    topologyDescription on every group, error entries at their defaults; NOT_STORED (1) when a
+    description is requested and no plugin is configured; none of them at v0."""
+    c = coordinator("kafka-trunk")
+    join(c, 0, "m1", "p1")
+
+    def described(version: int, include: bool = False) -> list[dict[str, Any]]:
+        request: dict[str, Any] = {"groupIds": ["g", "nope"], "includeAuthorizedOperations": False}
+        if version >= 1:
+            request["includeTopologyDescription"] = include
+        response = c.handle(89, version, request, now=100).response
+        assert response is not None
+        return [{k: g.get(k, "absent") for k in ("groupId", "assignorName", "topologyDescriptionStatus",
+                                                 "topologyDescription")} for g in response["groups"]]
+
+    # JVM shard order: "g" (partition 3), then "nope" (partition 4)
+    assert described(1) == [
+        {"groupId": "g", "assignorName": "sticky", "topologyDescriptionStatus": 0, "topologyDescription": None},
+        {"groupId": "nope", "assignorName": None, "topologyDescriptionStatus": 0, "topologyDescription": None}]
+    assert [g["topologyDescriptionStatus"] for g in described(1, include=True)] == [1, 0]
+    absent = {"assignorName": "absent", "topologyDescriptionStatus": "absent", "topologyDescription": "absent"}
+    assert described(0) == [{"groupId": "g", **absent}, {"groupId": "nope", **absent}]
