@@ -114,7 +114,10 @@ def _call_body(event: dict[str, Any], index: int, known: dict[str, tuple[str, in
         response = event["response"]
         if "throttleTimeMs" not in response:
             response = {"throttleTimeMs": 0, **response}
-        return _body(log_header, event["request"], response, float(total_time_ms(index)),
+        # a call's own totalTimeMs (a parked classic call) is kept; others get total_time_ms
+        total = event.get("totalTimeMs")
+        return _body(log_header, event["request"], response,
+                     float(total) if isinstance(total, int | float) else float(total_time_ms(index)),
                      event.get("connection") or connection.format(port=_client_port(log_header["clientId"])))
     topic = event.get("topic")
     if topic is None:
