@@ -690,13 +690,10 @@ class _DescribeApi:
     show: Callable[[Any], Any]
     ids_field: str
     versions: tuple[int, int]
-    fixed_version: int | None = None  # StreamsGroupDescribe: the model answers as v0
 
     def version(self, observed: int | None) -> int | None:
         """The version the model answers; None when the trace's is not modelled. A call
         without one is v0, as the classic calls are."""
-        if self.fixed_version is not None:
-            return self.fixed_version
         version = observed if observed is not None else 0
         low, high = self.versions
         return version if low <= version <= high else None
@@ -706,7 +703,7 @@ _DESCRIBES: Final[dict[int, _DescribeApi]] = {
     CONSUMER_GROUP_DESCRIBE: _DescribeApi("consumer", "ConsumerGroupDescribe", describe_differences, format_set,
                                           "groupIds", (0, 1)),
     STREAMS_GROUP_DESCRIBE: _DescribeApi("streams", "StreamsGroupDescribe", streams_describe_differences,
-                                         _sorted_tasks, "groupIds", (0, 0), fixed_version=0),
+                                         _sorted_tasks, "groupIds", (0, 1)),  # v1: trunk
     DESCRIBE_GROUPS: _DescribeApi("classic", "DescribeGroups", classic_describe_differences, lambda x: x,
                                   "groups", DESCRIBE_GROUPS_VERSIONS),
 }

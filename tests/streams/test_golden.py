@@ -214,3 +214,14 @@ def test_edited_trunk_and_kip_goldens_rejected(name: str, line: int, edit: dict[
     assert status == 1
     first = report["findings"][0]
     assert (first["line"], first["field"]) == (line, field)
+
+
+def test_streams_describe_versions(tmp_path: Path) -> None:
+    """trunk_static's describe checked at v1 (trunk's top version) still conforms; at v2 it is a
+    version the model does not cover."""
+    events = read_jsonl(GOLDEN / "trunk_static.jsonl")
+    line = next(i for i, e in enumerate(events, 1) if e.get("requestHeader", {}).get("requestApiKey") == 89)
+    for version, expected in ((1, []), (2, [(line, "unsupported", "requestHeader.requestApiVersion")])):
+        events[line - 1]["requestHeader"]["requestApiVersion"] = version
+        _, report = check_events(tmp_path, events)
+        assert [(f["line"], f["kind"], f["field"]) for f in report["findings"]] == expected
