@@ -7,6 +7,7 @@ silently ignored.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from typing import Any
 
@@ -85,6 +86,28 @@ class Config:
         raw = self._values["group.consumer.assignors"]
         names = raw if isinstance(raw, list) else str(raw).split(",")
         return [n.strip() for n in names if n.strip()]
+
+
+# Configs whose names end so are numbers (times, sizes, counts).
+NUMERIC_SUFFIXES = (".ms", ".size", ".replicas", ".bytes", ".count", ".threads", ".partitions")
+# Kafka's validators (ConfigDef.Range.atLeast) where a smaller value would break the model.
+MINIMUMS: dict[str, int] = {"offsets.topic.num.partitions": 1}
+
+
+def is_number(value: object) -> bool:
+    """A finite JSON number; booleans are not numbers here, although Python says so."""
+    kind = type(value)  # exact types: json gives int/float, and bool is an int subclass
+    return kind is int or (kind is float and math.isfinite(value))  # type: ignore[arg-type]
+
+
+def value_problem(name: str, value: Any) -> str | None:
+    """Why ``value`` cannot be config ``name`` (not a number, or under Kafka's minimum), or None."""
+    if name.endswith(NUMERIC_SUFFIXES) and not is_number(value):
+        return "must be a number"
+    minimum = MINIMUMS.get(name)
+    if minimum is not None and is_number(value) and value < minimum:
+        return f"must be at least {minimum}"
+    return None
 
 
 def unknown_config_names(overrides: Mapping[str, Any]) -> list[str]:

@@ -26,7 +26,6 @@ if TYPE_CHECKING:
 
 LIST_GROUPS = 16
 VERSIONS = (0, 5)
-GROUP_TYPES = ("consumer", "classic", "share", "streams")  # Group.GroupType, UNKNOWN aside
 _CONNECT_STATE_NAMES = {connect_spec.EMPTY: "Empty", connect_spec.ASSIGNING: "Assigning",
                         connect_spec.RECONCILING: "Reconciling", connect_spec.STABLE: "Stable",
                         connect_spec.DEAD: "Dead"}

@@ -3,9 +3,8 @@ which Kafka's ``GroupCoordinatorService`` answers a multi-group read.
 
 Describe calls (DescribeGroups, ConsumerGroupDescribe, StreamsGroupDescribe) put the request's
 group ids in a ``HashMap<TopicPartition, List<String>>`` (``groupsByTopicPartition``, filled by
-``computeIfAbsent``), run one
-read per shard, and concatenate the shards' answers in that map's iteration order, after the
-answers for empty ids. So a response lists its groups by shard, not in request order. The model
+``computeIfAbsent``), run one read per shard, and concatenate the shards' answers in that map's
+iteration order, after the answers for empty ids. So a response lists its groups by shard, not in request order. The model
 is every shard's coordinator; ``offsets.topic.num.partitions`` (default 50) says how many.
 """
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any, Final
+
+from kgspec.model.config import value_problem
 
 from .errors import TraceFormatError
 
@@ -12,7 +13,6 @@ TRACE_FORMAT: Final = "kgspec-trace/1"
 # The contract: a trace without a header (Kafka's own logs) is checked against this profile.
 DEFAULT_PROFILE: Final = "kafka-4.3"
 # Kafka config names with these endings take numbers (timeouts, sizes, replica counts).
-_NUMERIC_SUFFIXES: Final = (".ms", ".size", ".replicas", ".bytes", ".count", ".threads", ".partitions")
 
 
 class HeaderError(ValueError):
@@ -51,12 +51,9 @@ class TraceHeader:
         if not isinstance(configs, dict):
             raise HeaderError("`header.configs` must be an object", "header.configs")
         for name, value in configs.items():
-            if name.endswith(_NUMERIC_SUFFIXES) and not is_number(value):
-                raise HeaderError(f"`header.configs.{name}` must be a number", f"header.configs.{name}")
+            problem = value_problem(name, value)
+            if problem is not None:
+                raise HeaderError(f"`header.configs.{name}` {problem}", f"header.configs.{name}")
         return cls(format=fmt, profile=profile, configs=dict(configs))
 
 
-def is_number(value: object) -> bool:
-    """A finite JSON number; booleans are not numbers here, although Python says so."""
-    kind = type(value)  # exact types: json gives int/float, and bool is an int subclass
-    return kind is int or (kind is float and math.isfinite(value))  # type: ignore[arg-type]

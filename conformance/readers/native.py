@@ -16,8 +16,10 @@ import json
 from collections.abc import Iterator
 from typing import Any, BinaryIO, Final
 
+from kgspec.model.config import is_number
+
 from ..events import Event, Malformed, ReadItem, Skipped
-from .header import HeaderError, TraceHeader, is_number
+from .header import HeaderError, TraceHeader
 from .jsonfast import loads
 from .lines import DEFAULT_MAX_LINE_BYTES, iter_lines, too_long_message
 from .topics import TOPIC_API_KEYS, TopicTracker, api_label, topic_items

@@ -30,9 +30,10 @@ from collections import deque
 from collections.abc import Collection, Iterator
 from typing import Any, BinaryIO, Final
 
+from kgspec.model.config import is_number
+
 from ..events import Event, Malformed, ReadItem, Skipped
 from .call_memo import TOTAL_TIME, CallMemo, Held, total_time_at
-from .header import is_number
 from .jsonfast import loads
 from .lines import DEFAULT_MAX_LINE_BYTES, skip_rest_of_line, too_long_message
 from .logtime import LogClock, round_ms

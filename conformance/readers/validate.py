@@ -9,8 +9,9 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
+from kgspec.model.config import is_number
+
 from ..events import Event, Malformed
-from .header import is_number
 
 KIND_KEYS: Final = ("header", "requestHeader", "topic", "record", "tick")
 _UUID_RE: Final = re.compile(r"[A-Za-z0-9_-]{22}")

@@ -11,6 +11,7 @@ from kgspec.conformance.allowlist import AllowedReport, AllowingChecker, AllowLi
 from kgspec.conformance.checker import check_items
 from kgspec.conformance.findings import Finding, Report, jsonable, write_json
 from kgspec.conformance.readers import FORMATS, TraceFormatError, open_trace
+from kgspec.model.config import value_problem
 from kgspec.model.mutants import CATALOGUE, Mutants
 from kgspec.model.profiles import PROFILES
 
@@ -56,8 +57,14 @@ def parse_pairs(pairs: list[str], option: str) -> dict[str, str]:
 
 
 def parse_configs(pairs: list[str]) -> dict[str, Any]:
-    """``--config`` values: integers where they look like one, as Kafka's configs are."""
-    return {k: int(v) if v.lstrip("-").isdigit() else v for k, v in parse_pairs(pairs, "--config").items()}
+    """``--config`` values: integers where they look like one, as Kafka's configs are;
+    ValueError for a value under Kafka's minimum."""
+    configs = {k: int(v) if v.lstrip("-").isdigit() else v for k, v in parse_pairs(pairs, "--config").items()}
+    for name, value in configs.items():
+        problem = value_problem(name, value)
+        if problem is not None:
+            raise ValueError(f"--config {name} {problem}, got {value!r}")
+    return configs
 
 
 def run(args: argparse.Namespace) -> int:

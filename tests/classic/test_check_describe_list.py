@@ -12,6 +12,7 @@ import pytest
 from kgspec.conformance.steady import write_steady_trace
 from kgspec.conformance.writers import write_request_log
 
+from kgspec.cli import main
 from tests.helpers import Event, check, check_events, read_jsonl
 from tests.spark.data import make_admin_trace
 
@@ -220,3 +221,19 @@ def test_a_group_described_before_its_first_call_takes_its_type_from_that_call(t
     status, report = check_events(tmp_path, events)
     assert (status, report["findings"]) == (0, [])
     assert {g["groupId"]: g["type"] for g in report["groups"]} == {"group-0": "consumer", "nope": "classic"}
+
+
+def test_the_number_of_shards_must_be_at_least_one(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """offsets.topic.num.partitions (Kafka: atLeast(1)) from a header or --config."""
+    events = [{"header": {"format": "kgspec-trace/1", "profile": "kafka-4.3",
+                          "configs": {"offsets.topic.num.partitions": 0}}}, {"tsMs": 0, "tick": {}}]
+    status, report = check_events(tmp_path, events)
+    assert status == 1
+    assert [(f["line"], f["kind"], f["field"], f["message"]) for f in report["findings"]] == [
+        (1, "malformed", "header.configs.offsets.topic.num.partitions",
+         "`header.configs.offsets.topic.num.partitions` must be at least 1")]
+    trace = tmp_path / "t.jsonl"
+    assert main(["check", "-q", "--config", "offsets.topic.num.partitions=-3", str(trace)]) == 2
+    assert "--config offsets.topic.num.partitions must be at least 1, got -3" in capsys.readouterr().err
+    assert main(["check", "-q", "--config", "group.consumer.session.timeout.ms=soon", str(trace)]) == 2
+    assert "--config group.consumer.session.timeout.ms must be a number, got 'soon'" in capsys.readouterr().err
