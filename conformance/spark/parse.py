@@ -67,6 +67,7 @@ _API_TYPES: Final = {68: CONSUMER, 69: CONSUMER, 88: STREAMS, 89: STREAMS, 76: S
 _API_NAME_TYPES: Final = {name: _API_TYPES[key] for name, key in API_NAMES.items() if key in _API_TYPES}
 _RECORD_TYPES: Final = {**dict.fromkeys((3, 4, 5, 6, 7, 8, 16), CONSUMER), **dict.fromkeys(range(17, 24), STREAMS),
                         **dict.fromkeys(range(9, 16), SHARE), 2: CLASSIC}
+DESCRIBED: Final = "?"  # suffix of a group type known only from a describe naming the group
 # describe APIs -> the request's list of group ids: a describe is an event of each group it names
 _DESCRIBE_IDS: Final = {69: "groupIds", 89: "groupIds", 15: "groups"}
 
@@ -247,11 +248,14 @@ def route(fi: int, block: int, okey: float, sub: int, item: ReadItem, completion
         return [(fi, okey, item.line, sub, "l", gid, None, payload, None, None, None, None, block) for gid in listed]
     gtype = group_type(item)
     gids = _describe_groups(item) if item.kind == "call" else None
+    described = gids is not None
     if gids is None:
         gid = item.group_id
         gids = [gid] if gid is not None else []
     if not gids:
         return [(fi, okey, item.line, sub, "o", None, gtype, payload, None, None, None, None, block)]
+    if described and gtype is not None:
+        gtype += DESCRIBED  # a describe's type ranks below the group's own (pipeline._TYPE_RANK)
     return [(fi, okey, item.line, sub, "g", gid, gtype, payload, None, None, None, None, block) for gid in gids]
 
 

@@ -44,6 +44,7 @@ from kgspec.conformance.readers.errors import TraceFormatError
 from kgspec.model.mutants import Mutants
 
 from .blocks import SUMMARY_COLUMNS, Layout, summarize_parse
+from .masters import session_parallelism
 from .parse import (
     GROUP_TYPES,
     HEADER_HELD,
@@ -67,7 +68,11 @@ SAMPLE_LINES: Final = 64
 SAMPLE_BYTES: Final = 4096
 # Hadoop's other codecs, chosen by suffix: Spark decompresses these files, the driver does not
 _HADOOP_CODEC_SUFFIXES: Final = frozenset({".bz2", ".deflate", ".lz4", ".snappy", ".zst", ".br"})
-_TYPE_RANK: Final = {"streams": 4, "share": 3, "consumer": 2, "classic": 1}
+# A group's type for sampling: the highest of its rows' types. A describe names groups of any
+# type (a StreamsGroupDescribe may name a consumer group), so its rows ("streams?") rank below
+# every type that the group's own calls and records show, as the checker types a group.
+_TYPE_RANK: Final = {"streams": 8, "share": 7, "consumer": 6, "classic": 5,
+                     "streams?": 4, "share?": 3, "consumer?": 2, "classic?": 1}
 FINDINGS_SCHEMA: Final = ("path string, line long, groupId string, groupType string, kind string, field string, "
                           "expected string, observed string, message string")
 
@@ -310,17 +315,15 @@ class _SessionDefaults:
     - ``spark.sql.files.minPartitionNum`` (:meth:`split_inputs`): the input read in a whole
       number of waves of splits per core.
 
-    Classic sessions only: Spark Connect has no ``sparkContext`` to ask for the
-    parallelism, and its server's settings are left alone.
+    The task slots come from the session (:func:`.masters.session_parallelism`): a Spark
+    Connect client reads them from the server's configs where it can (a ``local[N]`` master,
+    executors × cores, ``spark.default.parallelism``); where it cannot, nothing is set.
     """
 
     def __init__(self, spark: Any) -> None:
         self._spark = spark
         self._set: list[str] = []
-        try:
-            self.parallelism: int | None = int(spark.sparkContext.defaultParallelism)
-        except Exception:  # Spark Connect
-            self.parallelism = None
+        self.parallelism: int | None = session_parallelism(spark)
 
     def __enter__(self) -> _SessionDefaults:
         if self.parallelism is not None:
@@ -447,9 +450,11 @@ def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str],
     stages.lap("cluster events")
 
     # Sampling: whole groups, by hash of (seed, group id), per-type fractions.
-    rank = F.max(F.when(F.col("gtype") == "streams", 4).when(F.col("gtype") == "share", 3)
-                 .when(F.col("gtype") == "consumer", 2).when(F.col("gtype") == "classic", 1).otherwise(0))
-    gtype = F.element_at(F.create_map(*[x for t, r in _TYPE_RANK.items() for x in (F.lit(r), F.lit(t))]),
+    ranked = F.lit(0)
+    for name, r in _TYPE_RANK.items():
+        ranked = F.when(F.col("gtype") == name, r).otherwise(ranked)
+    rank = F.max(ranked)
+    gtype = F.element_at(F.create_map(*[x for t, r in _TYPE_RANK.items() for x in (F.lit(r), F.lit(t.rstrip("?")))]),
                          F.col("rank"))
     groups = (parsed.where(F.col("cls") == "g").groupBy("grp").agg(rank.alias("rank"))
               .select("grp", F.coalesce(gtype, F.lit("consumer")).alias("type")))

@@ -19,6 +19,7 @@ import time
 from typing import Any
 
 from kgspec.conformance.readers import FORMATS
+from kgspec.conformance.spark.masters import local_cores
 from kgspec.model.mutants import CATALOGUE
 from kgspec.model.profiles import PROFILES
 
@@ -96,21 +97,6 @@ def build_session(master: str | None, remote: str | None, confs: dict[str, str])
 
 DRIVER_DEFAULT_JAVA_OPTIONS = "spark.driver.defaultJavaOptions"
 _JAVA_OPTIONS_KEYS = (DRIVER_DEFAULT_JAVA_OPTIONS, "spark.driver.extraJavaOptions")
-_LOCAL_MASTER = re.compile(r"local(?:\[(\*|[1-9][0-9]*)(?:,[0-9]+)?\])?")
-
-
-def local_cores(master: str) -> int | None:
-    """The task slots of a local master (``local``, ``local[N]``, ``local[*]``, with or without
-    ``,maxFailures``); None for any other master. ``*``: the CPUs this process may use."""
-    match = _LOCAL_MASTER.fullmatch(master.strip())
-    if match is None:
-        return None
-    slots = match.group(1)
-    if slots is None:
-        return 1
-    if slots == "*":
-        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
-    return int(slots)
 
 
 def small_local_gc(master: str, confs: dict[str, str], defaults: str) -> str | None:

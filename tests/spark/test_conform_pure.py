@@ -237,7 +237,7 @@ def test_driver_detects_local_formats_as_check_does(tmp_path: Path) -> None:
 def test_local_cores_of_spark_masters() -> None:
     import os
 
-    from kgspec.commands.conform import local_cores
+    from kgspec.conformance.spark.masters import local_cores
 
     mine = len(os.sched_getaffinity(0))
     assert [local_cores(m) for m in ("local", "local[1]", "local[2]", "local[16]", "local[*]", "local[2,3]",
@@ -345,11 +345,22 @@ def test_splittable_sizes_only_of_local_uncompressed_files(tmp_path: Path) -> No
     assert _splittable_sizes([str(tmp_path / "gone.jsonl")]) is None
 
 
-def test_a_connect_session_is_left_alone() -> None:
+@pytest.mark.parametrize(("server", "during"), [
+    ({"spark.master": "local[2]"}, {"spark.sql.shuffle.partitions": "8", "spark.sql.files.minPartitionNum": "12"}),
+    ({"spark.master": "yarn", "spark.executor.instances": "3", "spark.executor.cores": "4"},
+     {"spark.sql.shuffle.partitions": "48", "spark.sql.files.minPartitionNum": "48"}),
+    ({"spark.master": "k8s://h:443", "spark.default.parallelism": "6"},
+     {"spark.sql.shuffle.partitions": "24", "spark.sql.files.minPartitionNum": "24"}),
+    ({"spark.master": "local[*]"}, {}),  # the server's CPUs are not the client's
+    ({"spark.master": "spark://h:7077"}, {}),
+    ({}, {}),
+])
+def test_a_connect_session_gets_defaults_where_its_server_tells_its_cores(
+        server: dict[str, str], during: dict[str, str]) -> None:
     from kgspec.conformance.spark.pipeline import _SessionDefaults
 
     class _Connect:  # Spark Connect: no sparkContext to read the parallelism from
-        conf = _Conf({})
+        conf = _Conf(server)
 
         @property
         def sparkContext(self) -> None:  # Spark's name
@@ -358,7 +369,8 @@ def test_a_connect_session_is_left_alone() -> None:
     session = _Connect()
     with _SessionDefaults(session) as defaults:
         defaults.split_inputs([1360 * MIB])
-        assert session.conf.values == {}
+        assert session.conf.values == {**server, **during}
+    assert session.conf.values == server
 
 
 def test_a_call_named_not_numbered_has_its_group_type() -> None:
@@ -389,3 +401,16 @@ def test_describes_and_listings_reach_the_groups_they_name(tmp_path: Path) -> No
     assert [g for g, _, _ in groups] == ["group-0", "group-1", "group-2", "nope"]
     assert _local_conform(path, str(path)) == expected
     assert _local_conform(path, str(path), 7) == expected
+
+
+def test_a_describe_types_its_groups_below_their_own_calls() -> None:
+    """A describe's rows carry its type marked "?" (ranked below any call's or record's type for
+    sampling); a malformed describe names no group and keeps the plain type."""
+    from kgspec.conformance.spark.parse import route
+
+    def describe(ids: object) -> Event:
+        return Event(3, "call", 0.0, {}, api_key=89, api_version=0, request={"groupIds": ids}, response={})
+
+    assert [(r[4], r[5], r[6]) for r in route(0, 0, 0.0, 0, describe(["a", "b", "a"]))] == [
+        ("g", "a", "streams?"), ("g", "b", "streams?")]
+    assert [(r[4], r[5], r[6]) for r in route(0, 0, 0.0, 0, describe("a"))] == [("o", None, "streams")]

@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -62,8 +65,29 @@ def test_admin_calls_reach_their_groups_on_spark(spark: Any, tmp_path: Path) -> 
     sampling = got.pop("sampling")
     assert got == _check_json([path])
     assert sampling["groupsTotal"] == 4  # group-0..2 and "nope"; "elsewhere" is only listed
+    # group-1 is named by a StreamsGroupDescribe but is a consumer group; "nope" is only described
+    assert {t: v["total"] for t, v in sampling["byType"].items()} == {"consumer": 3, "classic": 1}
     assert sorted((f["groupId"] or "", f["field"]) for f in got["findings"]) == [
         ("", "errorCode"), ("group-1", "groupState"), ("group-2", "groupState")]
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_spark_connect_gives_checks_report(tmp_path: Path) -> None:
+    """`kgspec conform --remote local[2]`: a local Spark Connect server (pyspark starts it), the
+    same code through the Connect client only. A fresh process: this one holds a classic
+    SparkContext, and Connect's local server starts its own."""
+    path = make_admin_trace(tmp_path)
+    out = tmp_path / "report.json"
+    cli = "import sys\nfrom kgspec.cli import main\nsys.exit(main(sys.argv[1:]))\n"
+    done = subprocess.run([sys.executable, "-c", cli, "conform", "--remote", "local[2]", "-q", "--json", str(out),
+                           str(path)], env=dict(os.environ, PYSPARK_PYTHON=sys.executable),
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 1, done.stderr[-2000:]
+    got = json.loads(out.read_text())
+    sampling = got.pop("sampling")
+    assert got == _check_json([path])
+    assert (sampling["groupsSampled"], sampling["groupsTotal"]) == (4, 4)
 
 
 @pytest.mark.spark
