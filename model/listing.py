@@ -8,7 +8,7 @@
   group, "streams" for a streams group; ``groupState`` (v4+) and ``groupType`` (v5+) as Kafka
   prints them.
 - Kafka concatenates its shards' lists, each in its ``TimelineHashMap``'s order; the model
-  lists by shard, then group id, and the checker compares the listing as a set.
+  lists by shard, then group id, and the checker judges each listed group whatever its position.
 - Connect groups (profile ``kip``): the draft adds a group type ``connect``; the model lists
   them with type and protocol type "connect" (a reading of the draft, which says no more).
 """
