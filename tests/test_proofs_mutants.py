@@ -219,3 +219,29 @@ def test_streams_bump_while_revoking_breaks_commit_fencing() -> None:
     assert not state_satisfies("commit-fencing", state)
     assert prove_all("streams", "bump-while-revoking", timeout_s=60,
                      names=["commit-fencing"])["commit-fencing"].result != "proved"
+
+
+def test_consumer_commit_fencing_has_a_counterexample() -> None:
+    """For the unmutated consumer, `commit-fencing` (declared for streams only) does not hold: a
+    partition can leave a consumer member with no epoch bump, so a commit the client sent at that
+    epoch while it owned the partition is still accepted (docs/upstream.md, report 2). The
+    shortest path (7 steps, ~2 s of BMC) goes through a subscription shrink, which removes the
+    partitions of dropped topics at the member's current epoch; docs/proofs.md records a 10-step
+    one through UNREVOKED_PARTITIONS left at the same epoch."""
+    res = run_bmc("consumer", "commit-fencing", None, depth=10, timeout_s=600, async_client=True)
+    assert res.found
+    assert res.counterexample is not None
+    cex = res.counterexample
+    # BMC finds a shortest path; Z3 may order its independent steps either way
+    actions = [s["action"] for s in cex.steps]
+    assert sorted(actions) == sorted(
+        ["join", "recompute", "heartbeat", "duplicate", "resubscribe", "client_release", "shrink"])
+    assert actions[-1] == "shrink"
+    inst = cex.instance
+    state = initial("consumer", inst.members, inst.tasks)
+    for step in cex.steps:
+        post = apply(state, step, None)
+        assert step_satisfies_transition(state, step, post, None), step
+        state = post
+    assert not python_holds("commit-fencing", state)
+    assert not state_satisfies("commit-fencing", state)
