@@ -75,6 +75,14 @@ API_NAMES = {"CONSUMER_GROUP_HEARTBEAT": CONSUMER_GROUP_HEARTBEAT, "CONSUMER_GRO
              "STREAMS_GROUP_HEARTBEAT": STREAMS_GROUP_HEARTBEAT, "STREAMS_GROUP_DESCRIBE": STREAMS_GROUP_DESCRIBE,
              "DESCRIBE_GROUPS": DESCRIBE_GROUPS, "LIST_GROUPS": LIST_GROUPS, **CLASSIC_API_NAMES}
 MAX_FINDINGS_PER_GROUP = 200
+
+
+def api_of(call: Event) -> int | None:
+    """A call's API key: its number, or the key of the name it gives (None: neither known).
+    (``feed`` inlines this on its hot path.)"""
+    return call.api_key if call.api_key is not None else API_NAMES.get(call.api_name or "")
+
+
 TARGET_RECORD_TYPES = frozenset({6, 7})  # target-assignment metadata and member
 # record type -> the type of group it belongs to (Connect's records aside)
 _RECORD_GROUP_TYPES: Final = {**dict.fromkeys(CONSUMER_RECORD_TYPES, "consumer"),
@@ -207,7 +215,7 @@ class TraceChecker:
         elif kind == "tick":
             self._tick(item)
         elif kind == "call":  # the first item: no group, so no steady answer yet
-            self._call(item, item.api_key if item.api_key is not None else API_NAMES.get(item.api_name or ""))
+            self._call(item, api_of(item))
         elif kind == "record":
             self._record(item)
 
@@ -323,7 +331,7 @@ class TraceChecker:
 
     def _compare_call(self, event: Event, api: int | None) -> None:
         gid = event.group_id
-        if api is not None and api in _DESCRIBES:
+        if api is not None and api in DESCRIBES:
             self._describe(event, api)
             return
         if api == LIST_GROUPS:
@@ -519,7 +527,7 @@ class TraceChecker:
     def _describe(self, event: Event, api: int) -> None:
         """ConsumerGroupDescribe, StreamsGroupDescribe or DescribeGroups: each named group's
         answer, compared."""
-        d = _DESCRIBES[api]
+        d = DESCRIBES[api]
         label, differences, show = d.label, d.differences, d.show
         gids = event.request.get(d.ids_field)
         if not isinstance(gids, list) or not all(isinstance(x, str) for x in gids):
@@ -699,7 +707,8 @@ class _DescribeApi:
         return version if low <= version <= high else None
 
 
-_DESCRIBES: Final[dict[int, _DescribeApi]] = {
+# the describe APIs; `kgspec conform` routes a describe to each group its ids field names
+DESCRIBES: Final[dict[int, _DescribeApi]] = {
     CONSUMER_GROUP_DESCRIBE: _DescribeApi("consumer", "ConsumerGroupDescribe", describe_differences, format_set,
                                           "groupIds", (0, 1)),
     STREAMS_GROUP_DESCRIBE: _DescribeApi("streams", "StreamsGroupDescribe", streams_describe_differences,

@@ -36,11 +36,6 @@ def _version(event: Event) -> int:
     return event.api_version if event.api_version is not None else 0  # as the classic calls
 
 
-def is_list_groups(event: Event) -> bool:
-    return event.kind == "call" and (event.api_key == LIST_GROUPS
-                                     or (event.api_key is None and event.api_name == "LIST_GROUPS"))
-
-
 def _whole_call_problem(event: Event) -> tuple[str, str, str] | None:
     """(kind, field, message) when the call is judged as a whole rather than group by group.
 

@@ -41,9 +41,9 @@ from dataclasses import dataclass
 from io import BytesIO
 from typing import Any, Final
 
-from kgspec.conformance.checker import API_NAMES
+from kgspec.conformance.checker import API_NAMES, DESCRIBES, api_of
 from kgspec.conformance.events import Event, Malformed, ReadItem, Skipped
-from kgspec.conformance.listing import is_list_groups, judged_groups
+from kgspec.conformance.listing import judged_groups
 from kgspec.conformance.readers.console import _strip_timestamp, read_console
 from kgspec.conformance.readers.dump_log import _preamble_reason, record_line_item
 from kgspec.conformance.readers.errors import TraceFormatError
@@ -52,6 +52,7 @@ from kgspec.conformance.readers.logtime import LogClock
 from kgspec.conformance.readers.native import HEADER_NOT_FIRST, parse_line
 from kgspec.conformance.readers.request_log import GROUP_API_KEYS, _LineParser
 from kgspec.conformance.readers.topics import TOPIC_API_KEYS, TopicTracker, api_label, topic_items
+from kgspec.model.listing import LIST_GROUPS
 
 PARSED_SCHEMA: Final = ("fi int, okey double, line long, sub int, cls string, grp string, gtype string, "
                         "payload binary, msg string, fld string, nl long, ne long, block long")
@@ -63,13 +64,9 @@ CONSUMER, STREAMS, SHARE, CLASSIC = "consumer", "streams", "share", "classic"
 GROUP_TYPES: Final = (CONSUMER, STREAMS, SHARE, CLASSIC)
 _API_TYPES: Final = {68: CONSUMER, 69: CONSUMER, 88: STREAMS, 89: STREAMS, 76: SHARE, 77: SHARE, 78: SHARE,
                      79: SHARE, 11: CLASSIC, 12: CLASSIC, 13: CLASSIC, 14: CLASSIC, 15: CLASSIC}
-# a native call may name its API instead of numbering it: the names the checker reads
-_API_NAME_TYPES: Final = {name: _API_TYPES[key] for name, key in API_NAMES.items() if key in _API_TYPES}
 _RECORD_TYPES: Final = {**dict.fromkeys((3, 4, 5, 6, 7, 8, 16), CONSUMER), **dict.fromkeys(range(17, 24), STREAMS),
                         **dict.fromkeys(range(9, 16), SHARE), 2: CLASSIC}
 DESCRIBED: Final = "?"  # suffix of a group type known only from a describe naming the group
-# describe APIs -> the request's list of group ids: a describe is an event of each group it names
-_DESCRIBE_IDS: Final = {69: "groupIds", 89: "groupIds", 15: "groups"}
 
 UNKNOWN_TS: Final = math.nan  # a later block's starting timestamp, until the driver knows it
 
@@ -199,9 +196,8 @@ class LineParser:
 
 def group_type(event: Event) -> str | None:
     if event.kind == "call":
-        if event.api_key is not None:
-            return _API_TYPES.get(event.api_key)
-        return _API_NAME_TYPES.get(event.api_name or "")
+        api = api_of(event)  # a native call may name its API instead of numbering it
+        return _API_TYPES.get(api) if api is not None else None
     if event.kind == "record":
         key = event.body.get("key")
         rtype = key.get("type") if isinstance(key, dict) else None
@@ -209,17 +205,11 @@ def group_type(event: Event) -> str | None:
     return None
 
 
-def _describe_groups(event: Event) -> list[str] | None:
-    """The groups a describe call names (each once), None if it is not a describe; [] if it
-    names none properly."""
-    api = event.api_key if event.api_key is not None else API_NAMES.get(event.api_name or "")
-    ids_field = _DESCRIBE_IDS.get(api) if api is not None else None
-    if ids_field is None:
-        return None
-    gids = event.request.get(ids_field)
-    if not isinstance(gids, list) or not gids or not all(isinstance(x, str) for x in gids):
+def _named_groups(ids: Any) -> list[str]:
+    """The groups a describe's ids field names (each once); [] if it names none properly."""
+    if not isinstance(ids, list) or not ids or not all(isinstance(x, str) for x in ids):
         return []
-    return list(dict.fromkeys(gids))
+    return list(dict.fromkeys(ids))
 
 
 def route(fi: int, block: int, okey: float, sub: int, item: ReadItem, completion: float | None = None,
@@ -239,24 +229,33 @@ def route(fi: int, block: int, okey: float, sub: int, item: ReadItem, completion
         done = completion if completion is not None else (item.ts_ms or 0) + (item.total_time_ms or 0)
         return [(fi, okey, item.line, sub, "t", None, None, dumps((item, done)), None, None, None, None, block)]
     payload = line_bytes if line_bytes is not None else dumps(item)
-    if is_list_groups(item):
-        # Each group it lists judges it (`l` rows join only groups other rows show, as check
-        # judges only groups the trace has shown); a call judged as a whole names no group.
-        listed = judged_groups(item)
-        if listed is None:
-            return [(fi, okey, item.line, sub, "o", None, None, payload, None, None, None, None, block)]
-        return [(fi, okey, item.line, sub, "l", gid, None, payload, None, None, None, None, block) for gid in listed]
-    gtype = group_type(item)
-    gids = _describe_groups(item) if item.kind == "call" else None
-    described = gids is not None
-    if gids is None:
-        gid = item.group_id
-        gids = [gid] if gid is not None else []
-    if not gids:
-        return [(fi, okey, item.line, sub, "o", None, gtype, payload, None, None, None, None, block)]
-    if described and gtype is not None:
-        gtype += DESCRIBED  # a describe's type ranks below the group's own (pipeline._TYPE_RANK)
-    return [(fi, okey, item.line, sub, "g", gid, gtype, payload, None, None, None, None, block) for gid in gids]
+    if item.kind == "call":
+        api = item.api_key
+        if api is None:  # api_of, inline: this runs for every event (-1: no API known)
+            api = API_NAMES.get(item.api_name or "", -1)
+        gtype = _API_TYPES.get(api)
+        if api == LIST_GROUPS:
+            # Each group it lists judges it (`l` rows join only groups other rows show, as check
+            # judges only groups the trace has shown); a call judged as a whole names no group.
+            listed = judged_groups(item)
+            if listed is None:
+                return [(fi, okey, item.line, sub, "o", None, None, payload, None, None, None, None, block)]
+            return [(fi, okey, item.line, sub, "l", gid, None, payload, None, None, None, None, block)
+                    for gid in listed]
+        describe = DESCRIBES.get(api)
+        if describe is not None:  # an event of each group it names
+            gids = _named_groups(item.request.get(describe.ids_field))
+            if gids and gtype is not None:
+                gtype += DESCRIBED  # a describe's type ranks below the group's own (pipeline._TYPE_RANK)
+            if not gids:
+                return [(fi, okey, item.line, sub, "o", None, gtype, payload, None, None, None, None, block)]
+            return [(fi, okey, item.line, sub, "g", gid, gtype, payload, None, None, None, None, block)
+                    for gid in gids]
+    else:
+        gtype = group_type(item)
+    gid = item.group_id
+    return [(fi, okey, item.line, sub, "o" if gid is None else "g", gid, gtype, payload, None, None, None, None,
+             block)]
 
 
 def count_row(fi: int, items: int, events: int) -> Row:
