@@ -46,6 +46,7 @@ from kgspec.model.mutants import Mutants
 from .blocks import SUMMARY_COLUMNS, Layout, summarize_parse
 from .masters import session_parallelism
 from .parse import (
+    DESCRIBED,
     GROUP_TYPES,
     HEADER_HELD,
     PARSED_SCHEMA,
@@ -71,8 +72,9 @@ _HADOOP_CODEC_SUFFIXES: Final = frozenset({".bz2", ".deflate", ".lz4", ".snappy"
 # A group's type for sampling: the highest of its rows' types. A describe names groups of any
 # type (a StreamsGroupDescribe may name a consumer group), so its rows ("streams?") rank below
 # every type that the group's own calls and records show, as the checker types a group.
-_TYPE_RANK: Final = {"streams": 8, "share": 7, "consumer": 6, "classic": 5,
-                     "streams?": 4, "share?": 3, "consumer?": 2, "classic?": 1}
+_OWN_RANK: Final = {"streams": 4, "share": 3, "consumer": 2, "classic": 1}
+_TYPE_RANK: Final = {**{t + DESCRIBED: r for t, r in _OWN_RANK.items()},
+                     **{t: r + len(_OWN_RANK) for t, r in _OWN_RANK.items()}}
 FINDINGS_SCHEMA: Final = ("path string, line long, groupId string, groupType string, kind string, field string, "
                           "expected string, observed string, message string")
 
@@ -454,8 +456,8 @@ def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str],
     for name, r in _TYPE_RANK.items():
         ranked = F.when(F.col("gtype") == name, r).otherwise(ranked)
     rank = F.max(ranked)
-    gtype = F.element_at(F.create_map(*[x for t, r in _TYPE_RANK.items() for x in (F.lit(r), F.lit(t.rstrip("?")))]),
-                         F.col("rank"))
+    gtype = F.element_at(F.create_map(*[x for t, r in _TYPE_RANK.items()
+                                        for x in (F.lit(r), F.lit(t.removesuffix(DESCRIBED)))]), F.col("rank"))
     groups = (parsed.where(F.col("cls") == "g").groupBy("grp").agg(rank.alias("rank"))
               .select("grp", F.coalesce(gtype, F.lit("consumer")).alias("type")))
     # one row per group, read by the tally and by the replay's join
