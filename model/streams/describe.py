@@ -98,16 +98,15 @@ def describe_streams_groups(coord: Coordinator, request: dict[str, Any], api_ver
             "members": [describe_member(group, m) for m in group.members.values()],
             "authorizedOperations": AUTHORIZED_OPERATIONS_OMITTED,
         })
-        if v1:
-            # asDescribedGroup(..., assignorName): the only built-in assignor is "sticky". With no
-            # description plugin configured, a request for descriptions gets NOT_STORED
-            # (StreamsGroupTopologyDescriptionManager.attachTopologyDescriptions).
-            out[-1]["assignorName"] = "sticky"
-            out[-1]["topologyDescriptionStatus"] = NOT_STORED if request.get("includeTopologyDescription") \
-                else NOT_REQUESTED
     if v1:
+        # A described group: asDescribedGroup(..., assignorName), the only built-in assignor being
+        # "sticky"; with no description plugin configured, a request for descriptions gets
+        # NOT_STORED (StreamsGroupTopologyDescriptionManager.attachTopologyDescriptions). An
+        # error entry keeps the defaults: null, NOT_REQUESTED, null.
+        requested = NOT_STORED if request.get("includeTopologyDescription") else NOT_REQUESTED
         for entry in out:
-            entry.setdefault("assignorName", None)
-            entry.setdefault("topologyDescriptionStatus", NOT_REQUESTED)
+            described = entry["errorCode"] == 0
+            entry["assignorName"] = "sticky" if described else None
+            entry["topologyDescriptionStatus"] = requested if described else NOT_REQUESTED
             entry["topologyDescription"] = None
     return {"throttleTimeMs": 0, "groups": out}
