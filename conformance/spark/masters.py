@@ -38,23 +38,24 @@ def session_parallelism(spark: Any) -> int | None:
 
 
 def connect_parallelism(conf: Any) -> int | None:
-    def read(key: str) -> int | None:
+    def read(key: str) -> str | None:
         try:
             value = conf.get(key, None)
         except Exception:  # a config the server will not show
             return None
-        return int(value) if isinstance(value, str) and value.strip().isdigit() and int(value) > 0 else None
+        return value if isinstance(value, str) else None
 
-    explicit = read("spark.default.parallelism")
+    def count(key: str) -> int | None:
+        value = (read(key) or "").strip()
+        return int(value) if value.isdigit() and int(value) > 0 else None
+
+    explicit = count("spark.default.parallelism")
     if explicit is not None:
         return explicit
-    try:
-        master = conf.get("spark.master", None)
-    except Exception:
-        master = None
-    if isinstance(master, str) and "[*" not in master:
+    master = read("spark.master")
+    if master is not None and "[*" not in master:
         slots = local_cores(master)
         if slots is not None:
             return slots
-    instances, cores = read("spark.executor.instances"), read("spark.executor.cores")
+    instances, cores = count("spark.executor.instances"), count("spark.executor.cores")
     return instances * cores if instances is not None and cores is not None else None
