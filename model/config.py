@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, TypeGuard
 
 INT_MAX = 2**31 - 1
 
@@ -94,7 +94,7 @@ NUMERIC_SUFFIXES = (".ms", ".size", ".replicas", ".bytes", ".count", ".threads",
 MINIMUMS: dict[str, int] = {"offsets.topic.num.partitions": 1}
 
 
-def is_number(value: object) -> bool:
+def is_number(value: object) -> TypeGuard[int | float]:
     """A finite JSON number; booleans are not numbers here, although Python says so."""
     kind = type(value)  # exact types: json gives int/float, and bool is an int subclass
     return kind is int or (kind is float and math.isfinite(value))  # type: ignore[arg-type]

@@ -12,7 +12,6 @@ from .errors import TraceFormatError
 TRACE_FORMAT: Final = "kgspec-trace/1"
 # The contract: a trace without a header (Kafka's own logs) is checked against this profile.
 DEFAULT_PROFILE: Final = "kafka-4.3"
-# Kafka config names with these endings take numbers (timeouts, sizes, replica counts).
 
 
 class HeaderError(ValueError):

@@ -43,7 +43,7 @@ def timestamp(obj: dict[str, Any], line: int) -> float | Malformed:
     ts = obj["tsMs"]
     if not is_number(ts):
         return Malformed(line, "`tsMs` must be a number", "tsMs")
-    return ts  # type: ignore[no-any-return]
+    return ts
 
 
 def call_event(obj: dict[str, Any], line: int, ts: float) -> Event | Malformed:

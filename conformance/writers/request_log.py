@@ -30,6 +30,8 @@ import zlib
 from collections.abc import Callable, Iterable
 from typing import Any, TextIO
 
+from kgspec.model.config import is_number
+
 from ..readers.topics import CREATE_PARTITIONS, CREATE_TOPICS, DELETE_TOPICS, METADATA, ZERO_UUID
 
 _COMPACT = (",", ":")
@@ -117,7 +119,7 @@ def _call_body(event: dict[str, Any], index: int, known: dict[str, tuple[str, in
         # a call's own totalTimeMs (a parked classic call) is kept; others get total_time_ms
         total = event.get("totalTimeMs")
         return _body(log_header, event["request"], response,
-                     float(total) if isinstance(total, int | float) else float(total_time_ms(index)),
+                     float(total) if is_number(total) else float(total_time_ms(index)),
                      event.get("connection") or connection.format(port=_client_port(log_header["clientId"])))
     topic = event.get("topic")
     if topic is None:

@@ -58,7 +58,7 @@ def parse_pairs(pairs: list[str], option: str) -> dict[str, str]:
 
 def parse_configs(pairs: list[str]) -> dict[str, Any]:
     """``--config`` values: integers where they look like one, as Kafka's configs are;
-    ValueError for a value under Kafka's minimum."""
+    ValueError for a value the config cannot take (``model.config.value_problem``)."""
     configs = {k: int(v) if v.lstrip("-").isdigit() else v for k, v in parse_pairs(pairs, "--config").items()}
     for name, value in configs.items():
         problem = value_problem(name, value)

@@ -23,7 +23,6 @@ from kgspec.model.shards import by_shard
 from kgspec.spec.classic import COMPLETING_REBALANCE, DEAD, EMPTY, PREPARING_REBALANCE, STABLE
 
 if TYPE_CHECKING:
-    from kgspec.model.classic.group import ClassicGroup
     from kgspec.model.classic.member import ClassicMember
     from kgspec.model.coordinator import Coordinator
 
@@ -71,14 +70,9 @@ def _describe(coord: Coordinator, group_id: str, version: int) -> dict[str, Any]
         "groupState": STATE_NAMES[group.state],
         "protocolType": group.protocol_type or "",
         "protocolData": protocol or "",
-        "members": [_member(m, protocol) for m in _all_members(group)],
+        "members": [_member(m, protocol) for m in group.members.values()],  # allMembers(): Java's order
         "authorizedOperations": AUTHORIZED_OPERATIONS_OMITTED,
     }
-
-
-def _all_members(group: ClassicGroup) -> list[ClassicMember]:
-    """``allMembers()``: the members HashMap's values, in Java's order."""
-    return list(group.members.values())
 
 
 def _member(m: ClassicMember, protocol: str | None) -> dict[str, Any]:

@@ -165,8 +165,8 @@ def test_describe_versions_out_of_range_are_refused() -> None:
 
 
 def _three_types() -> Coordinator:
-    """A classic group "cg" (CompletingRebalance... then Stable), a consumer group "grp"
-    (Stable) and a streams group "sg" (NotReady: its source topics are missing)."""
+    """A classic group "g" (Stable), a consumer group "grp" (Stable) and a streams group "sg"
+    (NotReady: its source topics are missing)."""
     h = Harness()
     ids = h.stable_group(1)
     assert ids == ["c0-1"]
