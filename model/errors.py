@@ -80,3 +80,11 @@ def member_or_throw(members: Mapping[str, _M], member_id: str, group_id: str) ->
     if member is None:
         raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Member {member_id} is not a member of group {group_id}.")
     return member
+
+
+def require_version(api_key: int, version: int, versions: tuple[int, int]) -> None:
+    """ValueError when ``version`` of API ``api_key`` is outside the modelled ``versions``
+    (a broker answers such a request UNSUPPORTED_VERSION before the coordinator sees it)."""
+    low, high = versions
+    if not low <= version <= high:
+        raise ValueError(f"API {api_key} v{version} is not supported (v{low}-v{high})")

@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kgspec.model.classic.describe import STATE_NAMES as CLASSIC_STATE_NAMES
+from kgspec.model.errors import require_version
 from kgspec.model.shards import partition_for
 from kgspec.spec import connect as connect_spec
 
@@ -55,9 +56,7 @@ def matches(entry: dict[str, str], states: list[str], types: list[str]) -> bool:
 
 
 def list_groups(coord: Coordinator, request: dict[str, Any], version: int) -> dict[str, Any]:
-    low, high = VERSIONS
-    if not low <= version <= high:
-        raise ValueError(f"API {LIST_GROUPS} v{version} is not supported (v{low}-v{high})")
+    require_version(LIST_GROUPS, version, VERSIONS)
     states = list(request.get("statesFilter") or []) if version >= 4 else []
     types = list(request.get("typesFilter") or []) if version >= 5 else []
     groups = [_gated(e, version) for e in listed_groups(coord) if matches(e, states, types)]

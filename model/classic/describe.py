@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kgspec.model.errors import Errors
+from kgspec.model.errors import Errors, require_version
 from kgspec.model.shards import by_shard
 from kgspec.spec.classic import COMPLETING_REBALANCE, DEAD, EMPTY, PREPARING_REBALANCE, STABLE
 
@@ -36,9 +36,7 @@ NO_METADATA = ""  # DescribedGroupMember.memberMetadata's default, empty bytes (
 
 
 def describe_groups(coord: Coordinator, request: dict[str, Any], version: int) -> dict[str, Any]:
-    low, high = VERSIONS
-    if not low <= version <= high:
-        raise ValueError(f"API {DESCRIBE_GROUPS} v{version} is not supported (v{low}-v{high})")
+    require_version(DESCRIBE_GROUPS, version, VERSIONS)
     ids = request.get("groups") or []
     groups = [_gated(_group_error("", Errors.INVALID_GROUP_ID), version) for gid in ids if gid is None]
     # Unlike the describes of the new protocols, "" is looked up (and not found) like any id.

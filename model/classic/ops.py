@@ -34,7 +34,7 @@ from kgspec.model.classic.step import (
     Step,
 )
 from kgspec.model.classic.sync import sync
-from kgspec.model.errors import Errors
+from kgspec.model.errors import Errors, require_version
 from kgspec.model.records import GROUP_METADATA, Record
 from kgspec.model.timers import Timer
 
@@ -50,9 +50,7 @@ def handle(coord: Any, api_key: int, version: int, request: dict[str, Any], now:
            client_host: str, result_type: type[Result]) -> Result:
     """One classic call. A JoinGroup or SyncGroup that must wait returns ``response=None`` and
     ``pending=<call id>``; its response later comes out of ``Coordinator.take_completed()``."""
-    low, high = CLASSIC_APIS[api_key]
-    if not low <= version <= high:
-        raise ValueError(f"API {api_key} v{version} is not supported (v{low}-v{high})")
+    require_version(api_key, version, CLASSIC_APIS[api_key])
     step = Step(coord, now)
     outbox = coord.classic_outbox
     if api_key in (JOIN_GROUP, SYNC_GROUP):
