@@ -59,6 +59,7 @@ from kgspec.conformance.findings import Finding, Report
 from kgspec.model.assignors.api import GroupAssignment, GroupSpec
 from kgspec.model.consumer import records as rec
 from kgspec.model.coordinator import CONSUMER_GROUP_HEARTBEAT, Coordinator
+from kgspec.model.step import NO_CHOICES, Choices, TargetChoice
 
 CLASSIFICATIONS = ("mock-simplification", "client-behaviour", "injected-fault")
 ADOPTIONS = (None, "fence-member", "keep-member-epoch", "peer-session-expiry", "target:join-order-range")
@@ -276,6 +277,10 @@ class AllowingChecker(TraceChecker):
         self._session_timeout: int | None = None  # Kafka's, before widening for the peer
         # How the checker follows the peer: fixed by the list, so decided once, not per event.
         self._adopts = frozenset(e.adopt for e in allowed.allowlist.entries if e.adopt is not None)
+        self._peer_choices: dict[str, Choices] = {}  # group id -> the peer's target, as a choice
+
+    def _choices(self, g: _Group) -> Choices:
+        return self._peer_choices.get(g.summary.group_id, NO_CHOICES)
 
     def _group(self, group_id: str, gtype: str, *, from_describe: bool = False) -> _Group:
         if self._session_timeout is None and "peer-session-expiry" in self._adopts:
@@ -283,12 +288,12 @@ class AllowingChecker(TraceChecker):
             self.configs[SESSION_TIMEOUT] = self._session_timeout + PEER_SESSION_SLACK_MS
         g = super()._group(group_id, gtype, from_describe=from_describe)
         # once a consumer group (a group first named by a describe may become one later)
-        if g.summary.type == "consumer" and g.coord.target_override is None \
+        if g.summary.type == "consumer" and group_id not in self._peer_choices \
                 and "target:join-order-range" in self._adopts:
-            g.coord.target_override = self._peer_target(g.coord, group_id)
+            self._peer_choices[group_id] = Choices(target=self._peer_target(g.coord, group_id))
         return g
 
-    def _peer_target(self, coord: Coordinator, group_id: str) -> Any:
+    def _peer_target(self, coord: Coordinator, group_id: str) -> TargetChoice:
         def override(spec: GroupSpec, assignor: str, computed: GroupAssignment) -> GroupAssignment:
             order = _join_order(coord, spec)
             counts = {t: coord.topics.num_partitions(t) for m in order for t in spec.members[m].subscribed_topic_ids}
@@ -381,7 +386,8 @@ class AllowingChecker(TraceChecker):
         g.coord.handle(CONSUMER_GROUP_HEARTBEAT, 1, {
             "groupId": group_id, "memberId": member_id, "memberEpoch": -1, "instanceId": None, "rackId": None,
             "rebalanceTimeoutMs": -1, "subscribedTopicNames": None, "subscribedTopicRegex": None,
-            "serverAssignor": None, "topicPartitions": None}, now=int(self._current.ts_ms or 0))
+            "serverAssignor": None, "topicPartitions": None}, now=int(self._current.ts_ms or 0),
+            choices=self._choices(g))
         g.pinned.pop(member_id, None)
 
     def finish(self) -> None:

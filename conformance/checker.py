@@ -15,7 +15,7 @@ from __future__ import annotations
 import sys
 from collections import deque
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 from kgspec.conformance.call_invariants import observed_call_problems, observed_epoch_problems
@@ -46,8 +46,8 @@ from kgspec.conformance.retarget import adopt_observed_target
 from kgspec.conformance.shapes import MESSAGES, call_shape_problem
 from kgspec.invariants.client import ClientLedger
 from kgspec.invariants.streams import ReplayedStateProblems
+from kgspec.model.apis import APIS, version_range
 from kgspec.model.classic.describe import DESCRIBE_GROUPS
-from kgspec.model.classic.describe import VERSIONS as DESCRIBE_GROUPS_VERSIONS
 from kgspec.model.config import unknown_config_names
 from kgspec.model.consumer.group import OwnershipConflict
 from kgspec.model.consumer.heartbeat import steady_timer_ops
@@ -57,7 +57,7 @@ from kgspec.model.coordinator import CONSUMER_GROUP_DESCRIBE, CONSUMER_GROUP_HEA
 from kgspec.model.errors import error_name
 from kgspec.model.listing import LIST_GROUPS
 from kgspec.model.mutants import NONE, Mutants
-from kgspec.model.profiles import DEFAULT_PROFILE, PROFILES
+from kgspec.model.profiles import DEFAULT_PROFILE, PROFILES, Profile, get_profile
 from kgspec.model.record_schemas import key_string_fields
 from kgspec.model.records import (
     CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT,
@@ -65,12 +65,14 @@ from kgspec.model.records import (
     GROUP_METADATA,
     Record,
 )
+from kgspec.model.step import NO_CHOICES, Choices
 from kgspec.model.streams.ops import STREAMS_GROUP_DESCRIBE, STREAMS_GROUP_HEARTBEAT
 from kgspec.model.streams.records import STREAMS_RECORD_TYPES
 from kgspec.model.timers import Timer
 
-SUPPORTED_APIS = {CONSUMER_GROUP_HEARTBEAT: (0, 1), CONSUMER_GROUP_DESCRIBE: (0, 1),
-                  STREAMS_GROUP_HEARTBEAT: (0, 0), STREAMS_GROUP_DESCRIBE: (0, 0)}
+# The heartbeats compared here (the describes, listings and classic calls have their own paths);
+# their versions come from the one table (model/apis.py).
+HEARTBEATS = frozenset({CONSUMER_GROUP_HEARTBEAT, STREAMS_GROUP_HEARTBEAT})
 API_NAMES = {"CONSUMER_GROUP_HEARTBEAT": CONSUMER_GROUP_HEARTBEAT, "CONSUMER_GROUP_DESCRIBE": CONSUMER_GROUP_DESCRIBE,
              "STREAMS_GROUP_HEARTBEAT": STREAMS_GROUP_HEARTBEAT, "STREAMS_GROUP_DESCRIBE": STREAMS_GROUP_DESCRIBE,
              "DESCRIBE_GROUPS": DESCRIBE_GROUPS, "LIST_GROUPS": LIST_GROUPS, **CLASSIC_API_NAMES}
@@ -364,14 +366,14 @@ class TraceChecker:
                 return
             self.classic.handle(g, event, api)
             return
-        if api not in SUPPORTED_APIS:
+        if api not in HEARTBEATS:
             name = MESSAGES.get(api or -1, event.api_name or f"API {api}")
             g.summary.incomplete = True
             self._finding(g, Finding(self.path, event.line, gid, "unsupported",
                                      f"{name} calls are not modelled yet", "requestHeader.requestApiKey"))
             return
         version = event.api_version if event.api_version is not None else 1
-        low, high = SUPPORTED_APIS[api]
+        low, high = version_range(api, get_profile(self.profile))
         if not low <= version <= high:
             g.summary.incomplete = True
             self._finding(g, Finding(self.path, event.line, gid, "unsupported",
@@ -392,6 +394,11 @@ class TraceChecker:
             self._streams_heartbeat(g, event, version)
             return
         self._heartbeat(g, event, version)
+
+    def _choices(self, g: _Group) -> Choices:
+        """The legal choices the checker makes for a group's calls by default (none; a peer's
+        allow-list may choose its targets)."""
+        return NO_CHOICES
 
     def _steady_hit(self, g: _Group, event: Event) -> bool:
         """Answer a repeated steady heartbeat from the cache; False: take the full path.
@@ -467,27 +474,26 @@ class TraceChecker:
         coord, req, obs = g.coord, event.request, event.response
         gid = g.summary.group_id
         member_id = req.get("memberId") or ""
+        choices = self._choices(g)
         if member_id == "" and obs.get("errorCode", 0) == 0 and isinstance(obs.get("memberId"), str):
-            coord.next_member_id = obs["memberId"]  # coordinator-generated: any id is legal
+            choices = replace(choices, member_id=obs["memberId"])  # coordinator-generated: any id is legal
         kwargs: dict[str, Any] = {"now": int(_ts(event)), "client_id": event.client_id or "",
                                   "client_host": client_host(event.connection)}
-        result = coord.handle(CONSUMER_GROUP_HEARTBEAT, version, req, apply=False, **kwargs)
+        result = coord.decide(CONSUMER_GROUP_HEARTBEAT, version, req, choices=choices, **kwargs)
         assert result.response is not None
         try:
             diffs = heartbeat_differences(result.response, obs)
         except (AttributeError, TypeError, KeyError, ValueError):
             # The trace's copy of the answer is mistyped (``_call`` reports it as malformed); the
             # coordinator did answer, so the model keeps in step with it.
-            coord.next_member_id = None
             coord.commit(result)
             if result.records:
                 g.generation += 1
             raise
         if diffs and [d[0] for d in diffs] == ["assignment"] and obs.get("errorCode", 0) == 0:
-            adopted = adopt_observed_target(coord, g.pinned, gid, req, version, kwargs, result, obs)
+            adopted = adopt_observed_target(coord, g.pinned, gid, req, version, kwargs, result, obs, choices)
             if adopted is not None:
                 result, diffs = adopted, []
-        coord.next_member_id = None
         before = _member_view(coord, gid, member_id) if diffs else None
         # Only while the group conformed is the model's state the trace's: then name the invariant.
         classify = bool(diffs) and not g.summary.diverged
@@ -535,10 +541,11 @@ class TraceChecker:
                                         f"`request.{d.ids_field}` must be a list of strings",
                                         f"request.{d.ids_field}"))
             return
-        version = d.version(event.api_version)
+        version = d.version(event.api_version, get_profile(self.profile))
         if version is None:
             self._finding(None, Finding(self.path, event.line, None, "unsupported",
-                                        f"{label} v{event.api_version} is not modelled (v{d.versions[0]}-v{d.versions[1]})",
+                                        f"{label} v{event.api_version} is not modelled "
+                                        "(v{}-v{})".format(*version_range(api, get_profile(self.profile))),
                                         "requestHeader.requestApiVersion"))
             return
         ts = _ts(event)
@@ -697,24 +704,23 @@ class _DescribeApi:
     differences: Callable[[dict[str, Any], dict[str, Any]], list[Diff]]
     show: Callable[[Any], Any]
     ids_field: str
-    versions: tuple[int, int]
+    api_key: int
 
-    def version(self, observed: int | None) -> int | None:
+    def version(self, observed: int | None, profile: Profile) -> int | None:
         """The version the model answers; None when the trace's is not modelled. A call
         without one is v0, as the classic calls are."""
         version = observed if observed is not None else 0
-        low, high = self.versions
-        return version if low <= version <= high else None
+        return version if APIS[self.api_key].supports(profile, version) else None
 
 
 # the describe APIs; `kgspec conform` routes a describe to each group its ids field names
 DESCRIBES: Final[dict[int, _DescribeApi]] = {
     CONSUMER_GROUP_DESCRIBE: _DescribeApi("consumer", "ConsumerGroupDescribe", describe_differences, format_set,
-                                          "groupIds", (0, 1)),
+                                          "groupIds", CONSUMER_GROUP_DESCRIBE),
     STREAMS_GROUP_DESCRIBE: _DescribeApi("streams", "StreamsGroupDescribe", streams_describe_differences,
-                                         _sorted_tasks, "groupIds", (0, 1)),  # v1: trunk
+                                         _sorted_tasks, "groupIds", STREAMS_GROUP_DESCRIBE),
     DESCRIBE_GROUPS: _DescribeApi("classic", "DescribeGroups", classic_describe_differences, lambda x: x,
-                                  "groups", DESCRIBE_GROUPS_VERSIONS),
+                                  "groups", DESCRIBE_GROUPS),
 }
 
 

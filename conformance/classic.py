@@ -24,9 +24,9 @@ from kgspec.conformance.findings import Finding
 from kgspec.invariants.classic import ClassicHistory, join_response_problems, record_problems
 from kgspec.model.classic.ops import CLASSIC_API_NAMES, CLASSIC_APIS
 from kgspec.model.classic.responses import HEARTBEAT, JOIN_GROUP, LEAVE_GROUP, SYNC_GROUP
-from kgspec.model.coordinator import Firing
 from kgspec.model.errors import CoordinatorError, error_name
 from kgspec.model.records import GROUP_METADATA, Record
+from kgspec.model.step import NO_CHOICES, Choices, Firing
 
 if TYPE_CHECKING:
     from kgspec.conformance.checker import TraceChecker, _Group
@@ -128,11 +128,13 @@ class ClassicChecks:
         # In a consumer group each classic member's generation is its own member epoch.
         mixed = g.summary.group_id in coord.groups
         observed_id = obs.get("memberId")
+        choices = NO_CHOICES
         if api == JOIN_GROUP and not req.get("memberId") and isinstance(observed_id, str) and observed_id \
                 and obs.get("errorCode", 0) in (0, 79):
-            coord.next_member_id = observed_id  # coordinator-generated: any id is legal
+            choices = Choices(member_id=observed_id)  # coordinator-generated: any id is legal
         try:
-            result = coord.handle(api, version, req, now=ts, client_id=event.client_id or "", client_host=client_host)
+            result = coord.handle(api, version, req, now=ts, client_id=event.client_id or "", client_host=client_host,
+                                  choices=choices)
         except CoordinatorError as exc:  # a path the model does not cover (online migration)
             g.summary.incomplete = True
             self._report(g, event, "unsupported", exc.message or exc.error.name,
@@ -141,8 +143,6 @@ class ClassicChecks:
         except (KeyError, TypeError, ValueError) as exc:
             self._report(g, event, "malformed", f"{API_LABELS[api]} request: {exc}", "request")
             return
-        finally:
-            coord.next_member_id = None
         g.generation += 1  # a mixed group's consumer state may have changed: no stale steady answers
         for record in result.records:
             g.expected_records.append((event.line, record))

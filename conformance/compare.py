@@ -13,6 +13,7 @@ from typing import Any
 from kgspec.invariants.epochs import EPOCH_FENCING
 from kgspec.invariants.streams import response_problems
 from kgspec.invariants.streams_group import streams_epoch_fencing
+from kgspec.model.step import Choices
 from kgspec.model.streams.alternatives import swap_towards
 from kgspec.model.streams.heartbeat import owned_tasks, parse_topology
 from kgspec.model.streams.member import ROLE_FIELDS
@@ -287,7 +288,7 @@ def check_streams_heartbeat(coord: Any, gid: str, pinned: dict[str, int], req: d
     before = None if member is None else {r: {s: dict(p) for s, p in h.items()} for r, h in member.assigned.items()}
     before_pending = None if member is None else member.pending_revocation
     before_epoch = None if member is None else member.member_epoch
-    result = coord.handle(88, version, req, apply=False, **kwargs)
+    result = coord.decide(88, version, req, **kwargs)
     try:
         diffs = streams_heartbeat_differences(result.response, obs)
     except (AttributeError, TypeError, KeyError, ValueError):
@@ -309,11 +310,7 @@ def check_streams_heartbeat(coord: Any, gid: str, pinned: dict[str, int], req: d
                                          wanted_a, wanted_s, set())
                 return computed if candidate is None else candidate
 
-            coord.streams_target_override = override
-            try:
-                retry = coord.handle(88, version, req, apply=False, **kwargs)
-            finally:
-                coord.streams_target_override = None
+            retry = coord.decide(88, version, req, choices=Choices(task_target=override), **kwargs)
             if not streams_heartbeat_differences(retry.response, obs):
                 retry.explain.append("adopted the trace's sticky assignment (it meets the assignor's guarantees)")
                 result, diffs = retry, []

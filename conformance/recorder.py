@@ -21,8 +21,8 @@ from .writers.request_log import API_KEY_NAMES
 class TraceRecorder:
     def __init__(self, profile: str = "kafka-4.3", configs: dict[str, Any] | None = None, *,
                  records: bool = False, member_ids: list[str] | None = None) -> None:
-        ids = iter(member_ids or [])
-        self.coord = Coordinator(profile, configs, member_id_factory=lambda: next(ids))
+        ids = list(member_ids or [])
+        self.coord = Coordinator(profile, configs, member_ids=ids.__getitem__)
         self.events: list[dict[str, Any]] = [header_event(profile, configs or {})]
         self.with_records = records
         self._correlation = 0

@@ -12,13 +12,14 @@ the model then answers exactly what was observed, the checker continues from it.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from kgspec.conformance.compare import assignment_set, heartbeat_differences
 from kgspec.model.assignors.api import GroupAssignment, GroupSpec
 from kgspec.model.assignors.guarantees import uniform_guarantee_problems
-from kgspec.model.consumer import records as rec
-from kgspec.model.coordinator import CONSUMER_GROUP_HEARTBEAT, Coordinator, Result
+from kgspec.model.coordinator import CONSUMER_GROUP_HEARTBEAT, Coordinator
+from kgspec.model.step import NO_CHOICES, Choices, Decision
 
 
 def swap_towards(result: GroupAssignment, member_id: str, wanted: frozenset[tuple[str, int]],
@@ -53,8 +54,12 @@ def _spread(assignment: GroupAssignment) -> int:
 
 def adopt_observed_target(coord: Coordinator, pinned: dict[str, int], group_id: str,
                           request: dict[str, Any], version: int, kwargs: dict[str, Any],
-                          result: Result, observed: dict[str, Any]) -> Result | None:
-    """Re-run the heartbeat with a legal alternative target; None if none explains the trace."""
+                          result: Decision, observed: dict[str, Any],
+                          choices: Choices = NO_CHOICES) -> Decision | None:
+    """Decide the heartbeat again with a legal alternative target; None if none explains the trace.
+
+    ``result`` is the model's own decision (not committed); ``choices`` the ones it was made with.
+    """
     wanted = assignment_set(observed.get("assignment"))
     if wanted is None:
         return None
@@ -63,6 +68,8 @@ def adopt_observed_target(coord: Coordinator, pinned: dict[str, int], group_id: 
     group = coord.groups.get(group_id)
     if computes_target:
         def override(spec: GroupSpec, assignor: str, computed: GroupAssignment) -> GroupAssignment:
+            if choices.target is not None:
+                computed = choices.target(spec, assignor, computed)
             if assignor != "uniform":
                 return computed
             # Nobody is reconciled to the epoch being computed yet: every target may move.
@@ -72,11 +79,8 @@ def adopt_observed_target(coord: Coordinator, pinned: dict[str, int], group_id: 
                 return computed
             return candidate
 
-        coord.target_override = override
-        try:
-            retry = coord.handle(CONSUMER_GROUP_HEARTBEAT, version, request, apply=False, **kwargs)
-        finally:
-            coord.target_override = None
+        retry = coord.decide(CONSUMER_GROUP_HEARTBEAT, version, request, choices=replace(choices, target=override),
+                             **kwargs)
     else:
         if group is None or coord.preferred_assignor_of(group) != "uniform":
             return None
@@ -85,20 +89,9 @@ def adopt_observed_target(coord: Coordinator, pinned: dict[str, int], group_id: 
         candidate = swap_towards(group.target, member_id, wanted, frozen)
         if candidate is None:
             return None
-        saved = group.target
-        group.target = dict(candidate)
-        retry = coord.handle(CONSUMER_GROUP_HEARTBEAT, version, request, apply=False, **kwargs)
-        if retry.response is None or heartbeat_differences(retry.response, observed):
-            group.target = saved
-            return None
-        # Target records for the adopted choice, so a replay rebuilds the same state.
-
-        changed = [rec.target_member_record(group_id, m, t) for m, t in candidate.items()
-                   if saved.get(m) != t]
-        group.target = saved
-        retry.records[:0] = changed
-        retry.explain.append("adopted the trace's uniform target (it meets the assignor's guarantees)")
-        return retry
+        # The target records for the adopted choice come with it, so a replay rebuilds it.
+        retry = coord.decide(CONSUMER_GROUP_HEARTBEAT, version, request,
+                             choices=replace(choices, current_target=candidate), **kwargs)
     if retry.response is None or heartbeat_differences(retry.response, observed):
         return None
     retry.explain.append("adopted the trace's uniform target (it meets the assignor's guarantees)")

@@ -16,12 +16,11 @@ state directly.
 from __future__ import annotations
 
 import re
-import uuid
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from kgspec.model import timers
+from kgspec.model.apis import APIS, version_range
 from kgspec.model.assignors import ASSIGNORS, PartitionAssignorError
 from kgspec.model.assignors.api import GroupSpec, MemberSpec, PartitionAssignor
 from kgspec.model.assignors.subscription import subscription_type
@@ -38,14 +37,16 @@ from kgspec.model.consumer.describe import describe_consumer_groups
 from kgspec.model.consumer.group import ConsumerGroup, ResolvedRegex
 from kgspec.model.consumer.heartbeat import ConsumerHeartbeat, subscribed_topic_ids, validate
 from kgspec.model.consumer.member import UNREVOKED_PARTITIONS, ConsumerMember
-from kgspec.model.errors import CoordinatorError, Errors
+from kgspec.model.errors import CoordinatorError, Errors, require_version
 from kgspec.model.hashing import compute_group_hash, compute_topic_hash
 from kgspec.model.javaorder import java_hashmap_order
 from kgspec.model.listing import LIST_GROUPS, list_groups
+from kgspec.model.member_ids import MemberIdSource, seeded
 from kgspec.model.migration import downgrade, upgrade
 from kgspec.model.mutants import NONE, Mutants
 from kgspec.model.profiles import Profile, get_profile
 from kgspec.model.records import GROUP_METADATA, Record
+from kgspec.model.step import NO_CHOICES, Choices, Decision, Firing, SoftSet
 from kgspec.model.streams import ops as streams_ops
 from kgspec.model.streams import records as streams_rec
 from kgspec.model.streams.group import StreamsGroup
@@ -57,36 +58,6 @@ CONSUMER_GROUP_DESCRIBE = 69
 
 STREAMS_GROUP_HEARTBEAT = streams_ops.STREAMS_GROUP_HEARTBEAT
 STREAMS_GROUP_DESCRIBE = streams_ops.STREAMS_GROUP_DESCRIBE
-
-SUPPORTED_VERSIONS = {CONSUMER_GROUP_HEARTBEAT: (0, 1), CONSUMER_GROUP_DESCRIBE: (0, 1),
-                      STREAMS_GROUP_HEARTBEAT: (0, 0), STREAMS_GROUP_DESCRIBE: (0, 0)}
-
-
-@dataclass(slots=True)
-class Result:
-    """What one step produced."""
-
-    response: dict[str, Any] | None
-    records: list[Record] = field(default_factory=list)
-    explain: list[str] = field(default_factory=list)  # why, in words, for findings
-    error: CoordinatorError | None = None
-    # Timer changes of a dry run (apply=False), applied by Coordinator.commit with the records.
-    timer_ops: list[tuple[str, Timer | str]] = field(default_factory=list)
-    # A classic JoinGroup/SyncGroup that waits: its call id (see model/classic/parked.py).
-    pending: int | None = None
-    # Online migration: in-memory changes Kafka makes beside the records (parked calls failed on an
-    # upgrade, the classic group installed on a downgrade); run after the records are applied.
-    effects: list[Callable[[], None]] = field(default_factory=list)
-
-
-@dataclass(slots=True)
-class Firing:
-    """One timer that fired and what it wrote."""
-
-    timer: Timer
-    records: list[Record]
-    explain: str
-
 
 class HeartbeatStep(Protocol):
     """One heartbeat being handled (``ConsumerHeartbeat``, ``StreamsHeartbeat``)."""
@@ -104,9 +75,30 @@ def _error_response(error: CoordinatorError) -> dict[str, Any]:
             "memberEpoch": 0, "heartbeatIntervalMs": 0, "assignment": None}
 
 
+class _Scope:
+    """The step being decided: its time, its choices and its overlays.
+
+    While :meth:`Coordinator.decide` runs, reads of timers, the clock and soft state go through
+    the scope; every change goes into it. The coordinator's own state is never written, so the
+    decision is a value and :meth:`Coordinator.commit` the only mutation.
+    """
+
+    __slots__ = ("choices", "draws", "now", "refresh", "shadows", "soft", "timers")
+
+    def __init__(self, real_timers: Timers, now: int, choices: Choices) -> None:
+        self.now = now
+        self.choices = choices
+        self.timers = DeferredTimers(real_timers)
+        self.soft: list[SoftSet] = []
+        self.refresh: dict[str, tuple[int, int]] = {}  # consumer refresh deadlines set by the step
+        self.draws = 0  # ids drawn from the coordinator's member-id source
+        # streams group id -> (the registered group, the step's shadow of it)
+        self.shadows: dict[str, tuple[StreamsGroup, StreamsGroup]] = {}
+
+
 class Coordinator:
     def __init__(self, profile: Profile | str | None = None, configs: dict[str, Any] | None = None,
-                 mutants: Mutants = NONE, member_id_factory: Callable[[], str] | None = None,
+                 mutants: Mutants = NONE, member_ids: MemberIdSource | None = None,
                  assignors: dict[str, PartitionAssignor] | None = None) -> None:
         self.profile = profile if isinstance(profile, Profile) else get_profile(profile)
         self.config = Config(configs)
@@ -117,7 +109,6 @@ class Coordinator:
         self.groups: dict[str, ConsumerGroup] = {}
         # Streams groups (KIP-1071); one namespace with ``groups`` (see model/streams/ops.py).
         self.streams_groups: dict[str, StreamsGroup] = {}
-        self.streams_target_override: Callable[..., Any] | None = None
         # Classic groups (model/classic/ops.py) and their parked JoinGroup/SyncGroup calls.
         self.classic_groups: dict[str, ClassicGroup] = {}
         self.classic_outbox = Outbox()
@@ -125,97 +116,185 @@ class Coordinator:
         # Connect groups (the Connect draft, profile kip; model/connect/ops.py).
         self.connect_groups: dict[str, ConnectGroup] = {}
         self.last_streams_topics_to_create: dict[str, Any] = {}
-        self.timers = Timers()
-        self.now = 0
+        self._timers = Timers()
+        self._now = 0
+        self._scope: _Scope | None = None  # set only while decide() runs
         self._topic_hash_cache: dict[str, int] = {}
         # Soft state (not in records): metadata refresh deadlines (deadline, epoch) per group.
         self._refresh_deadline: dict[str, tuple[int, int]] = {}
-        self._member_id_factory = member_id_factory or (lambda: str(uuid.uuid4()))
+        self._member_ids = member_ids or seeded()
+        self.member_id_draws = 0  # soft state: how many ids the source has given (commit advances it)
         self._timer_effects: list[Callable[[], None]] = []  # migration effects of fired timers
-        # The trace checker adopts an implementation's legal choices through these hooks.
-        self.next_member_id: str | None = None
-        self.target_override: Callable[[GroupSpec, str, dict[str, dict[str, frozenset[int]]]],
-                                       dict[str, dict[str, frozenset[int]]]] | None = None
+
+    # --- the clock and the timers, read through the step being decided ----------------------
+
+    @property
+    def timers(self) -> Timers:
+        scope = self._scope
+        return self._timers if scope is None else scope.timers
+
+    @timers.setter
+    def timers(self, timers: Timers) -> None:
+        self._timers = timers
+
+    @property
+    def now(self) -> int:
+        scope = self._scope
+        return self._now if scope is None else scope.now
+
+    @now.setter
+    def now(self, now: int) -> None:
+        self._now = now
+
+    @property
+    def choices(self) -> Choices:
+        """The choices of the step being decided (none outside a step)."""
+        scope = self._scope
+        return NO_CHOICES if scope is None else scope.choices
 
     # --- public API -------------------------------------------------------------------
 
-    def handle(self, api_key: int | str, api_version: int, request: dict[str, Any], *, now: int,
-               client_id: str = "", client_host: str = "/127.0.0.1", apply: bool = True) -> Result:
-        """One RPC at time ``now`` (timers due by then must have been fired with advance()).
+    def decide(self, api_key: int, api_version: int, request: dict[str, Any], *, now: int,
+               client_id: str = "", client_host: str = "/127.0.0.1",
+               choices: Choices = NO_CHOICES) -> Decision:
+        """What the coordinator would do with one RPC at time ``now``; changes nothing.
 
-        With ``apply=False`` nothing changes: the records and the timer changes are returned,
-        so a caller (the trace checker) can try another legal choice before committing one
-        with :meth:`commit`.
+        Pure: deciding twice from the same state gives equal decisions. Timers due by ``now``
+        must have been fired with :meth:`advance`. Classic and Connect calls change their groups
+        in memory as they go (as Kafka's classic groups do) and are only handled (:meth:`handle`).
         """
+        if api_key in classic_ops.CLASSIC_APIS:
+            raise ValueError("classic calls change the group in memory, as Kafka's do: use handle()")
+        if self._scope is not None:
+            raise RuntimeError("decide() is not re-entrant")
+        scope = self._scope = _Scope(self._timers, now, choices)
+        try:
+            decision = self._decide(api_key, api_version, request, now, client_id, client_host)
+        finally:
+            self._scope = None
+        decision.timer_ops = scope.timers.ops
+        decision.soft.extend(scope.soft)
+        decision.soft.extend(_shadow_changes(scope))
+        decision.member_ids_drawn = scope.draws
+        return decision
+
+    def decide_with(self, now: int, run: Callable[[], dict[str, Any] | None],
+                    choices: Choices = NO_CHOICES) -> Decision:
+        """Run ``run`` (a handler's entry point returning its response) in a step scope: the
+        decision of a part of a step (the checker's steady fast path asks for one)."""
+        if self._scope is not None:
+            raise RuntimeError("decide() is not re-entrant")
+        scope = self._scope = _Scope(self._timers, now, choices)
+        try:
+            response = run()
+        finally:
+            self._scope = None
+        return Decision(response, timer_ops=scope.timers.ops, soft=list(scope.soft),
+                        member_ids_drawn=scope.draws)
+
+    def handle(self, api_key: int | str, api_version: int, request: dict[str, Any], *, now: int,
+               client_id: str = "", client_host: str = "/127.0.0.1", apply: bool = True,
+               choices: Choices = NO_CHOICES) -> Decision:
+        """One RPC at time ``now``: :meth:`decide`, then :meth:`commit` (``apply=False``: decide only)."""
         if isinstance(api_key, str):  # an API without a Kafka key, by name: the Connect draft's
             if not apply:
                 raise ValueError("Connect calls apply their records as they go: no dry run")
-            self.now = now
-            return connect_ops.handle(self, api_key, api_version, request, now, client_id, client_host, Result)
-        if not apply and api_key in classic_ops.CLASSIC_APIS:
-            raise ValueError("classic calls change the group in memory, as Kafka's do: no dry run")
-        if not apply:
-            real = self.timers
-            deferred = DeferredTimers(real)
-            self.timers = deferred
-            try:
-                result = self._handle(api_key, api_version, request, now, client_id, client_host, False)
-            finally:
-                self.timers = real
-            result.timer_ops = deferred.ops
-            return result
-        return self._handle(api_key, api_version, request, now, client_id, client_host, True)
+            self._now = now
+            connect: Decision = connect_ops.handle(self, api_key, api_version, request, now, client_id, client_host,
+                                                   Decision)
+            return connect
+        if api_key in classic_ops.CLASSIC_APIS:
+            if not apply:
+                raise ValueError("classic calls change the group in memory, as Kafka's do: no dry run")
+            self._now = now
+            return classic_ops.handle(self, api_key, api_version, request, now, client_id, client_host, Decision,
+                                      choices.member_id)
+        decision = self.decide(api_key, api_version, request, now=now, client_id=client_id,
+                               client_host=client_host, choices=choices)
+        if apply:
+            self.commit(decision)
+        return decision
 
-    def commit(self, result: Result) -> None:
-        """Apply a dry run's records and timer changes (see :meth:`handle`)."""
-        self.apply(result.records)
-        DeferredTimers.commit_to(self.timers, result.timer_ops)
-        for effect in result.effects:
+    def commit(self, decision: Decision) -> None:
+        """The one mutation: apply a decision's records, timer and soft-state changes, effects."""
+        if decision.committed:
+            raise ValueError("a decision is committed once")
+        decision.committed = True
+        self.apply(decision.records)
+        DeferredTimers.commit_to(self._timers, decision.timer_ops)
+        for op in decision.soft:
+            self._apply_soft(op)
+        self.member_id_draws += decision.member_ids_drawn
+        for effect in decision.effects:
             effect()
 
-    def _handle(self, api_key: int, api_version: int, request: dict[str, Any], now: int,
-                client_id: str, client_host: str, apply: bool) -> Result:
-        self.now = now
+    def _apply_soft(self, op: SoftSet) -> None:
+        if op.owner == "consumer-refresh":
+            self._refresh_deadline[op.group_id] = op.value
+        elif op.owner == "streams-group":
+            group = self.streams_groups.get(op.group_id)
+            if group is not None:  # gone with its records: its soft state goes too
+                setattr(group, op.name, op.value)
+        elif op.owner == "coordinator":
+            setattr(self, op.name, op.value)
+        else:
+            raise ValueError(f"unknown soft state owner {op.owner!r}")
+
+    def _decide(self, api_key: int, api_version: int, request: dict[str, Any], now: int,
+                client_id: str, client_host: str) -> Decision:
+        if api_key not in APIS:
+            raise ValueError(f"API key {api_key} is not modelled")
+        require_version(api_key, api_version, version_range(api_key, self.profile))
         if api_key == CONSUMER_GROUP_HEARTBEAT:
             return self.run_step(ConsumerHeartbeat(self, request, client_id, client_host, now),
                                  lambda: validate(request, api_version, self.config.assignors()),
-                                 _error_response, apply)
+                                 _error_response)
         if api_key == CONSUMER_GROUP_DESCRIBE:
-            return Result(describe_consumer_groups(self, request, api_version))
+            return Decision(describe_consumer_groups(self, request, api_version))
         if api_key == DESCRIBE_GROUPS:
-            return Result(describe_groups(self, request, api_version))
+            return Decision(describe_groups(self, request, api_version))
         if api_key == LIST_GROUPS:
-            return Result(list_groups(self, request, api_version))
-        if api_key in classic_ops.CLASSIC_APIS:
-            return classic_ops.handle(self, api_key, api_version, request, now, client_id, client_host, Result)
+            return Decision(list_groups(self, request, api_version))
         if api_key in (STREAMS_GROUP_HEARTBEAT, STREAMS_GROUP_DESCRIBE):
-            result: Result = streams_ops.handle(self, api_key, request, now, client_id, client_host, apply,
-                                                api_version)
-            return result
+            decision: Decision = streams_ops.handle(self, api_key, request, now, client_id, client_host,
+                                                    api_version)
+            return decision
         raise ValueError(f"API key {api_key} is not modelled")
 
     def run_step(self, step: HeartbeatStep, check: Callable[[], None],
-                 error_response: Callable[[CoordinatorError], dict[str, Any]], apply: bool) -> Result:
-        """Validate and run one heartbeat (consumer or streams); apply its records, then its
-        effects, unless a dry run (``apply=False``: :meth:`commit` applies them later).
+                 error_response: Callable[[CoordinatorError], dict[str, Any]]) -> Decision:
+        """Validate and run one heartbeat (consumer or streams) into a decision.
 
-        On an error nothing is written, but the effects still run: parked classic calls failed
-        by an online upgrade stay failed (futures are not rolled back).
+        On an error nothing is written, but the effects still run at commit: parked classic
+        calls failed by an online upgrade stay failed (futures are not rolled back).
         """
         try:
             check()
             response = step.run()
         except CoordinatorError as exc:
-            if apply:
-                for effect in step.effects:
-                    effect()
-            return Result(error_response(exc), [], [*step.explain, exc.message or ""], exc,
-                          effects=[] if apply else step.effects)
-        if apply:
-            self.apply(step.records)
-            for effect in step.effects:
-                effect()
-        return Result(response, step.records, step.explain, effects=[] if apply else step.effects)
+            return Decision(error_response(exc), [], [*step.explain, exc.message or ""], exc,
+                            effects=step.effects)
+        return Decision(response, step.records, step.explain, effects=step.effects)
+
+    def shadow_streams_group(self, group: StreamsGroup) -> StreamsGroup:
+        """The step's own copy of a registered streams group's soft state (see ``_Scope``):
+        hard state is shared (only records change it), soft fields are the step's."""
+        scope = self._scope
+        if scope is None or self.streams_groups.get(group.group_id) is not group:
+            return group  # outside a step, or a transient group (its soft state is lost anyway)
+        entry = scope.shadows.get(group.group_id)
+        if entry is None:
+            entry = scope.shadows[group.group_id] = (group, group.shadow())
+        return entry[1]
+
+    def is_registered_streams_group(self, group: StreamsGroup) -> bool:
+        """Whether ``group`` (or the group it shadows in this step) is in ``streams_groups``."""
+        registered = self.streams_groups.get(group.group_id)
+        if registered is group:
+            return True
+        scope = self._scope
+        entry = scope.shadows.get(group.group_id) if scope is not None else None
+        return entry is not None and entry[1] is group and registered is entry[0]
 
     def advance(self, now: int) -> list[Firing]:
         """Move the clock to ``now``; fire every timer due by then, earliest first."""
@@ -278,7 +357,7 @@ class Coordinator:
         """A new coordinator takes over: hard state is what the records rebuilt (unchanged);
         soft state is lost (timers, metadata-refresh deadlines) and timers are re-armed from
         load time by :meth:`on_loaded`."""
-        self.timers = Timers()
+        self._timers = Timers()
         self._refresh_deadline.clear()
         classic_ops.unload(self, now)
         self.on_loaded(now)
@@ -295,10 +374,18 @@ class Coordinator:
             self._metadata_changed({name}, new_topic=False)
 
     def new_member_id(self) -> str:
-        if self.next_member_id is not None:
-            member_id, self.next_member_id = self.next_member_id, None
+        """A member id the coordinator generates: the step's choice, else the next draw of the
+        deterministic source (the draw count moves on only when the decision is committed)."""
+        scope = self._scope
+        if scope is None:  # a classic call or a timer: applied as it goes
+            member_id = self._member_ids(self.member_id_draws)
+            self.member_id_draws += 1
             return member_id
-        return self._member_id_factory()
+        if scope.choices.member_id is not None:
+            return scope.choices.member_id
+        member_id = self._member_ids(self.member_id_draws + scope.draws)
+        scope.draws += 1
+        return member_id
 
     # --- helpers used by the handlers -------------------------------------------------
 
@@ -333,7 +420,12 @@ class Coordinator:
         self._refresh_deadline.pop(group_id, None)
 
     def consumer_metadata_expired(self, group: ConsumerGroup) -> bool:
-        deadline, epoch = self._refresh_deadline.get(group.group_id, (0, 0))
+        scope = self._scope
+        gid = group.group_id
+        if scope is not None and gid in scope.refresh:
+            deadline, epoch = scope.refresh[gid]
+            return scope.now >= deadline or group.group_epoch != epoch
+        deadline, epoch = self._refresh_deadline.get(gid, (0, 0))
         return self.now >= deadline or group.group_epoch != epoch
 
     def consumer_subscribed_topic_names(self, group: ConsumerGroup,
@@ -376,13 +468,22 @@ class Coordinator:
         return compute_group_hash(hashes)
 
     def mark_metadata_refreshed(self, group_id: str, epoch: int) -> None:
-        self._refresh_deadline[group_id] = (self.now + INT_MAX, epoch)
+        value = (self.now + INT_MAX, epoch)
+        scope = self._scope
+        if scope is None:
+            self._refresh_deadline[group_id] = value
+            return
+        scope.refresh[group_id] = value
+        scope.soft.append(SoftSet("consumer-refresh", group_id, "deadline", value))
 
     def consumer_maybe_update_target(self, group: ConsumerGroup, group_epoch: int,
                                      member: ConsumerMember, updated: ConsumerMember,
                                      records: list[Record], now: int) -> tuple[int, dict[str, frozenset[int]]]:
         """``maybeUpdateTargetAssignment``: recompute when behind and the interval allows."""
         if group.assignment_epoch >= group_epoch or not self._can_compute(group, now):
+            standing = self.choices.current_target
+            if standing is not None:  # an alternative standing target, chosen by the caller
+                return group.assignment_epoch, self._chosen_standing_target(group, standing, updated, records)
             return group.assignment_epoch, group.target_of(updated.member_id, updated.instance_id)
         members: dict[str, ConsumerMember] = dict(group.members)
         members[updated.member_id] = updated
@@ -414,8 +515,9 @@ class Coordinator:
             raise CoordinatorError(
                 Errors.UNKNOWN_SERVER_ERROR,
                 f"Failed to compute a new target assignment for epoch {group_epoch}: {exc}.") from None
-        if self.target_override is not None:
-            result = self.target_override(spec, assignor_name, result)
+        choose = self.choices.target
+        if choose is not None:
+            result = choose(spec, assignor_name, result)
         if self.mutants.active("assignor-double-assign"):
             result = _double_assign(result, order)
         gid = group.group_id
@@ -427,6 +529,19 @@ class Coordinator:
         records.append(rec.target_metadata_record(gid, group_epoch, now if self.profile.assignment_batching else 0))
         mine = result.get(updated.member_id, {})
         return group_epoch, {t: frozenset(p) for t, p in mine.items() if p}
+
+    def _chosen_standing_target(self, group: ConsumerGroup, standing: Any, updated: ConsumerMember,
+                                records: list[Record]) -> dict[str, frozenset[int]]:
+        """``Choices.current_target``: the target records of the members whose target it changes
+        come first (so a replay rebuilds the choice); the member's own target is read from it."""
+        changed = [rec.target_member_record(group.group_id, m, t) for m, t in standing.items()
+                   if group.target.get(m) != t]
+        records[:0] = changed
+        mine = standing.get(updated.member_id)
+        if mine is None and updated.instance_id is not None:  # as ConsumerGroup.target_of
+            previous = group.static_members.get(updated.instance_id)
+            mine = standing.get(previous) if previous is not None else None
+        return dict(mine or {})
 
     def _can_compute(self, group: ConsumerGroup, now: int) -> bool:
         if not self.profile.assignment_batching:
@@ -587,3 +702,14 @@ def _double_assign(result: dict[str, dict[str, frozenset[int]]], order: list[str
     patched = {m: dict(a) for m, a in result.items()}
     patched.setdefault(other, {})[topic] = frozenset(patched.get(other, {}).get(topic, frozenset()) | {min(parts)})
     return patched
+
+
+def _shadow_changes(scope: _Scope) -> list[SoftSet]:
+    """The soft fields a step changed on its shadows of registered streams groups."""
+    changes: list[SoftSet] = []
+    for gid, (group, shadow) in scope.shadows.items():
+        for name in StreamsGroup.SOFT_FIELDS:
+            value, old = getattr(shadow, name), getattr(group, name)
+            if value is not old and (type(value) is not dict or value != old):
+                changes.append(SoftSet("streams-group", gid, name, value))
+    return changes

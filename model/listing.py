@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from kgspec.model.apis import APIS
 from kgspec.model.classic.describe import STATE_NAMES as CLASSIC_STATE_NAMES
 from kgspec.model.errors import require_version
 from kgspec.model.shards import partition_for
@@ -26,7 +27,7 @@ if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
 
 LIST_GROUPS = 16
-VERSIONS = (0, 5)
+VERSIONS = APIS[LIST_GROUPS].versions
 _CONNECT_STATE_NAMES = {connect_spec.EMPTY: "Empty", connect_spec.ASSIGNING: "Assigning",
                         connect_spec.RECONCILING: "Reconciling", connect_spec.STABLE: "Stable",
                         connect_spec.DEAD: "Dead"}

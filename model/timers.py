@@ -106,7 +106,7 @@ class Timers:
 
 
 class DeferredTimers(Timers):
-    """Timer changes of a step that may not be committed (``Coordinator.handle(apply=False)``).
+    """Timer changes of a step that may not be committed (``Coordinator.decide``).
 
     Reads see the real timers overlaid with this step's own changes; the changes are kept
     in :attr:`ops` and applied to the real timers only by :meth:`commit_to`, together with

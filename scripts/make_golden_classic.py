@@ -8,7 +8,6 @@ pins the values Kafka's tests assert in them.
 
 from __future__ import annotations
 
-import itertools
 from pathlib import Path
 from typing import Any
 
@@ -35,10 +34,9 @@ def _fields_of_version(request: dict[str, Any], schema: str, version: int) -> di
 class ClassicRecorder:
     def __init__(self, configs: dict[str, Any] | None = None, *, records: bool = True,
                  profile: str = "kafka-4.3") -> None:
-        counter = itertools.count(1)
         # Kafka's ids are <client or instance id>-<UUID>; fixed suffixes keep the goldens stable.
         self.coord = Coordinator(profile, configs,
-                                 member_id_factory=lambda: f"00000000-0000-4000-8000-{next(counter):012d}")
+                                 member_ids=lambda n: f"00000000-0000-4000-8000-{n + 1:012d}")
         self.events: list[dict[str, Any]] = [
             {"header": {"format": "kgspec-trace/1", "profile": profile, "configs": dict(configs or {})}}]
         self.records = records

@@ -4,7 +4,7 @@ A counterexample found with ``run_bmc(..., replayable=True)`` is a script the ex
 model can follow event by event (see :func:`bmc.realizable`). :func:`export_trace` turns it
 into ConsumerGroupHeartbeat calls and ticks, runs them through a
 :class:`~kgspec.model.coordinator.Coordinator` *with the mutant switched on* (the abstract
-targets are imposed through ``target_override``; they are legal ``uniform`` targets), and
+targets are imposed through ``Choices.target``; they are legal ``uniform`` targets), and
 writes the mutant's responses as a ``kgspec-trace/1`` file. ``kgspec check`` replays that
 file against the unmutated model, which answers differently where the mutant departs.
 
@@ -39,6 +39,7 @@ from kgspec.model.coordinator import CONSUMER_GROUP_DESCRIBE, CONSUMER_GROUP_HEA
 from kgspec.model.hashing import kafka_uuid_string
 from kgspec.model.mutants import Mutants
 from kgspec.model.sim.trace import header_event, write_trace
+from kgspec.model.step import NO_CHOICES, Choices
 from kgspec.model.streams.member import ROLE_FIELDS
 
 GROUP = "g"
@@ -216,6 +217,8 @@ class _Replay:
         self.instance = {m: self.ids[m].split("-")[0] + "-" + i if ordered else i
                          for m, i in instance.items()}
         self.coord = self._coordinator()
+        # The counterexample's targets, imposed as the coordinator's choice (legal uniform targets).
+        self.choices = Choices(target=self._override)
         self.records: list[Any] = []
         self.rto = rto
         self.epoch: dict[str, int] = dict.fromkeys(cex.instance.members, 0)
@@ -238,7 +241,6 @@ class _Replay:
         for event in self.topic_events():
             topic = event["topic"]
             coord.update_topic(topic["name"], topic["topicId"], topic["partitions"])
-        coord.target_override = self._override
         return coord
 
     def probe(self, now: int) -> dict[str, Any]:
@@ -288,7 +290,7 @@ class _Replay:
 
     def call(self, api_key: int, version: int, request: dict[str, Any], now: int, client: str) -> dict[str, Any]:
         self.advance(now)
-        result = self.coord.handle(api_key, version, request, now=now, client_id=client, apply=False)
+        result = self.coord.decide(api_key, version, request, now=now, client_id=client, choices=self.choices)
         try:
             self.coord.commit(result)
         except OwnershipConflict as exc:
@@ -311,7 +313,7 @@ class _Replay:
         if self.mutants.active("replay-drops-tombstone"):
             records = [r for r in records if not (r.value is None and r.type in _MEMBER_TOMBSTONES)]
         fresh = self._coordinator()
-        fresh.target_override = None
+        self.choices = NO_CHOICES  # the reloaded coordinator computes its own targets
         fresh.apply(records)
         fresh.on_loaded(now)
         self.coord = fresh

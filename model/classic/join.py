@@ -28,10 +28,11 @@ from kgspec.spec.classic import COMPLETING_REBALANCE, DEAD, EMPTY, PREPARING_REB
 class JoinRequest:
     """The fields of a JoinGroupRequest the coordinator reads, with the version's defaults."""
 
-    __slots__ = ("client_host", "client_id", "group_id", "instance_id", "member_id", "protocol_type",
-                 "protocols", "reason", "rebalance_timeout_ms", "session_timeout_ms", "version")
+    __slots__ = ("chosen_member_id", "client_host", "client_id", "group_id", "instance_id", "member_id",
+                 "protocol_type", "protocols", "reason", "rebalance_timeout_ms", "session_timeout_ms", "version")
 
-    def __init__(self, req: dict[str, Any], version: int, client_id: str, client_host: str) -> None:
+    def __init__(self, req: dict[str, Any], version: int, client_id: str, client_host: str,
+                 chosen_member_id: str | None = None) -> None:
         self.version = version
         self.group_id: str = req.get("groupId") or ""
         self.session_timeout_ms = int(req["sessionTimeoutMs"])
@@ -43,6 +44,8 @@ class JoinRequest:
         self.protocols: Protocols = tuple((p["name"], p.get("metadata") or "") for p in req.get("protocols") or [])
         self.reason: str = (req.get("reason") if version >= 8 else None) or "not provided"
         self.client_id, self.client_host = client_id, client_host
+        # Choices.member_id: the id the coordinator generates, if the caller chose it (a trace's).
+        self.chosen_member_id = chosen_member_id
 
     def names(self) -> set[str]:
         return {name for name, _ in self.protocols}
@@ -124,13 +127,12 @@ def accept_joining_member(step: Step, group: ClassicGroup, member_id: str) -> bo
     return member is not None or len(group.members) < max_size
 
 
-def new_member_id(step: Step, prefix: str) -> str:
-    """``generateMemberId``: ``<group.instance.id or client.id>-<UUID>``; a trace's id is adopted."""
-    coord = step.coord
-    if coord.next_member_id is not None:
-        member_id: str = coord.new_member_id()
-        return member_id
-    return f"{prefix}-{coord.new_member_id()}"
+def new_member_id(step: Step, req: JoinRequest) -> str:
+    """``generateMemberId``: ``<group.instance.id or client.id>-<UUID>``; a chosen id is adopted."""
+    if req.chosen_member_id is not None:
+        return req.chosen_member_id
+    prefix = req.instance_id if req.instance_id is not None else req.client_id
+    return f"{prefix}-{step.coord.new_member_id()}"
 
 
 def _join_new_member(step: Step, call: ParkedCall, req: JoinRequest, group: ClassicGroup) -> None:
@@ -141,7 +143,7 @@ def _join_new_member(step: Step, call: ParkedCall, req: JoinRequest, group: Clas
         step.why(f"protocol type {req.protocol_type!r} / protocols {sorted(req.names())} not supported by the group")
         step.answer(call, join_response(req.version, int(Errors.INCONSISTENT_GROUP_PROTOCOL)))
         return
-    new_id = new_member_id(step, req.instance_id if req.instance_id is not None else req.client_id)
+    new_id = new_member_id(step, req)
     if req.instance_id is not None:
         existing = group.static_members.get(req.instance_id)
         if existing is not None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from kgspec.model.apis import APIS
 from kgspec.model.classic import records as crec
 from kgspec.model.classic.group import ClassicGroup
 from kgspec.model.classic.join import JoinRequest, join
@@ -39,15 +40,15 @@ from kgspec.model.records import GROUP_METADATA, Record
 from kgspec.model.timers import Timer
 
 if TYPE_CHECKING:
-    from kgspec.model.coordinator import Result
+    from kgspec.model.step import Result
 
-CLASSIC_APIS = {JOIN_GROUP: (0, 9), HEARTBEAT: (0, 4), LEAVE_GROUP: (0, 5), SYNC_GROUP: (0, 5)}
+CLASSIC_APIS = {key: APIS[key].versions for key in (JOIN_GROUP, HEARTBEAT, LEAVE_GROUP, SYNC_GROUP)}
 CLASSIC_API_NAMES = {"JOIN_GROUP": JOIN_GROUP, "HEARTBEAT": HEARTBEAT, "LEAVE_GROUP": LEAVE_GROUP,
                      "SYNC_GROUP": SYNC_GROUP}
 
 
 def handle(coord: Any, api_key: int, version: int, request: dict[str, Any], now: int, client_id: str,
-           client_host: str, result_type: type[Result]) -> Result:
+           client_host: str, result_type: type[Result], member_id: str | None = None) -> Result:
     """One classic call. A JoinGroup or SyncGroup that must wait returns ``response=None`` and
     ``pending=<call id>``; its response later comes out of ``Coordinator.take_completed()``."""
     require_version(api_key, version, CLASSIC_APIS[api_key])
@@ -56,7 +57,7 @@ def handle(coord: Any, api_key: int, version: int, request: dict[str, Any], now:
     if api_key in (JOIN_GROUP, SYNC_GROUP):
         call = outbox.park(api_key, version, request.get("groupId") or "", now)
         if api_key == JOIN_GROUP:
-            join(step, call, JoinRequest(request, version, client_id, client_host))
+            join(step, call, JoinRequest(request, version, client_id, client_host, member_id))
         else:
             sync(step, call, request, version)
         response = outbox.take(call)

@@ -29,7 +29,8 @@ from kgspec.model.connect.resources import items, label, parse, to_json
 from kgspec.model.errors import CoordinatorError, Errors
 
 if TYPE_CHECKING:
-    from kgspec.model.coordinator import Coordinator, Result
+    from kgspec.model.coordinator import Coordinator
+    from kgspec.model.step import Result
 
 
 def _invalid(message: str) -> CoordinatorError:

@@ -21,7 +21,8 @@ from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.model.records import Record
 
 if TYPE_CHECKING:
-    from kgspec.model.coordinator import Coordinator, Result
+    from kgspec.model.coordinator import Coordinator
+    from kgspec.model.step import Result
 
 
 def _invalid(message: str) -> CoordinatorError:

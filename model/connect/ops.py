@@ -29,7 +29,8 @@ from kgspec.spec.connect import IDLE, NOTIFIED, PREPARED, REQUESTED
 from kgspec.spec.tables import table
 
 if TYPE_CHECKING:
-    from kgspec.model.coordinator import Coordinator, Result
+    from kgspec.model.coordinator import Coordinator
+    from kgspec.model.step import Result
 
 CONNECT_GROUP_HEARTBEAT = "CONNECT_GROUP_HEARTBEAT"
 CONNECT_GROUP_PREPARE_ASSIGNMENT = "CONNECT_GROUP_PREPARE_ASSIGNMENT"

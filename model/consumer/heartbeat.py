@@ -39,7 +39,7 @@ from kgspec.model.reconcile import (
     split_towards_target,
 )
 from kgspec.model.records import Record
-from kgspec.model.timers import DeferredTimers, Timer
+from kgspec.model.timers import Timer
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
@@ -114,18 +114,12 @@ def steady_timer_ops(coord: Coordinator, request: dict[str, Any], client_id: str
                      now: int) -> list[tuple[str, Timer | str]] | None:
     """The timer changes of a valid heartbeat that takes the fast path now; None if it does not.
 
-    Side-effect free (the changes go to a throw-away overlay). The fast path writes no
+    Side-effect free (decided in a step scope, never committed). The fast path writes no
     records and changes nothing but these timers, which is what lets the trace checker
     cache its answer and replay the changes, shifted in time, for a repeat of the call.
     """
-    real, saved_now = coord.timers, coord.now
-    overlay = DeferredTimers(real)
-    coord.timers, coord.now = overlay, now
-    try:
-        steady = ConsumerHeartbeat(coord, request, client_id, client_host, now)._steady()
-    finally:
-        coord.timers, coord.now = real, saved_now
-    return None if steady is None else overlay.ops
+    decision = coord.decide_with(now, lambda: ConsumerHeartbeat(coord, request, client_id, client_host, now)._steady())
+    return None if decision.response is None else decision.timer_ops
 
 
 class ConsumerHeartbeat:

@@ -75,7 +75,7 @@ def _join(coord: Coordinator, group: ConsumerGroup, req: JoinRequest, now: int) 
         raise CoordinatorError(Errors.INCONSISTENT_GROUP_PROTOCOL, f"Cannot join the consumer group {gid} with "
                                "the classic protocol because the group migration is disabled.")
     unknown = req.member_id == ""
-    member_id = coord.new_member_id() if unknown else req.member_id  # Uuid.randomUuid(): no prefix
+    member_id = (req.chosen_member_id or coord.new_member_id()) if unknown else req.member_id  # no prefix
     step = ConsumerHeartbeat(coord, {}, req.client_id, req.client_host, now)
     step.throw_if_full(group, member_id, req.instance_id)
     if not mm.supports_protocols(group.members.values(), req.protocol_type, req.names()):

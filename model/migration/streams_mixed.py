@@ -74,7 +74,7 @@ def join(coord: Coordinator, group: StreamsGroup, req: JoinRequest, now: int) ->
 def _join(coord: Coordinator, group: StreamsGroup, req: JoinRequest, now: int) -> Outcome:
     gid = group.group_id
     unknown = req.member_id == ""
-    member_id = coord.new_member_id() if unknown else req.member_id  # a UUID, as for consumer groups
+    member_id = (req.chosen_member_id or coord.new_member_id()) if unknown else req.member_id  # a UUID
     existing = group.members.get(member_id)
     max_size = coord.config.int("group.streams.max.size")
     if existing is None and len(group.members) >= max_size:

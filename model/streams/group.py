@@ -30,6 +30,11 @@ Task = tuple[str, int]
 
 
 class StreamsGroup:
+    # Kept beside the records, lost on failover; a step changes them through its shadow
+    # (``Coordinator.shadow_streams_group``) and the commit's soft-state operations.
+    SOFT_FIELDS = ("configured_topology", "refresh_deadline", "shutdown_request_member_id",
+                   "endpoint_information_epoch", "task_offsets", "refined")
+
     __slots__ = (
         "active_process",
         "assignment_epoch",
@@ -78,6 +83,16 @@ class StreamsGroup:
         # the intermediate (refined) assignment frozen for one assignment epoch (StreamsGroup.refinedAssignment).
         self.task_offsets: dict[str, MemberTaskOffsets] = {}
         self.refined: tuple[int, dict[str, TaskSets]] | None = None
+
+    def shadow(self) -> StreamsGroup:
+        """A copy for one step being decided: hard state shared (records change it, never a
+        step), soft state the copy's own (``task_offsets`` is the one soft container a step
+        changes in place)."""
+        copy = object.__new__(StreamsGroup)
+        for name in StreamsGroup.__slots__:
+            setattr(copy, name, getattr(self, name))
+        copy.task_offsets = dict(self.task_offsets)
+        return copy
 
     # --- derived state --------------------------------------------------------------------
 

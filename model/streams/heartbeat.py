@@ -191,7 +191,7 @@ class StreamsHeartbeat:
         coord, gid = self.coord, self.req["groupId"]
         member_id: str = self.req.get("memberId") or ""
         instance_id: str | None = self.req.get("instanceId")
-        group = ops.group_or_throw(coord, gid, leave=True)
+        group = coord.shadow_streams_group(ops.group_or_throw(coord, gid, leave=True))
         if self.req.get("shutdownApplication"):
             group.shutdown_request_member_id = group.shutdown_request_member_id or member_id
         response: dict[str, Any] = {"errorCode": 0, "errorMessage": None, "memberId": member_id, "memberEpoch": epoch,
@@ -233,6 +233,7 @@ class StreamsHeartbeat:
             self._throw_if_full(group, instance_id, member_id)
         else:
             group = ops.group_or_throw(coord, gid)
+        group = coord.shadow_streams_group(group)  # the step changes soft state on its own copy
 
         replaced: StreamsMember | None = None
         if instance_id is None:
@@ -418,7 +419,7 @@ class StreamsHeartbeat:
             group.endpoint_information_epoch += 1
         if group.endpoint_information_epoch != req.get("endpointInformationEpoch", 0):
             response["partitionsByUserEndpoint"] = ops.endpoint_to_partitions(coord, group, reconciled, replaced)
-        if coord.streams_groups.get(gid) is group:
+        if coord.is_registered_streams_group(group):
             response["endpointInformationEpoch"] = group.endpoint_information_epoch
 
         if configured.status is not None:
@@ -564,8 +565,9 @@ def compute_target(coord: Coordinator, group: StreamsGroup, group_epoch: int,
         except TaskAssignorError as exc:
             raise CoordinatorError(Errors.UNKNOWN_SERVER_ERROR,
                                    f"Failed to compute a new target assignment for epoch {group_epoch}: {exc}") from None
-        if coord.streams_target_override is not None:
-            assignment = coord.streams_target_override(specs, subtasks, replicas, assignment)
+        choose = coord.choices.task_target
+        if choose is not None:
+            assignment = choose(specs, subtasks, replicas, assignment)
         result = {mid: {ACTIVE: dict(assignment.active.get(mid, {})), STANDBY: dict(assignment.standby.get(mid, {})),
                         WARMUP: {}} for mid in order}
     else:

@@ -17,6 +17,7 @@ from kgspec.model import timers
 from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.model.profiles import Profile
 from kgspec.model.records import Record
+from kgspec.model.step import Decision, SoftSet
 from kgspec.model.streams import records as srec
 from kgspec.model.streams.configure import ConfiguredTopology, Status
 from kgspec.model.streams.group import StreamsGroup
@@ -318,22 +319,22 @@ def metadata_changed(coord: Coordinator, names: Iterable[str]) -> None:
 
 
 def handle(coord: Coordinator, api_key: int, request: dict[str, Any], now: int, client_id: str,
-           client_host: str, apply: bool, api_version: int = 0) -> Any:
-    """API 88/89 for :meth:`Coordinator.handle`; returns a coordinator ``Result``."""
-    from kgspec.model.coordinator import Result
+           client_host: str, api_version: int = 0) -> Decision:
+    """API 88/89 for :meth:`Coordinator.decide`."""
     from kgspec.model.streams.describe import describe_streams_groups
     from kgspec.model.streams.heartbeat import StreamsHeartbeat, parse_topology, validate
 
     if api_key == STREAMS_GROUP_DESCRIBE:
-        return Result(describe_streams_groups(coord, request, api_version))
+        return Decision(describe_streams_groups(coord, request, api_version))
     topology = parse_topology(request)
     step = StreamsHeartbeat(coord, request, topology, client_id, client_host, now, api_version)
     lag = recovery_lag_fields(coord.profile, api_version)
-    result = coord.run_step(step, lambda: validate(request, topology, coord.profile),
-                            lambda exc: error_response(exc, lag), apply)
-    if result.error is None:
-        coord.last_streams_topics_to_create = step.internal_topics_to_create
-    return result
+    decision = coord.run_step(step, lambda: validate(request, topology, coord.profile),
+                              lambda exc: error_response(exc, lag))
+    if decision.error is None:
+        decision.soft.append(SoftSet("coordinator", "", "last_streams_topics_to_create",
+                                     step.internal_topics_to_create))
+    return decision
 
 
 def recovery_lag_fields(profile: Profile, api_version: int, lag: int | None = None) -> dict[str, int]:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import itertools
 from typing import Any
 
-from kgspec.model.coordinator import Coordinator, Result
+from kgspec.model.coordinator import Coordinator
+from kgspec.model.step import Result
 
 RANGE = (("range", "AAE="),)  # name, metadata (base64, as Kafka's JSON converters print bytes)
 
@@ -18,8 +18,7 @@ class Harness:
     """A coordinator whose generated member ids are ``<client or instance id>-1``, ``-2``, ..."""
 
     def __init__(self, configs: dict[str, Any] | None = None, profile: str = "kafka-4.3") -> None:
-        counter = itertools.count(1)
-        self.coord = Coordinator(profile, configs, member_id_factory=lambda: str(next(counter)))
+        self.coord = Coordinator(profile, configs, member_ids=lambda n: str(n + 1))
         self.done: dict[int, dict[str, Any]] = {}
         self.done_at: dict[int, int] = {}
 

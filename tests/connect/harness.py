@@ -11,8 +11,9 @@ from typing import Any
 
 from kgspec.model.connect import ops
 from kgspec.model.connect.resources import CONNECTORS, items, label, parse
-from kgspec.model.coordinator import Coordinator, Result
+from kgspec.model.coordinator import Coordinator
 from kgspec.model.records import Record
+from kgspec.model.step import Result
 
 HB = ops.CONNECT_GROUP_HEARTBEAT
 PREPARE = ops.CONNECT_GROUP_PREPARE_ASSIGNMENT

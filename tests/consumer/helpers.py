@@ -7,7 +7,6 @@ A :class:`MockAssignor` plays Kafka's ``MockPartitionAssignor`` (a prepared targ
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -19,10 +18,10 @@ from kgspec.model.coordinator import (
     CONSUMER_GROUP_DESCRIBE,
     CONSUMER_GROUP_HEARTBEAT,
     Coordinator,
-    Result,
 )
 from kgspec.model.hashing import deterministic_topic_id
 from kgspec.model.records import Record
+from kgspec.model.step import Result
 
 GROUP = "grp"
 Names = Mapping[str, Iterable[int]]
@@ -65,8 +64,7 @@ class Harness:
         if mock is not None:
             extra["mock"] = mock
             configs = {"group.consumer.assignors": "mock,uniform,range", **(configs or {})}
-        counter = itertools.count(1)
-        self.coord = Coordinator(profile, configs, member_id_factory=lambda: f"gen-{next(counter)}",
+        self.coord = Coordinator(profile, configs, member_ids=lambda n: f"gen-{n + 1}",
                                  assignors=extra)
         self.group_id = group
         self.now = 0

@@ -7,7 +7,6 @@ with :mod:`kgspec.model.migration.protocol` (what ``ConsumerProtocol.serializeSu
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,10 +14,11 @@ from kgspec.model.classic.group import ClassicGroup
 from kgspec.model.classic.member import ClassicMember
 from kgspec.model.classic.records import group_metadata_record
 from kgspec.model.consumer.member import ConsumerMember
-from kgspec.model.coordinator import CONSUMER_GROUP_HEARTBEAT, Coordinator, Result
+from kgspec.model.coordinator import CONSUMER_GROUP_HEARTBEAT, Coordinator
 from kgspec.model.migration.members import classic_metadata
 from kgspec.model.migration.protocol import encode_assignment, encode_subscription
 from kgspec.model.records import Record
+from kgspec.model.step import Result
 from kgspec.spec.classic import STABLE
 
 from tests.consumer.helpers import MockAssignor, tid, tps
@@ -45,8 +45,7 @@ class MixedHarness:
         cfg = dict(configs or {})
         if mock is not None:
             extra["range"] = mock  # MockPartitionAssignor("range") in Kafka's tests
-        counter = itertools.count(1)
-        self.coord = Coordinator(profile, cfg, member_id_factory=lambda: f"gen-{next(counter)}", assignors=extra)
+        self.coord = Coordinator(profile, cfg, member_ids=lambda n: f"gen-{n + 1}", assignors=extra)
         self.now = 0
         self.done: dict[int, dict[str, Any]] = {}
         for name, n in topics.items():

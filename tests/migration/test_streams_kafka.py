@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 from kgspec.model.classic.group import ClassicGroup
 from kgspec.model.classic.records import group_metadata_record
-from kgspec.model.coordinator import Coordinator, Result
+from kgspec.model.coordinator import Coordinator
 from kgspec.model.errors import Errors
+from kgspec.model.step import Result
 from kgspec.model.streams import records as srec
 from kgspec.spec.classic import PREPARING_REBALANCE
 
@@ -23,7 +24,7 @@ TOPOLOGY = topology(sub("subtopology1", ["foo"]))
 def coordinator(profile: str = "kafka-4.3", **configs: Any) -> Coordinator:
     # No topics: Kafka's test context has an empty metadata image (metadata hash 0).
     return Coordinator(profile, {"group.streams.initial.rebalance.delay.ms": 0, **configs},
-                       member_id_factory=lambda: "new-member")
+                       member_ids=lambda n: "new-member")
 
 
 def empty_classic_group(c: Coordinator, gid: str = GID) -> None:

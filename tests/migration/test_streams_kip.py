@@ -12,7 +12,7 @@ import pytest
 from kgspec.model.classic.group import ClassicGroup
 from kgspec.model.classic.member import ClassicMember
 from kgspec.model.classic.records import group_metadata_record
-from kgspec.model.coordinator import Coordinator, Result
+from kgspec.model.coordinator import Coordinator
 from kgspec.model.errors import Errors
 from kgspec.model.migration.protocol import encode_subscription
 from kgspec.model.migration.streams_protocol import (
@@ -21,6 +21,7 @@ from kgspec.model.migration.streams_protocol import (
     encode_streams_assignment,
     encode_subscription_user_data,
 )
+from kgspec.model.step import Result
 from kgspec.model.streams.member import STABLE, UNRELEASED_TASKS, UNREVOKED_TASKS
 from kgspec.spec.classic import PREPARING_REBALANCE
 
@@ -48,7 +49,7 @@ class Harness:
                                      "group.streams.assignment.interval.ms": 0,
                                      "group.streams.num.standby.replicas": 1,
                                      "group.streams.num.warmup.replicas": 0, **configs},
-                             member_id_factory=lambda: "new-member")
+                             member_ids=lambda n: "new-member")
         self.c.update_topic("foo", "AAAAAAAAAAAAAAAAAAAAAA", 6)
         self.c.update_topic("app-store-changelog", "CCCCCCCCCCCCCCCCCCCCCC", 6)
 

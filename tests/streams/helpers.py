@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from kgspec.model.coordinator import Coordinator, Result
+from kgspec.model.coordinator import Coordinator
+from kgspec.model.step import Result
 
 FOO = "AAAAAAAAAAAAAAAAAAAAAA"
 BAR = "BBBBBBBBBBBBBBBBBBBBBB"

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from kgspec.model.coordinator import Coordinator, Result
+from kgspec.model.coordinator import Coordinator
 from kgspec.model.errors import Errors
+from kgspec.model.step import Result
 
 from tests.streams.helpers import S8_TOPOLOGY, coordinator, request, tasks
 
