@@ -1,0 +1,66 @@
+"""The one interface every group protocol plugs in through.
+
+A protocol is a folder of ``model/`` (consumer, streams, classic, connect) whose ``protocol.py``
+declares what it owns — its APIs (keys in the version table ``model/apis.py``, or names for
+the Connect draft's key-less APIs), its record types and its timer kinds — and implements the
+four things the coordinator asks of it:
+
+- ``decide(coord, call)``: one RPC as a :class:`~kgspec.model.step.Decision`, changing nothing
+  (protocols whose groups Kafka mutates in memory, classic and the Connect draft, set
+  ``decides = False`` and implement ``handle``, which applies as it goes);
+- ``fire(coord, timer)``: a timer of one of its kinds fired: the records it writes and why;
+- ``replay(coord, record)``: load one of its records (the only way hard state changes);
+- ``on_loaded(coord, now)``: a coordinator took over: re-arm timers from the loaded state;
+
+plus ``metadata_changed(coord, names, new_topic)`` when topics change. The coordinator
+(``model/coordinator.py``) only routes by API, record type and timer kind, and commits.
+Protocols never import each other: what crosses protocols (online migration) is the routing
+rule ``model/migration/rules.py``, reached through ``coord.migration``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
+
+from kgspec.model.step import NO_CHOICES, Choices
+
+if TYPE_CHECKING:
+    from kgspec.model.coordinator import Coordinator
+    from kgspec.model.records import Record
+    from kgspec.model.step import Decision
+    from kgspec.model.timers import Timer
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One RPC as the coordinator receives it."""
+
+    api_key: int | str  # a Kafka API key, or the name of a key-less draft API
+    version: int
+    request: dict[str, Any]
+    now: int
+    client_id: str = ""
+    client_host: str = "/127.0.0.1"
+    choices: Choices = NO_CHOICES
+
+
+class GroupProtocol(Protocol):
+    name: str
+    apis: frozenset[int | str]
+    record_types: frozenset[int]
+    timer_kinds: frozenset[str]
+    decides: bool  # False: calls are applied as they go (``handle``), never decided
+
+    def decide(self, coord: Coordinator, call: Call) -> Decision: ...
+
+    def handle(self, coord: Coordinator, call: Call) -> Decision: ...
+
+    def fire(self, coord: Coordinator, timer: Timer) -> tuple[list[Record], str]: ...
+
+    def replay(self, coord: Coordinator, record: Record) -> None: ...
+
+    def on_loaded(self, coord: Coordinator, now: int) -> None: ...
+
+    def metadata_changed(self, coord: Coordinator, names: Iterable[str], new_topic: bool) -> None: ...
