@@ -15,7 +15,6 @@ state directly.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable
 from typing import Any, Protocol
 
@@ -51,6 +50,7 @@ from kgspec.model.streams import ops as streams_ops
 from kgspec.model.streams import records as streams_rec
 from kgspec.model.streams.group import StreamsGroup
 from kgspec.model.timers import DeferredTimers, Timer, Timers
+from kgspec.model.topic_regex import InvalidTopicRegex, compile_topic_regex
 from kgspec.model.topics import TopicsImage
 
 CONSUMER_GROUP_HEARTBEAT = 68
@@ -646,10 +646,9 @@ class Coordinator:
         names = sorted(self.topics.names())
         for regex in sorted(group.subscribed_regexes):
             try:
-                pattern = re.compile(regex)
-            except re.error:
-                continue
-            topics = frozenset(n for n in names if pattern.fullmatch(n))
+                topics = compile_topic_regex(regex).matching(names)  # RE2J, matcher(topic).matches()
+            except InvalidTopicRegex:
+                topics = frozenset()  # resolveRegularExpressions: a regex that fails to compile matches nothing
             old = group.resolved_regexes.get(regex)
             if old is None or old.topics != topics:
                 changed = True

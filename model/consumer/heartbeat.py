@@ -12,7 +12,6 @@ coordinator applies them through replay, as Kafka's runtime does.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -40,6 +39,7 @@ from kgspec.model.reconcile import (
 )
 from kgspec.model.records import Record
 from kgspec.model.timers import Timer
+from kgspec.model.topic_regex import InvalidTopicRegex, compile_topic_regex
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
@@ -388,10 +388,10 @@ class ConsumerHeartbeat:
         if new:
             if group.subscribed_regexes.get(new, 0) == 0:
                 try:
-                    re.compile(new)
-                except re.error as exc:
+                    compile_topic_regex(new)  # RE2J's verdict (Utils.throwIfRegularExpressionIsInvalid)
+                except InvalidTopicRegex as exc:
                     raise CoordinatorError(Errors.INVALID_REGULAR_EXPRESSION,
-                                           f"SubscribedTopicRegex `{new}` is not a valid regular expression: {exc}.") from None
+                                           f"SubscribedTopicRegex `{new}` is not a valid regular expression: {exc.description}.") from None
                 self.coord.request_regex_resolution(gid, self.now)
             elif new in group.resolved_regexes:
                 status = "UPDATED_AND_RESOLVED"
