@@ -49,6 +49,7 @@ from kgspec.invariants.streams import ReplayedStateProblems
 from kgspec.model.apis import APIS, version_range
 from kgspec.model.classic.describe import DESCRIBE_GROUPS
 from kgspec.model.config import unknown_config_names
+from kgspec.model.consumer import ops as consumer_ops
 from kgspec.model.consumer.group import OwnershipConflict
 from kgspec.model.consumer.heartbeat import steady_timer_ops
 from kgspec.model.consumer.member import STATE_NAMES
@@ -436,7 +437,7 @@ class TraceChecker:
         coord.now = now
         summary = g.summary
         group = coord.groups.get(summary.group_id)
-        if group is None or coord.consumer_metadata_expired(group):
+        if group is None or consumer_ops.metadata_expired(coord, group):
             return False
         timers.schedule(_timer_at(entry.session_timer, now + entry.delay))
         summary.events += 1

@@ -18,6 +18,7 @@ from typing import Any
 from kgspec.conformance.compare import assignment_set, heartbeat_differences
 from kgspec.model.assignors.api import GroupAssignment, GroupSpec
 from kgspec.model.assignors.guarantees import uniform_guarantee_problems
+from kgspec.model.consumer import ops as consumer_ops
 from kgspec.model.coordinator import CONSUMER_GROUP_HEARTBEAT, Coordinator
 from kgspec.model.step import NO_CHOICES, Choices, Decision
 
@@ -82,7 +83,7 @@ def adopt_observed_target(coord: Coordinator, pinned: dict[str, int], group_id: 
         retry = coord.decide(CONSUMER_GROUP_HEARTBEAT, version, request, choices=replace(choices, target=override),
                              **kwargs)
     else:
-        if group is None or coord.preferred_assignor_of(group) != "uniform":
+        if group is None or consumer_ops.preferred_assignor_of(coord, group) != "uniform":
             return None
         frozen = {m for m, epoch in pinned.items()
                   if m != member_id and epoch == group.assignment_epoch}

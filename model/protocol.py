@@ -6,13 +6,15 @@ the Connect draft's key-less APIs), its record types and its timer kinds — and
 four things the coordinator asks of it:
 
 - ``decide(coord, call)``: one RPC as a :class:`~kgspec.model.step.Decision`, changing nothing
-  (protocols whose groups Kafka mutates in memory, classic and the Connect draft, set
-  ``decides = False`` and implement ``handle``, which applies as it goes);
+  (the calls Kafka answers by mutating groups in memory — classic JoinGroup, SyncGroup,
+  Heartbeat, LeaveGroup and the Connect draft's — are listed in ``applied_as_they_go`` and
+  go to ``handle``, which applies them);
 - ``fire(coord, timer)``: a timer of one of its kinds fired: the records it writes and why;
 - ``replay(coord, record)``: load one of its records (the only way hard state changes);
 - ``on_loaded(coord, now)``: a coordinator took over: re-arm timers from the loaded state;
 
-plus ``metadata_changed(coord, names, new_topic)`` when topics change. The coordinator
+plus ``metadata_changed(coord, names, new_topic)`` when topics change and ``unload(coord, now)``
+when the coordinator fails over (``onUnloaded``: in-memory progress is lost). The coordinator
 (``model/coordinator.py``) only routes by API, record type and timer kind, and commits.
 Protocols never import each other: what crosses protocols (online migration) is the routing
 rule ``model/migration/rules.py``, reached through ``coord.migration``.
@@ -51,7 +53,7 @@ class GroupProtocol(Protocol):
     apis: frozenset[int | str]
     record_types: frozenset[int]
     timer_kinds: frozenset[str]
-    decides: bool  # False: calls are applied as they go (``handle``), never decided
+    applied_as_they_go: frozenset[int | str]  # APIs answered by ``handle``, never decided
 
     def decide(self, coord: Coordinator, call: Call) -> Decision: ...
 
@@ -64,3 +66,5 @@ class GroupProtocol(Protocol):
     def on_loaded(self, coord: Coordinator, now: int) -> None: ...
 
     def metadata_changed(self, coord: Coordinator, names: Iterable[str], new_topic: bool) -> None: ...
+
+    def unload(self, coord: Coordinator, now: int) -> None: ...

@@ -63,24 +63,20 @@ def join(step: Step, call: ParkedCall, req: JoinRequest) -> None:
     coord = step.coord
     consumer = coord.groups.get(req.group_id)
     tombstones: list[Record] = []
+    migration = coord.migration  # online migration: the routing rule between protocols
     if consumer is not None:
-        from kgspec.model.migration import mixed  # online migration (imports this module)
-
         if consumer.members:  # a classic-protocol member joins a consumer group
-            outcome = mixed.join(coord, consumer, req, step.now)
+            outcome = migration.classic_join_to_consumer_group(coord, consumer, req, step.now)
             step.take(outcome)
             step.answer(call, outcome.response)
             return
         # An empty consumer group makes way for a classic group.
-        tombstones = mixed.delete_empty_consumer_group(coord, consumer)
+        tombstones = migration.delete_empty_consumer_group(coord, consumer)
         step.why(f"empty consumer group {req.group_id} deleted: a classic group takes its id")
     streams = coord.streams_groups.get(req.group_id)
     if streams is not None:
-        # classic <-> streams; streams_mixed imports this module
-        from kgspec.model.migration import streams_downgrade, streams_mixed
-
         if streams.members and coord.profile.streams_online_migration:  # kip: a classic Streams member
-            outcome = streams_mixed.join(coord, streams, req, step.now)
+            outcome = migration.classic_join_to_streams_group(coord, streams, req, step.now)
             step.take(outcome)
             step.answer(call, outcome.response)
             return
@@ -89,7 +85,7 @@ def join(step: Step, call: ParkedCall, req: JoinRequest) -> None:
             step.answer(call, join_response(req.version, int(Errors.INCONSISTENT_GROUP_PROTOCOL)))
             return
         # KAFKA-19570 (4.2+): an empty streams group makes way for a classic group.
-        tombstones = streams_downgrade.delete_empty_group(coord, streams)
+        tombstones = migration.delete_empty_streams_group(coord, streams)
         step.why(f"empty streams group {req.group_id} deleted: a classic group takes its id")
     unknown = req.member_id == ""
     group = step.groups.get(req.group_id)

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 from kgspec.model.classic.group import ClassicGroup
@@ -68,18 +67,11 @@ class Step:
         """A classic call to a consumer group, or to a non-empty streams group under online
         migration (kip), is answered by ``model/migration/mixed`` (``streams_mixed``): the
         response of its ``api`` handler, whose outcome is adopted. None: no such group (Kafka
-        answers a streams group otherwise as an unknown group, "Group g not found.")."""
-        from kgspec.model.migration import mixed, streams_mixed  # they import the classic model
-
-        coord = self.coord
-        group: Any = coord.groups.get(group_id)
-        handlers: ModuleType = mixed
-        if group is None:
-            group = coord.streams_groups.get(group_id)
-            if group is None or not group.members or not coord.profile.streams_online_migration:
-                return None
-            handlers = streams_mixed
-        outcome = getattr(handlers, api)(coord, group, *args, self.now)
+        answers a streams group otherwise as an unknown group, "Group g not found."). The
+        routing rule decides (``coord.migration``): the classic model imports no other protocol."""
+        outcome = self.coord.migration.classic_call_to_modern_group(self.coord, group_id, api, args, self.now)
+        if outcome is None:
+            return None
         self.take(outcome)
         response: dict[str, Any] = outcome.response
         return response

@@ -30,7 +30,6 @@ from kgspec.spec.tables import table
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
-    from kgspec.model.step import Result
 
 CONNECT_GROUP_HEARTBEAT = "CONNECT_GROUP_HEARTBEAT"
 CONNECT_GROUP_PREPARE_ASSIGNMENT = "CONNECT_GROUP_PREPARE_ASSIGNMENT"
@@ -40,28 +39,6 @@ CONNECT_TIMER_KINDS = frozenset({"connect-session", "connect-rebalance", "connec
 CONNECT_RECORD_TYPES = crec.CONNECT_RECORD_TYPES
 
 _COMPUTATION = table("connect-assignment")
-
-
-def handle(coord: Coordinator, api: str, version: int, request: dict[str, Any], now: int, client_id: str,
-           client_host: str, result_type: type[Result]) -> Result:
-    """One Connect call (always applied: no dry run)."""
-    from kgspec.model.connect.assignment import install, prepare
-    from kgspec.model.connect.heartbeat import heartbeat
-
-    if not coord.profile.kip_text:
-        return result_type({"errorCode": int(Errors.UNSUPPORTED_VERSION),
-                            "errorMessage": f"{api} is not an API of {coord.profile.name} (the Connect draft "
-                                            "is modelled only under profile kip)"})
-    if version != 0:
-        return result_type({"errorCode": int(Errors.UNSUPPORTED_VERSION),
-                            "errorMessage": f"{api} has only version 0 (draft: validVersions 0)"})
-    if api == CONNECT_GROUP_HEARTBEAT:
-        return heartbeat(coord, request, now, client_id, client_host, result_type)
-    if api == CONNECT_GROUP_PREPARE_ASSIGNMENT:
-        return prepare(coord, request, now, result_type)
-    if api == CONNECT_GROUP_INSTALL_ASSIGNMENT:
-        return install(coord, request, now, result_type)
-    raise ValueError(f"{api} is not a Connect API")
 
 
 def error_response(error: CoordinatorError) -> dict[str, Any]:

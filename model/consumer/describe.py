@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from kgspec.model.consumer import ops as consumer_ops
 from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.model.consumer.member import ConsumerMember
 from kgspec.model.errors import Errors
@@ -68,7 +69,7 @@ def describe_consumer_groups(coord: Coordinator, request: dict[str, Any], api_ve
                                        f"Group {group_id} is not a consumer group." if other
                                        else f"Group {group_id} not found."))
             continue
-        assignor = coord.preferred_assignor_of(group)
+        assignor = consumer_ops.preferred_assignor_of(coord, group)
         groups.append({
             "errorCode": 0,
             "errorMessage": None,

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from kgspec.model.consumer import ops as consumer_ops
 from kgspec.model.consumer import records as rec
 from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.model.consumer.member import (
@@ -28,7 +29,6 @@ from kgspec.model.consumer.member import (
 )
 from kgspec.model.errors import CoordinatorError, Errors, throw_if_instance_id_is_fenced
 from kgspec.model.javaorder import topic_order
-from kgspec.model.migration import downgrade
 from kgspec.model.reconcile import (
     Holding,
     Phase,
@@ -147,7 +147,7 @@ class ConsumerHeartbeat:
 
     def _leave(self, epoch: int) -> dict[str, Any]:
         coord, gid = self.coord, self.req["groupId"]
-        group = coord.consumer_group_or_throw(gid)
+        group = consumer_ops.group_or_throw(coord, gid)
         member_id: str = self.req["memberId"]
         instance_id = self.req.get("instanceId")
         response = {"errorCode": 0, "errorMessage": None, "memberId": member_id,
@@ -167,7 +167,7 @@ class ConsumerHeartbeat:
                 self.records.append(rec.current_assignment_record(gid, leaving, coord.profile))
                 self.explain.append(f"static member {member_id} left temporarily (epoch -2)")
                 return response
-        self.records.extend(downgrade.fence(coord, group, [member], self.effects, self.now))
+        self.records.extend(coord.migration.fence_consumer_members(coord, group, [member], self.effects, self.now))
         self.explain.append(f"member {member_id} left the group")
         return response
 
@@ -205,9 +205,9 @@ class ConsumerHeartbeat:
             return None
         if group.group_epoch > group.assignment_epoch or not member.is_reconciled_to(group.assignment_epoch):
             return None
-        if coord.consumer_metadata_expired(group):
+        if consumer_ops.metadata_expired(coord, group):
             return None
-        coord.schedule_consumer_session_timeout(group.group_id, member.member_id, self.now)
+        consumer_ops.schedule_session_timeout(coord, group.group_id, member.member_id, self.now)
         full_request = timeout != -1 and (names is not None or req.get("subscribedTopicRegex") is not None) \
             and req.get("topicPartitions") is not None
         return {
@@ -230,7 +230,7 @@ class ConsumerHeartbeat:
         joining = epoch == 0
         owned = parse_owned(req)
 
-        group = coord.consumer_group_for_heartbeat(gid, joining, records, self.effects)
+        group = consumer_ops.group_for_heartbeat(coord, gid, joining, records, self.effects)
         instance_id = req.get("instanceId")
         member_id: str = req.get("memberId") or ""
         self.throw_if_full(group, member_id, instance_id)
@@ -273,16 +273,16 @@ class ConsumerHeartbeat:
         # Before KAFKA-20268 (4.1, 4.2) a new group at epoch 0 always bumps ("it moves away from
         # epoch 0"), so even a join with an empty subscription writes record 3 with epoch 1.
         bump = bump or (coord.profile.new_group_initial_epoch == 0 and group.group_epoch == 0)
-        if bump or coord.consumer_metadata_expired(group):
+        if bump or consumer_ops.metadata_expired(coord, group):
             group_epoch = self.update_subscription_metadata(group, bump, member, updated)
 
         # 3. Target assignment, then reconciliation.
-        target_epoch, target = coord.consumer_maybe_update_target(
+        target_epoch, target = consumer_ops.maybe_update_target(coord,
             group, group_epoch, member, updated, records, self.now)
         reconciled = self.maybe_reconcile(group, updated, target_epoch, target,
                                           subscription_changed, owned)
 
-        coord.schedule_consumer_session_timeout(gid, reconciled.member_id, self.now)
+        consumer_ops.schedule_session_timeout(coord, gid, reconciled.member_id, self.now)
 
         response: dict[str, Any] = {
             "errorCode": 0,
@@ -392,7 +392,7 @@ class ConsumerHeartbeat:
                 except InvalidTopicRegex as exc:
                     raise CoordinatorError(Errors.INVALID_REGULAR_EXPRESSION,
                                            f"SubscribedTopicRegex `{new}` is not a valid regular expression: {exc.description}.") from None
-                self.coord.request_regex_resolution(gid, self.now)
+                consumer_ops.request_regex_resolution(self.coord, gid, self.now)
             elif new in group.resolved_regexes:
                 status = "UPDATED_AND_RESOLVED"
         elif old:
@@ -402,7 +402,7 @@ class ConsumerHeartbeat:
     def update_subscription_metadata(self, group: ConsumerGroup, bump: bool,
                                      member: ConsumerMember, updated: ConsumerMember) -> int:
         coord = self.coord
-        names = coord.consumer_subscribed_topic_names(group, replace=(member, updated))
+        names = consumer_ops.subscribed_topic_names(coord, group, replace=(member, updated))
         new_hash = coord.metadata_hash(names)
         if new_hash != group.metadata_hash:
             bump = True
@@ -412,7 +412,7 @@ class ConsumerHeartbeat:
             epoch += 1
             self.records.append(rec.group_epoch_record(group.group_id, epoch, new_hash))
             self.explain.append(f"group epoch bumped to {epoch}")
-        coord.mark_metadata_refreshed(group.group_id, epoch)
+        consumer_ops.mark_metadata_refreshed(coord, group.group_id, epoch)
         if group.has_partition_metadata_record:
             self.records.append(rec.partition_metadata_tombstone(group.group_id))
         return epoch
@@ -431,9 +431,9 @@ class ConsumerHeartbeat:
             if updated.classic_member_metadata is not None:
                 pass  # classic-protocol members have join and sync timeouts instead
             elif updated.state == UNREVOKED_PARTITIONS:
-                self.coord.schedule_consumer_rebalance_timeout(group.group_id, updated, self.now)
+                consumer_ops.schedule_rebalance_timeout(self.coord, group.group_id, updated, self.now)
             else:
-                self.coord.cancel_consumer_rebalance_timeout(group.group_id, updated.member_id)
+                consumer_ops.cancel_rebalance_timeout(self.coord, group.group_id, updated.member_id)
         return updated
 
 
@@ -456,22 +456,6 @@ def _is_subset(owned: OwnedPartitions | None, assigned: Holding) -> bool:
         if any(p not in held for p in parts):
             return False
     return True
-
-
-def subscribed_topic_ids(coord: Coordinator, group: ConsumerGroup, member: ConsumerMember) -> set[str]:
-    """``CurrentAssignmentBuilder.subscribedTopicIds``: names plus the resolved regex, if any."""
-    names: set[str] = set(member.subscribed_topic_names)
-    regex = member.subscribed_topic_regex
-    if regex:
-        resolved = group.resolved_regexes.get(regex)
-        if resolved is not None:
-            names |= resolved.topics
-    ids = set()
-    for name in names:
-        tid = coord.topics.id_of(name)
-        if tid is not None:
-            ids.add(tid)
-    return ids
 
 
 def build_current_assignment(coord: Coordinator, group: ConsumerGroup, member: ConsumerMember,
@@ -515,7 +499,7 @@ def _with(member: ConsumerMember, phase: Phase, epoch: int, assigned: Holding, p
 
 def _next(coord: Coordinator, group: ConsumerGroup, member: ConsumerMember, member_epoch: int,
           target_epoch: int, target: dict[str, frozenset[int]], owns: Any) -> ConsumerMember:
-    subscribed = subscribed_topic_ids(coord, group, member)
+    subscribed = consumer_ops.subscribed_topic_ids(coord, group, member)
     mutants = coord.mutants
     own_pending = member.pending_revocation
     no_withholding = mutants.active("no-withholding")
@@ -550,7 +534,7 @@ def _next(coord: Coordinator, group: ConsumerGroup, member: ConsumerMember, memb
 def _shrink_to_subscription(coord: Coordinator, group: ConsumerGroup, member: ConsumerMember,
                             owns: Any) -> ConsumerMember:
     """``updateCurrentAssignment``: drop unsubscribed topics, revoking them if still owned."""
-    subscribed = subscribed_topic_ids(coord, group, member)
+    subscribed = consumer_ops.subscribed_topic_ids(coord, group, member)
     assigned = member.assigned
     if not subscribed and not member.pending_revocation:
         new_assigned: Holding = {}

@@ -20,6 +20,7 @@ from kgspec.model.classic.member import ClassicMember
 from kgspec.model.classic.rebalance import prepare_rebalance
 from kgspec.model.classic.records import group_metadata_record
 from kgspec.model.classic.step import Step
+from kgspec.model.consumer import ops as consumer_ops
 from kgspec.model.consumer import records as rec
 from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.model.consumer.member import ConsumerMember
@@ -48,7 +49,7 @@ def fence(coord: Coordinator, group: ConsumerGroup, fenced: list[ConsumerMember]
                 f"Downgrade group {group.group_id} from consumer to classic for member leaving.",
                 records, effects, now)
         return records
-    return coord.consumer_fence_records(group, fenced)
+    return consumer_ops.fence_records(coord, group, fenced)
 
 
 def valid_with_fenced_members(coord: Coordinator, group: ConsumerGroup, fenced: Iterable[ConsumerMember]) -> bool:
@@ -140,7 +141,7 @@ def install(coord: Coordinator, classic: ClassicGroup, rebalance: bool, reason: 
     gid = classic.group_id
     coord.groups.pop(gid, None)
     coord.streams_groups.pop(gid, None)
-    coord.forget_consumer_group(gid)
+    consumer_ops.forget(coord, gid)
     coord.classic_groups[gid] = classic
     step = Step(coord, now)
     for member in classic.members.values():

@@ -25,6 +25,7 @@ from kgspec.model.classic.responses import (
     leave_response,
     sync_response,
 )
+from kgspec.model.consumer import ops as consumer_ops
 from kgspec.model.consumer import records as rec
 from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.model.consumer.heartbeat import (
@@ -111,7 +112,7 @@ def _join(coord: Coordinator, group: ConsumerGroup, req: JoinRequest, now: int) 
         names_changed = updated.subscribed_topic_names != member.subscribed_topic_names
     bump = names_changed or step.update_regex(group, member, updated) != "NO_CHANGE"
     group_epoch = group.group_epoch
-    if bump or coord.consumer_metadata_expired(group):
+    if bump or consumer_ops.metadata_expired(coord, group):
         group_epoch = step.update_subscription_metadata(group, bump, member, updated)
     effects: Effects = []
     if downgrading:
@@ -125,14 +126,14 @@ def _join(coord: Coordinator, group: ConsumerGroup, req: JoinRequest, now: int) 
                           f"Downgrade group {gid} from consumer to classic {reason}.",
                           records, effects, now)
     else:
-        target_epoch, target = coord.consumer_maybe_update_target(group, group_epoch, member, updated, records, now)
+        target_epoch, target = consumer_ops.maybe_update_target(coord, group, group_epoch, member, updated, records, now)
         updated = step.maybe_reconcile(group, updated, target_epoch, target, bump, owned)
     response = join_response(req.version, member_id=updated.member_id, generation_id=updated.member_epoch,
                              protocol_type=mm.CONSUMER_PROTOCOL_TYPE, protocol_name=mm.first_protocol(updated)[0])
     coord.timers.cancel(join_key(gid, updated.member_id))
     if not downgrading:
-        coord.schedule_consumer_session_timeout(gid, updated.member_id, now, req.session_timeout_ms)
-        coord.schedule_consumer_classic_timer(gid, updated.member_id, "sync", now + req.rebalance_timeout_ms)
+        consumer_ops.schedule_session_timeout(coord, gid, updated.member_id, now, req.session_timeout_ms)
+        consumer_ops.schedule_classic_timer(coord, gid, updated.member_id, "sync", now + req.rebalance_timeout_ms)
     step.explain.append(f"classic member {updated.member_id} joined consumer group {gid} at epoch "
                         f"{updated.member_epoch}" + ("; the group is downgraded to a classic group" if downgrading else ""))
     return Outcome(response, records, effects, step.explain)
@@ -173,7 +174,7 @@ def sync(coord: Coordinator, group: ConsumerGroup, req: dict[str, Any], version:
     except CoordinatorError as exc:
         return Outcome(sync_response(version, int(exc.error)), explain=[exc.message or exc.error.name])
     coord.timers.cancel(sync_key(gid, member_id))
-    coord.schedule_consumer_session_timeout(gid, member_id, now, mm.session_timeout(member))
+    consumer_ops.schedule_session_timeout(coord, gid, member_id, now, mm.session_timeout(member))
     version_of = _protocol_version(member)
     assignment = mm.serialize(coord, {t: frozenset(p) for t, p in member.assigned.items()}, version_of)
     return Outcome(sync_response(version, protocol_type=protocol_type, protocol_name=protocol_name,
@@ -195,7 +196,7 @@ def heartbeat(coord: Coordinator, group: ConsumerGroup, req: dict[str, Any], ver
         member = mm.calling_member_or_throw(group, req, version)
     except CoordinatorError as exc:
         return Outcome(heartbeat_response(version, int(exc.error)), explain=[exc.message or exc.error.name])
-    coord.schedule_consumer_session_timeout(group.group_id, member_id, now, mm.session_timeout(member))
+    consumer_ops.schedule_session_timeout(coord, group.group_id, member_id, now, mm.session_timeout(member))
     behind = group.assignment_epoch if coord.profile.mixed_rejoin_on_assignment_epoch else group.group_epoch
     if (member.member_epoch < behind or member.state == UNREVOKED_PARTITIONS
             or (member.state == UNRELEASED_PARTITIONS and not waiting_on_unreleased_partition(group, member))):
@@ -242,7 +243,7 @@ def sync_key(group_id: str, member_id: str) -> str:
 
 
 def _schedule_join_if_absent(coord: Coordinator, group_id: str, member: ConsumerMember, now: int) -> None:
-    coord.schedule_consumer_classic_timer(group_id, member.member_id, "join", now + member.rebalance_timeout_ms,
+    consumer_ops.schedule_classic_timer(coord, group_id, member.member_id, "join", now + member.rebalance_timeout_ms,
                                           if_absent=True)
 
 
@@ -253,5 +254,5 @@ def delete_empty_consumer_group(coord: Coordinator, group: ConsumerGroup) -> lis
     """``maybeDeleteEmptyConsumerGroup``: removed in memory at once; returns its tombstones, which
     Kafka writes only with the new classic group's empty GroupMetadata record."""
     coord.groups.pop(group.group_id, None)
-    coord.forget_consumer_group(group.group_id)
+    consumer_ops.forget(coord, group.group_id)
     return downgrade.tombstones(group, [], {})

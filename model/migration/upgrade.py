@@ -23,6 +23,7 @@ from kgspec.model.classic.group import ClassicGroup
 from kgspec.model.classic.member import EMPTY_ASSIGNMENT, ClassicMember
 from kgspec.model.classic.records import group_metadata_tombstone
 from kgspec.model.classic.step import Step
+from kgspec.model.consumer import ops as consumer_ops
 from kgspec.model.consumer import records as rec
 from kgspec.model.consumer.group import ConsumerGroup, OwnershipConflict
 from kgspec.model.consumer.member import STABLE, ConsumerMember
@@ -47,7 +48,7 @@ def group_for_heartbeat(coord: Coordinator, classic: ClassicGroup, create: bool,
     if create and classic.state == EMPTY:
         # maybeDeleteEmptyClassicGroup: the tombstone's replay removes the group.
         records.append(group_metadata_tombstone(gid))
-        return coord._new_group(gid)
+        return consumer_ops.new_group(coord, gid)
     if not create:
         raise CoordinatorError(Errors.GROUP_ID_NOT_FOUND, f"Group {gid} is not a consumer group.")
     validate_upgrade(coord, classic)
@@ -84,7 +85,7 @@ def convert(coord: Coordinator, classic: ClassicGroup, records: list[Record], ef
     records.append(rec.target_metadata_record(gid, group.assignment_epoch, 0))
     for mid in order:
         records.append(rec.current_assignment_record(gid, group.members[mid], coord.profile))
-        coord.schedule_consumer_session_timeout(gid, mid, now, mm.session_timeout(group.members[mid]))
+        consumer_ops.schedule_session_timeout(coord, gid, mid, now, mm.session_timeout(group.members[mid]))
     return group
 
 

@@ -22,19 +22,12 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kgspec.model.errors import CoordinatorError, Errors
-from kgspec.model.javaorder import java_hashmap_order
 from kgspec.model.profiles import Profile
 from kgspec.model.reconcile import check_member_epoch
 from kgspec.model.records import Record
 from kgspec.model.streams import ops, refiner, static
 from kgspec.model.streams import records as srec
-from kgspec.model.streams.assignor import (
-    SubtopologyTasks,
-    TaskAssignment,
-    TaskAssignorError,
-    TaskMemberSpec,
-    assign_tasks,
-)
+from kgspec.model.streams import target as streams_target
 from kgspec.model.streams.configure import (
     ConfiguredTopology,
     CreatableTopic,
@@ -46,14 +39,11 @@ from kgspec.model.streams.configure import (
 )
 from kgspec.model.streams.group import STABLE_STATE, StreamsGroup
 from kgspec.model.streams.member import (
-    ACTIVE,
     LEAVE_GROUP_MEMBER_EPOCH,
     LEAVE_GROUP_STATIC_MEMBER_EPOCH,
     ROLE_FIELDS,
     ROLES,
-    STANDBY,
     UNREVOKED_TASKS,
-    WARMUP,
     StreamsMember,
     TaskSets,
 )
@@ -207,11 +197,7 @@ class StreamsHeartbeat:
                 self.explain.append(f"static member {member_id} left temporarily (epoch -2); group epoch kept")
                 response["memberId"] = member.member_id
                 return response
-        from kgspec.model.migration.streams_downgrade import (
-            fence,  # the last streams member may downgrade (kip)
-        )
-
-        self.records.extend(fence(coord, group, [member], self.effects, self.now))
+        self.records.extend(coord.migration.fence_streams_members(coord, group, [member], self.effects, self.now))
         self.explain.append(f"member {member_id} left the streams group; group epoch bumped")
         return response
 
@@ -359,7 +345,7 @@ class StreamsHeartbeat:
                 ops.schedule_initial_rebalance(coord, gid, self.now + delay)
 
         # 4. Target assignment (4b on trunk: the intermediate assignment of that epoch).
-        target_epoch, target_all = ops.maybe_update_target(coord, group, group_epoch, updated, configured, records,
+        target_epoch, target_all = streams_target.maybe_update_target(coord, group, group_epoch, updated, configured, records,
                                                            statuses, configs, self.now, refine_only=refine_only)
         if profile.streams_assignment_refiner:
             num_warmups = self._warmup_configs()[0]
@@ -543,61 +529,3 @@ def _throw_if_invalid_tasks(subs: Mapping[str, Any], raw: Any) -> None:
             if p < 0 or p >= sub.num_tasks:
                 raise _invalid(f"Task {p} for subtopology {sid} is invalid. Number of tasks for this "
                                f"subtopology: {sub.num_tasks}")
-
-
-def compute_target(coord: Coordinator, group: StreamsGroup, group_epoch: int,
-                   updated: StreamsMember | None, configured: ConfiguredTopology,
-                   configs: Mapping[str, str], now: int) -> tuple[list[Record], dict[str, TaskSets]]:
-    """``streams.TargetAssignmentBuilder.build()``: records for changed members, then record 20."""
-    members, old_target = ops.members_and_target_view(group, updated)
-    order = java_hashmap_order(members)
-    replicas = int(configs.get("num.standby.replicas", "0"))
-    result: dict[str, TaskSets]
-    if configured.is_ready:
-        subs = configured.subtopologies or {}
-        specs = [TaskMemberSpec(mid, members[mid].process_id, old_target.get(mid, {}).get(ACTIVE, {}),
-                                old_target.get(mid, {}).get(STANDBY, {}),
-                                group.offsets_of(mid).task_offsets) for mid in order]
-        subtasks = [SubtopologyTasks(sid, s.num_tasks, s.is_stateful) for sid, s in subs.items()]
-        try:
-            assignment = assign_tasks(specs, subtasks, replicas,
-                                      allow_standby_on_active_process=coord.mutants.active("standby-on-active-process"))
-        except TaskAssignorError as exc:
-            raise CoordinatorError(Errors.UNKNOWN_SERVER_ERROR,
-                                   f"Failed to compute a new target assignment for epoch {group_epoch}: {exc}") from None
-        choose = coord.choices.task_target
-        if choose is not None:
-            assignment = choose(specs, subtasks, replicas, assignment)
-        result = {mid: {ACTIVE: dict(assignment.active.get(mid, {})), STANDBY: dict(assignment.standby.get(mid, {})),
-                        WARMUP: {}} for mid in order}
-    else:
-        result = {mid: {ACTIVE: {}, STANDBY: {}, WARMUP: {}} for mid in order}
-    if coord.mutants.active("assignor-double-assign"):
-        result = _double_assign(result, order)
-    records: list[Record] = []
-    gid = group.group_id
-    for mid in order:
-        new = {r: {s: frozenset(p) for s, p in result[mid].get(r, {}).items() if p} for r in ROLES}
-        old = old_target.get(mid)
-        if old is None or {r: {s: p for s, p in old.get(r, {}).items() if p} for r in ROLES} != new:
-            records.append(srec.target_member_record(gid, mid, new))
-        result[mid] = new
-    records.append(srec.target_metadata_record(gid, group_epoch, now if coord.profile.assignment_batching else 0))
-    return records, result
-
-
-def _double_assign(result: dict[str, TaskSets], order: list[str]) -> dict[str, TaskSets]:
-    owners = [m for m in order if any(result[m][ACTIVE].values())]
-    if len(order) < 2 or not owners:
-        return result
-    first = owners[0]
-    sid, parts = next((s, p) for s, p in result[first][ACTIVE].items() if p)
-    other = next(m for m in order if m != first)
-    patched = {m: {r: dict(t) for r, t in a.items()} for m, a in result.items()}
-    patched[other][ACTIVE][sid] = frozenset(patched[other][ACTIVE].get(sid, frozenset()) | {min(parts)})
-    return patched
-
-
-def assignment_from(result: dict[str, TaskSets]) -> TaskAssignment:
-    return TaskAssignment({m: dict(t[ACTIVE]) for m, t in result.items()},
-                          {m: dict(t[STANDBY]) for m, t in result.items()})

@@ -10,21 +10,18 @@ Kafka sources: ``GroupMetadataManager`` (4.3) ``streamsGroupFenceMember``,
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from kgspec.model import timers
 from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.model.profiles import Profile
 from kgspec.model.records import Record
-from kgspec.model.step import Decision, SoftSet
 from kgspec.model.streams import records as srec
-from kgspec.model.streams.configure import ConfiguredTopology, Status
 from kgspec.model.streams.group import StreamsGroup
 from kgspec.model.streams.member import (
     ACTIVE,
     STANDBY,
-    UNREVOKED_TASKS,
     WARMUP,
     StreamsMember,
     TaskSets,
@@ -58,9 +55,7 @@ def group_for_join(coord: Coordinator, group_id: str, records: list[Record],
         raise not_a_streams_group(group_id)
     classic = coord.classic_groups.get(group_id)
     if classic is not None:
-        from kgspec.model.migration import streams_upgrade
-
-        return streams_upgrade.group_for_join(coord, classic, records, effects, now, topology)
+        return coord.migration.streams_group_for_join(coord, classic, records, effects, now, topology)
     return coord.streams_groups.get(group_id) or new_group(coord, group_id)
 
 
@@ -153,48 +148,6 @@ def fence_members_records(coord: Coordinator, group: StreamsGroup, members: list
     return records
 
 
-def can_compute(coord: Coordinator, group: StreamsGroup, now: int) -> bool:
-    """``canComputeNextTargetAssignment`` (4.3+, KAFKA-20291)."""
-    if not coord.profile.assignment_batching:
-        return True
-    interval = coord.config.int("group.streams.assignment.interval.ms")
-    last = group.assignment_timestamp
-    return last == 0 or interval == 0 or now >= last + interval
-
-
-def maybe_update_target(coord: Coordinator, group: StreamsGroup, group_epoch: int,
-                        updated: StreamsMember | None, configured: ConfiguredTopology,
-                        records: list[Record], statuses: list[dict[str, Any]] | None,
-                        configs: Mapping[str, str], now: int, *,
-                        refine_only: bool = False) -> tuple[int, dict[str, TaskSets]]:
-    """``maybeUpdateStreamsTargetAssignment``: (target epoch, every member's target).
-
-    ``refine_only`` (trunk, KAFKA-20665 #22748): a refinement step only writes record 20 with the
-    bumped epoch and the unchanged assignment timestamp; the assignor does not run.
-    """
-    from kgspec.model.streams.heartbeat import compute_target
-
-    if initial_rebalance_key(group.group_id) in coord.timers:
-        if statuses is not None:
-            statuses.append({"statusCode": int(Status.ASSIGNMENT_DELAYED),
-                             "statusDetail": "Assignment delayed due to the configured initial rebalance delay."})
-        return group.assignment_epoch, {}
-    _, view = members_and_target_view(group, updated)
-    if group.assignment_epoch >= group_epoch:
-        return group.assignment_epoch, view
-    if refine_only and group.assignment_epoch >= group.group_epoch:
-        records.append(srec.target_metadata_record(group.group_id, group_epoch, group.assignment_timestamp))
-        return group_epoch, view
-    if not can_compute(coord, group, now):
-        if statuses is not None:
-            statuses.append({"statusCode": int(Status.ASSIGNMENT_DELAYED),
-                             "statusDetail": "Assignment delayed due to the configured assignment interval."})
-        return group.assignment_epoch, view
-    new_records, result = compute_target(coord, group, group_epoch, updated, configured, configs, now)
-    records.extend(new_records)
-    return group_epoch, result
-
-
 def endpoint_to_partitions(coord: Coordinator, group: StreamsGroup, updated: StreamsMember,
                            replaced: StreamsMember | None = None) -> list[dict[str, Any]]:
     """``buildEndpointToPartitions``: other members first (HashMap order), the updated member last.
@@ -270,71 +223,6 @@ def schedule_classic_timer(coord: Coordinator, group_id: str, member_id: str, wh
                            if_absent: bool = False) -> None:
     """A classic-protocol member's ``join-{g}-{m}`` / ``sync-{g}-{m}`` timeout (kip; it fences)."""
     timers.schedule_classic(coord.timers, "streams", what, group_id, member_id, deadline, if_absent)
-
-
-def fire(coord: Coordinator, timer: Timer) -> tuple[list[Record], str]:
-    group = coord.streams_groups.get(timer.group_id)
-    if group is None:
-        return [], f"{timer.key}: group is gone"
-    if timer.kind == "streams-initial-rebalance":
-        return _delayed_target(coord, group)
-    member = group.members.get(timer.member_id or "")
-    if member is None:
-        return [], f"{timer.key}: member is gone"
-    from kgspec.model.migration.streams_downgrade import fence  # a fence may downgrade (kip)
-
-    return timers.fire_member_timer(
-        timer, member.member_id, member.member_epoch, coord.mutants.active("no-session-fencing"),
-        lambda: fence(coord, group, [member], coord._timer_effects, timer.deadline_ms))
-
-
-def _delayed_target(coord: Coordinator, group: StreamsGroup) -> tuple[list[Record], str]:
-    """``computeDelayedTargetAssignment``."""
-    if group.is_empty():
-        return [], "initial rebalance delay over: the group is empty"
-    if group.group_epoch <= group.assignment_epoch:
-        return [], "initial rebalance delay over: IllegalStateException (group epoch not ahead)"
-    if group.configured_topology is None:
-        return [], "initial rebalance delay over: no configured topology (it was set on a transient group)"
-    records: list[Record] = []
-    maybe_update_target(coord, group, group.group_epoch, None, group.configured_topology, records, None,
-                        group.last_assignment_configs, coord.now)
-    return records, "initial rebalance delay over: target assignment computed"
-
-
-def on_loaded(coord: Coordinator, now: int) -> None:
-    for gid, group in coord.streams_groups.items():
-        for member in group.members.values():
-            schedule_session_timeout(coord, gid, member.member_id, now)
-            if member.state == UNREVOKED_TASKS:
-                schedule_rebalance_timeout(coord, gid, member, now)
-
-
-def metadata_changed(coord: Coordinator, names: Iterable[str]) -> None:
-    """``onMetadataUpdate``: groups whose topology requires a changed topic refresh on their next heartbeat."""
-    changed = set(names)
-    for group in coord.streams_groups.values():
-        if group.topology is not None and group.topology.required_topics() & changed:
-            group.refresh_deadline = (0, 0)
-
-
-def handle(coord: Coordinator, api_key: int, request: dict[str, Any], now: int, client_id: str,
-           client_host: str, api_version: int = 0) -> Decision:
-    """API 88/89 for :meth:`Coordinator.decide`."""
-    from kgspec.model.streams.describe import describe_streams_groups
-    from kgspec.model.streams.heartbeat import StreamsHeartbeat, parse_topology, validate
-
-    if api_key == STREAMS_GROUP_DESCRIBE:
-        return Decision(describe_streams_groups(coord, request, api_version))
-    topology = parse_topology(request)
-    step = StreamsHeartbeat(coord, request, topology, client_id, client_host, now, api_version)
-    lag = recovery_lag_fields(coord.profile, api_version)
-    decision = coord.run_step(step, lambda: validate(request, topology, coord.profile),
-                              lambda exc: error_response(exc, lag))
-    if decision.error is None:
-        decision.soft.append(SoftSet("coordinator", "", "last_streams_topics_to_create",
-                                     step.internal_topics_to_create))
-    return decision
 
 
 def recovery_lag_fields(profile: Profile, api_version: int, lag: int | None = None) -> dict[str, int]:

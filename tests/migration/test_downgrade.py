@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from kgspec.model.consumer import ops as consumer_ops
 from kgspec.model.migration.protocol import decode_assignment
 from kgspec.spec.classic import PREPARING_REBALANCE, STABLE
 
@@ -61,8 +62,8 @@ def test_last_consumer_protocol_member_leaving_downgrades() -> None:
 def test_session_timeout_of_last_consumer_member_downgrades() -> None:
     """testLastConsumerProtocolMemberSessionTimeoutInConsumerGroup."""
     h = _mixed_group()
-    h.coord.schedule_consumer_session_timeout(GROUP, "member-1", 0, 60_000)
-    h.coord.schedule_consumer_session_timeout(GROUP, "member-2", 0)  # 45 s: runs out first
+    consumer_ops.schedule_session_timeout(h.coord, GROUP, "member-1", 0, 60_000)
+    consumer_ops.schedule_session_timeout(h.coord, GROUP, "member-2", 0)  # 45 s: runs out first
     firings = h.advance(45_000)
     [firing] = [f for f in firings if f.records]
     assert firing.records[-1].type == 2
@@ -75,10 +76,10 @@ def test_rebalance_timeout_of_last_consumer_member_downgrades() -> None:
     from kgspec.model.consumer.member import UNREVOKED_PARTITIONS
 
     h = _mixed_group()
-    h.coord.schedule_consumer_session_timeout(GROUP, "member-1", 0, 600_000)
-    h.coord.schedule_consumer_session_timeout(GROUP, "member-2", 0, 600_000)
+    consumer_ops.schedule_session_timeout(h.coord, GROUP, "member-1", 0, 600_000)
+    consumer_ops.schedule_session_timeout(h.coord, GROUP, "member-2", 0, 600_000)
     m2 = h.coord.groups[GROUP].members["member-2"]
-    h.coord.schedule_consumer_rebalance_timeout(GROUP, m2, 0)
+    consumer_ops.schedule_rebalance_timeout(h.coord, GROUP, m2, 0)
     h.coord.groups[GROUP].members["member-2"].state = UNREVOKED_PARTITIONS
     firings = h.advance(45_000)
     assert [f.timer.kind for f in firings if f.records] == ["consumer-rebalance"]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import base64
 
+from kgspec.model.consumer import ops as consumer_ops
 from kgspec.model.consumer.member import STABLE, UNREVOKED_PARTITIONS
 from kgspec.model.errors import Errors
 from kgspec.model.migration.protocol import decode_assignment
@@ -170,7 +171,7 @@ def test_sync_timeout_and_session_timeout_fence() -> None:
     assert f"sync-{GROUP}-{mid}" not in h.timers()  # cancelTimers cancels join and sync too
     h2, mid2 = _joined_classic_member()
     h2.heartbeat_classic(mid2, 11)
-    h2.coord.schedule_consumer_session_timeout(GROUP, mid2, 1000, 100_000)
+    consumer_ops.schedule_session_timeout(h2.coord, GROUP, mid2, 1000, 100_000)
     firings = [f for f in h2.advance(1000 + 30000) if f.records]
     assert [f.timer.key for f in firings] == [f"sync-{GROUP}-{mid2}"]
 

@@ -1,0 +1,68 @@
+"""The Connect draft (profile kip) behind the one protocol interface (``model/protocol.py``).
+
+Its APIs have no Kafka key (the draft names them), and its calls are applied as they go.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import TYPE_CHECKING
+
+from kgspec.model.connect import ops
+from kgspec.model.connect.assignment import install, prepare
+from kgspec.model.connect.heartbeat import heartbeat
+from kgspec.model.errors import Errors
+from kgspec.model.step import Decision
+
+if TYPE_CHECKING:
+    from kgspec.model.coordinator import Coordinator
+    from kgspec.model.protocol import Call
+    from kgspec.model.records import Record
+    from kgspec.model.timers import Timer
+
+
+class ConnectProtocol:
+    name = "connect"
+    apis: frozenset[int | str] = frozenset(ops.CONNECT_APIS)
+    applied_as_they_go: frozenset[int | str] = frozenset(ops.CONNECT_APIS)
+    record_types = frozenset(ops.CONNECT_RECORD_TYPES)
+    timer_kinds = ops.CONNECT_TIMER_KINDS
+
+    def decide(self, coord: Coordinator, call: Call) -> Decision:
+        raise ValueError("Connect calls apply their records as they go: no dry run")
+
+    def handle(self, coord: Coordinator, call: Call) -> Decision:
+        """One Connect call (always applied: no dry run)."""
+        api, request, now = call.api_key, call.request, call.now
+        if not coord.profile.kip_text:
+            return Decision({"errorCode": int(Errors.UNSUPPORTED_VERSION),
+                             "errorMessage": f"{api} is not an API of {coord.profile.name} (the Connect draft "
+                                             "is modelled only under profile kip)"})
+        if call.version != 0:
+            return Decision({"errorCode": int(Errors.UNSUPPORTED_VERSION),
+                             "errorMessage": f"{api} has only version 0 (draft: validVersions 0)"})
+        if api == ops.CONNECT_GROUP_HEARTBEAT:
+            return heartbeat(coord, request, now, call.client_id, call.client_host, Decision)
+        if api == ops.CONNECT_GROUP_PREPARE_ASSIGNMENT:
+            return prepare(coord, request, now, Decision)
+        if api == ops.CONNECT_GROUP_INSTALL_ASSIGNMENT:
+            return install(coord, request, now, Decision)
+        raise ValueError(f"{api} is not a Connect API")
+
+    def fire(self, coord: Coordinator, timer: Timer) -> tuple[list[Record], str]:
+        return ops.fire_timer(coord, timer)
+
+    def replay(self, coord: Coordinator, record: Record) -> None:
+        ops.replay(coord, record)
+
+    def on_loaded(self, coord: Coordinator, now: int) -> None:
+        ops.on_loaded(coord, now)
+
+    def metadata_changed(self, coord: Coordinator, names: Iterable[str], new_topic: bool) -> None:
+        pass  # the draft's groups assign connectors and tasks, not partitions
+
+    def unload(self, coord: Coordinator, now: int) -> None:
+        pass  # the computation's soft state starts over in on_loaded
+
+
+PROTOCOL = ConnectProtocol()

@@ -1,0 +1,124 @@
+"""A streams group's target assignment (``maybeUpdateStreamsTargetAssignment`` and the
+streams ``TargetAssignmentBuilder``): when to compute one, and the records it writes."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from kgspec.model.errors import CoordinatorError, Errors
+from kgspec.model.javaorder import java_hashmap_order
+from kgspec.model.records import Record
+from kgspec.model.streams import ops
+from kgspec.model.streams import records as srec
+from kgspec.model.streams.assignor import (
+    SubtopologyTasks,
+    TaskAssignment,
+    TaskAssignorError,
+    TaskMemberSpec,
+    assign_tasks,
+)
+from kgspec.model.streams.configure import ConfiguredTopology, Status
+from kgspec.model.streams.group import StreamsGroup
+from kgspec.model.streams.member import ACTIVE, ROLES, STANDBY, WARMUP, StreamsMember, TaskSets
+
+if TYPE_CHECKING:
+    from kgspec.model.coordinator import Coordinator
+
+
+def can_compute(coord: Coordinator, group: StreamsGroup, now: int) -> bool:
+    """``canComputeNextTargetAssignment`` (4.3+, KAFKA-20291)."""
+    if not coord.profile.assignment_batching:
+        return True
+    interval = coord.config.int("group.streams.assignment.interval.ms")
+    last = group.assignment_timestamp
+    return last == 0 or interval == 0 or now >= last + interval
+
+
+def maybe_update_target(coord: Coordinator, group: StreamsGroup, group_epoch: int,
+                        updated: StreamsMember | None, configured: ConfiguredTopology,
+                        records: list[Record], statuses: list[dict[str, Any]] | None,
+                        configs: Mapping[str, str], now: int, *,
+                        refine_only: bool = False) -> tuple[int, dict[str, TaskSets]]:
+    """``maybeUpdateStreamsTargetAssignment``: (target epoch, every member's target).
+
+    ``refine_only`` (trunk, KAFKA-20665 #22748): a refinement step only writes record 20 with the
+    bumped epoch and the unchanged assignment timestamp; the assignor does not run.
+    """
+    if ops.initial_rebalance_key(group.group_id) in coord.timers:
+        if statuses is not None:
+            statuses.append({"statusCode": int(Status.ASSIGNMENT_DELAYED),
+                             "statusDetail": "Assignment delayed due to the configured initial rebalance delay."})
+        return group.assignment_epoch, {}
+    _, view = ops.members_and_target_view(group, updated)
+    if group.assignment_epoch >= group_epoch:
+        return group.assignment_epoch, view
+    if refine_only and group.assignment_epoch >= group.group_epoch:
+        records.append(srec.target_metadata_record(group.group_id, group_epoch, group.assignment_timestamp))
+        return group_epoch, view
+    if not can_compute(coord, group, now):
+        if statuses is not None:
+            statuses.append({"statusCode": int(Status.ASSIGNMENT_DELAYED),
+                             "statusDetail": "Assignment delayed due to the configured assignment interval."})
+        return group.assignment_epoch, view
+    new_records, result = compute_target(coord, group, group_epoch, updated, configured, configs, now)
+    records.extend(new_records)
+    return group_epoch, result
+
+
+def compute_target(coord: Coordinator, group: StreamsGroup, group_epoch: int,
+                   updated: StreamsMember | None, configured: ConfiguredTopology,
+                   configs: Mapping[str, str], now: int) -> tuple[list[Record], dict[str, TaskSets]]:
+    """``streams.TargetAssignmentBuilder.build()``: records for changed members, then record 20."""
+    members, old_target = ops.members_and_target_view(group, updated)
+    order = java_hashmap_order(members)
+    replicas = int(configs.get("num.standby.replicas", "0"))
+    result: dict[str, TaskSets]
+    if configured.is_ready:
+        subs = configured.subtopologies or {}
+        specs = [TaskMemberSpec(mid, members[mid].process_id, old_target.get(mid, {}).get(ACTIVE, {}),
+                                old_target.get(mid, {}).get(STANDBY, {}),
+                                group.offsets_of(mid).task_offsets) for mid in order]
+        subtasks = [SubtopologyTasks(sid, s.num_tasks, s.is_stateful) for sid, s in subs.items()]
+        try:
+            assignment = assign_tasks(specs, subtasks, replicas,
+                                      allow_standby_on_active_process=coord.mutants.active("standby-on-active-process"))
+        except TaskAssignorError as exc:
+            raise CoordinatorError(Errors.UNKNOWN_SERVER_ERROR,
+                                   f"Failed to compute a new target assignment for epoch {group_epoch}: {exc}") from None
+        choose = coord.choices.task_target
+        if choose is not None:
+            assignment = choose(specs, subtasks, replicas, assignment)
+        result = {mid: {ACTIVE: dict(assignment.active.get(mid, {})), STANDBY: dict(assignment.standby.get(mid, {})),
+                        WARMUP: {}} for mid in order}
+    else:
+        result = {mid: {ACTIVE: {}, STANDBY: {}, WARMUP: {}} for mid in order}
+    if coord.mutants.active("assignor-double-assign"):
+        result = _double_assign(result, order)
+    records: list[Record] = []
+    gid = group.group_id
+    for mid in order:
+        new = {r: {s: frozenset(p) for s, p in result[mid].get(r, {}).items() if p} for r in ROLES}
+        old = old_target.get(mid)
+        if old is None or {r: {s: p for s, p in old.get(r, {}).items() if p} for r in ROLES} != new:
+            records.append(srec.target_member_record(gid, mid, new))
+        result[mid] = new
+    records.append(srec.target_metadata_record(gid, group_epoch, now if coord.profile.assignment_batching else 0))
+    return records, result
+
+
+def _double_assign(result: dict[str, TaskSets], order: list[str]) -> dict[str, TaskSets]:
+    owners = [m for m in order if any(result[m][ACTIVE].values())]
+    if len(order) < 2 or not owners:
+        return result
+    first = owners[0]
+    sid, parts = next((s, p) for s, p in result[first][ACTIVE].items() if p)
+    other = next(m for m in order if m != first)
+    patched = {m: {r: dict(t) for r, t in a.items()} for m, a in result.items()}
+    patched[other][ACTIVE][sid] = frozenset(patched[other][ACTIVE].get(sid, frozenset()) | {min(parts)})
+    return patched
+
+
+def assignment_from(result: dict[str, TaskSets]) -> TaskAssignment:
+    return TaskAssignment({m: dict(t[ACTIVE]) for m, t in result.items()},
+                          {m: dict(t[STANDBY]) for m, t in result.items()})
