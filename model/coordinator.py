@@ -265,14 +265,15 @@ class Coordinator:
         return Decision(response, step.records, step.explain, effects=step.effects)
 
     def commit(self, decision: Decision) -> None:
-        """The one mutation: apply a decision's records, timer and soft-state changes, effects."""
+        """The one mutation: apply a decision's soft-state changes, records, timer changes, effects."""
         if decision.committed:
             raise ValueError("a decision is committed once")
         decision.committed = True
-        self.apply(decision.records)
-        DeferredTimers.commit_to(self._timers, decision.timer_ops)
+        # Soft state first: Kafka's handler changes it while it runs, before its records replay.
         for op in decision.soft:
             self._apply_soft(op)
+        self.apply(decision.records)
+        DeferredTimers.commit_to(self._timers, decision.timer_ops)
         self.member_id_draws += decision.member_ids_drawn
         for effect in decision.effects:
             effect()

@@ -21,16 +21,13 @@ from kgspec.model.apis import APIS
 from kgspec.model.classic.describe import STATE_NAMES as CLASSIC_STATE_NAMES
 from kgspec.model.errors import require_version
 from kgspec.model.shards import partition_for
-from kgspec.spec import connect as connect_spec
+from kgspec.spec.groups import DESCRIBED_NAMES
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
 
 LIST_GROUPS = 16
 VERSIONS = APIS[LIST_GROUPS].versions
-_CONNECT_STATE_NAMES = {connect_spec.EMPTY: "Empty", connect_spec.ASSIGNING: "Assigning",
-                        connect_spec.RECONCILING: "Reconciling", connect_spec.STABLE: "Stable",
-                        connect_spec.DEAD: "Dead"}
 
 
 def listed_groups(coord: Coordinator) -> list[dict[str, str]]:
@@ -38,11 +35,11 @@ def listed_groups(coord: Coordinator) -> list[dict[str, str]]:
     listed = [{"groupId": gid, "protocolType": g.protocol_type or "",
                "groupState": CLASSIC_STATE_NAMES[g.state], "groupType": "classic"}
               for gid, g in coord.classic_groups.items()]
-    listed += [{"groupId": gid, "protocolType": "consumer", "groupState": g.state, "groupType": "consumer"}
+    listed += [{"groupId": gid, "protocolType": "consumer", "groupState": DESCRIBED_NAMES[g.state], "groupType": "consumer"}
                for gid, g in coord.groups.items()]
-    listed += [{"groupId": gid, "protocolType": "streams", "groupState": g.state, "groupType": "streams"}
+    listed += [{"groupId": gid, "protocolType": "streams", "groupState": DESCRIBED_NAMES[g.state], "groupType": "streams"}
                for gid, g in coord.streams_groups.items()]
-    listed += [{"groupId": gid, "protocolType": "connect", "groupState": _CONNECT_STATE_NAMES[g.state()],
+    listed += [{"groupId": gid, "protocolType": "connect", "groupState": DESCRIBED_NAMES[g.state()],
                 "groupType": "connect"} for gid, g in coord.connect_groups.items()]
     shards = coord.config.int("offsets.topic.num.partitions")
     listed.sort(key=lambda e: (partition_for(e["groupId"], shards), e["groupId"]))

@@ -43,6 +43,11 @@ class Phase(Enum):
     UNKNOWN = "UNKNOWN"
 
 
+#: The member machines' trigger for each outcome of ``CurrentAssignmentBuilder`` (spec/members.py).
+PHASE_TRIGGERS = {Phase.STABLE: "reconciled", Phase.UNREVOKED: "revocation_needed",
+                  Phase.UNRELEASED: "assigned_with_unreleased"}
+
+
 @dataclass(slots=True)
 class Outcome:
     phase: Phase

@@ -22,6 +22,11 @@ from kgspec.spec.declarations import Declaration, self_loops, transition
 EMPTY, ASSIGNING, RECONCILING, STABLE, DEAD = "EMPTY", "ASSIGNING", "RECONCILING", "STABLE", "DEAD"
 NOT_READY = "NOT_READY"
 
+#: Kafka's names of these states (ConsumerGroupState / StreamsGroupState ``toString``), as
+#: ConsumerGroupDescribe, StreamsGroupDescribe and ListGroups answer them.
+DESCRIBED_NAMES = {EMPTY: "Empty", NOT_READY: "NotReady", ASSIGNING: "Assigning",
+                   RECONCILING: "Reconciling", STABLE: "Stable", DEAD: "Dead"}
+
 _CG = "ConsumerGroup.maybeUpdateGroupState"
 _SG = "StreamsGroup.maybeUpdateGroupState"
 

@@ -4,11 +4,17 @@ Each declaration is built once into its ``transitions.Machine`` and the machine
 is walked (``machine.events[t].transitions[src]``) into a frozen dict, so the
 table is derived from the same object tests use as the reference interpreter.
 Tables are cached at module level; never build a Machine per group or member.
+
+:func:`fire` is the one helper every protocol's model uses to change a member, group or
+topology state: ``fire(machine, state, trigger)`` returns the declared destination or raises
+:class:`InvalidTransition` naming the machine, the state and the trigger. A test can watch
+every transition the model takes with :func:`recording`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from types import MappingProxyType
 from typing import Any
 
@@ -84,3 +90,28 @@ TABLES: Mapping[str, Table] = _all_tables()
 def table(name: str) -> Table:
     """The compiled table of a registered machine (KeyError if unknown)."""
     return TABLES[name]
+
+
+#: A hook called as ``hook(machine, state, trigger, dest)`` after each :func:`fire` (tests only).
+FireHook = Callable[[str, str, str, str], None]
+_hook: FireHook | None = None
+
+
+def fire(machine: str, state: str, trigger: str) -> str:
+    """The state after ``trigger`` in ``state`` of ``machine``: one dict lookup, or
+    :class:`InvalidTransition` (a ``ValueError`` naming machine, state and trigger)."""
+    dest = TABLES[machine].fire(state, trigger)
+    if _hook is not None:
+        _hook(machine, state, trigger, dest)
+    return dest
+
+
+@contextmanager
+def recording(hook: FireHook) -> Iterator[None]:
+    """Call ``hook`` for every transition fired inside the block (nesting restores the outer hook)."""
+    global _hook
+    outer, _hook = _hook, hook
+    try:
+        yield
+    finally:
+        _hook = outer

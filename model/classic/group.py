@@ -13,9 +13,9 @@ from kgspec.model.classic.member import ClassicMember, Protocols
 from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.model.javaorder import java_hashmap_order
 from kgspec.spec.classic import COMPLETING_REBALANCE, DEAD, EMPTY, PREPARING_REBALANCE, STABLE
-from kgspec.spec.tables import table
+from kgspec.spec.tables import fire
 
-TABLE = table("classic-group")
+MACHINE = "classic-group"
 NO_LEADER = ""
 
 
@@ -45,7 +45,7 @@ class ClassicGroup:
 
     def transition(self, trigger: str, now: int) -> None:
         """``transitionTo``: the destination comes from the compiled table."""
-        dest = TABLE.fire(self.state, trigger)
+        dest = fire(MACHINE, self.state, trigger)
         self.previous_state, self.state = self.state, dest
         self.state_timestamp = now
 

@@ -25,8 +25,8 @@ from kgspec.model.connect.resources import config_resources, items
 from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.model.records import Record
 from kgspec.model.timers import Timer
+from kgspec.spec import tables
 from kgspec.spec.connect import IDLE, NOTIFIED, PREPARED, REQUESTED
-from kgspec.spec.tables import table
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
@@ -38,7 +38,6 @@ CONNECT_APIS = frozenset({CONNECT_GROUP_HEARTBEAT, CONNECT_GROUP_PREPARE_ASSIGNM
 CONNECT_TIMER_KINDS = frozenset({"connect-session", "connect-rebalance", "connect-assignment", "connect-delay"})
 CONNECT_RECORD_TYPES = crec.CONNECT_RECORD_TYPES
 
-_COMPUTATION = table("connect-assignment")
 
 
 def error_response(error: CoordinatorError) -> dict[str, Any]:
@@ -59,7 +58,7 @@ def replay(coord: Coordinator, record: Record) -> None:
 
 
 def fire(comp: Computation, trigger: str) -> None:
-    comp.phase = _COMPUTATION.fire(comp.phase, trigger)
+    comp.phase = tables.fire("connect-assignment", comp.phase, trigger)
 
 
 def sync(coord: Coordinator, group: ConnectGroup) -> Computation:

@@ -16,9 +16,8 @@ from kgspec.model.connect.member import STABLE, STATE_NAMES, UNRELEASED, UNREVOK
 from kgspec.model.connect.resources import ROLES, Resources, normalize
 from kgspec.model.mutants import NONE, Mutants
 from kgspec.model.reconcile import Phase, decide, owns_any_of, split_towards_target
-from kgspec.spec.tables import table
+from kgspec.spec.tables import fire
 
-_MEMBER = table("connect-member")
 _PHASE = {Phase.STABLE: (STABLE, "reconciled"), Phase.UNREVOKED: (UNREVOKED, "revocation_needed"),
           Phase.UNRELEASED: (UNRELEASED, "assigned_with_unreleased")}
 
@@ -39,7 +38,7 @@ def reconcile(group: ConnectGroup, member: ConnectMember, owned: Resources | Non
     outcome = decide(split, epoch, target_epoch, owns_any_of(owned),
                      epoch_while_revoking=target_epoch if mutants.active("bump-while-revoking") else None)
     state, trigger = _PHASE[outcome.phase]
-    _MEMBER.fire(STATE_NAMES[member.state], trigger)  # raises if the spec does not allow it
+    fire("connect-member", STATE_NAMES[member.state], trigger)  # raises if the spec does not allow it
     updated = member.copy()
     updated.state = state
     updated.previous_member_epoch = epoch

@@ -9,6 +9,7 @@ from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.model.consumer.member import ConsumerMember
 from kgspec.model.errors import Errors
 from kgspec.model.shards import ordered_ids
+from kgspec.spec.groups import DESCRIBED_NAMES
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
@@ -74,7 +75,7 @@ def describe_consumer_groups(coord: Coordinator, request: dict[str, Any], api_ve
             "errorCode": 0,
             "errorMessage": None,
             "groupId": group_id,
-            "groupState": group.state,
+            "groupState": DESCRIBED_NAMES[group.state],
             "groupEpoch": group.group_epoch,
             "assignmentEpoch": group.assignment_epoch,
             "assignorName": assignor,

@@ -13,16 +13,22 @@ from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 
-from kgspec.model.consumer.member import STABLE, ConsumerMember
+from kgspec.model.consumer.member import (
+    LEAVE_GROUP_STATIC_MEMBER_EPOCH,
+    STABLE,
+    STATE_NAMES,
+    ConsumerMember,
+)
 from kgspec.model.errors import member_or_throw
 from kgspec.model.mutants import NONE, Mutants
 from kgspec.model.reconcile import Holding
+from kgspec.spec import groups as groups_spec
+from kgspec.spec.members import TEMPORARILY_LEFT
 
-EMPTY = "Empty"
-ASSIGNING = "Assigning"
-RECONCILING = "Reconciling"
-STABLE_STATE = "Stable"
-DEAD = "Dead"
+# The ``consumer-group`` machine's state names (spec/groups.py); Kafka's wire names ("Stable")
+# appear only in describe and list responses (spec.groups.DESCRIBED_NAMES).
+EMPTY, ASSIGNING, RECONCILING, STABLE_STATE, DEAD = (
+    groups_spec.EMPTY, groups_spec.ASSIGNING, groups_spec.RECONCILING, groups_spec.STABLE, groups_spec.DEAD)
 
 
 class OwnershipConflict(Exception):
@@ -80,13 +86,10 @@ class ConsumerGroup:
 
     @property
     def state(self) -> str:
-        """``ConsumerGroup.maybeUpdateGroupState`` (``spec.groups.derive_consumer_group_state``
-        with Kafka's describe names), from the ``unreconciled`` index."""
-        if not self.members:
-            return EMPTY
-        if self.group_epoch > self.assignment_epoch:
-            return ASSIGNING
-        return RECONCILING if self.unreconciled else STABLE_STATE
+        """``ConsumerGroup.maybeUpdateGroupState``: the spec's derivation of the ``consumer-group``
+        state (``spec.groups.derive_consumer_group_state``), in O(1) from the ``unreconciled`` index."""
+        return groups_spec.derive_consumer_group_state(
+            len(self.members), self.group_epoch, self.assignment_epoch, not self.unreconciled)
 
     def _refresh_reconciled(self, member: ConsumerMember) -> None:
         if member.state == STABLE and member.member_epoch == self.assignment_epoch:
@@ -196,6 +199,18 @@ class ConsumerGroup:
     def member_or_throw(self, member_id: str) -> ConsumerMember:
         """The member, or Kafka's UNKNOWN_MEMBER_ID ("Member … is not a member of group …")."""
         return member_or_throw(self.members, member_id, self.group_id)
+
+    def lifecycle_state(self, member: ConsumerMember) -> str:
+        """``member``'s state in the ``consumer-member`` machine: TEMPORARILY_LEFT at epoch -2
+        (Kafka keeps the MemberState byte), else the byte's name. A static member's replacement,
+        not in the group yet, carries on the lifecycle of the member it replaces."""
+        if member.member_epoch == LEAVE_GROUP_STATIC_MEMBER_EPOCH:
+            return TEMPORARILY_LEFT
+        if member.instance_id is not None and member.member_id not in self.members:
+            replaced = self.static_member(member.instance_id)
+            if replaced is not None:
+                return self.lifecycle_state(replaced)
+        return STATE_NAMES[member.state]
 
     def static_member(self, instance_id: str | None) -> ConsumerMember | None:
         if instance_id is None:

@@ -22,7 +22,7 @@ from kgspec.model.consumer.member import (
     LEAVE_GROUP_MEMBER_EPOCH,
     LEAVE_GROUP_STATIC_MEMBER_EPOCH,
     STABLE,
-    UNKNOWN,
+    STATE_CODES,
     UNRELEASED_PARTITIONS,
     UNREVOKED_PARTITIONS,
     ConsumerMember,
@@ -30,6 +30,7 @@ from kgspec.model.consumer.member import (
 from kgspec.model.errors import CoordinatorError, Errors, throw_if_instance_id_is_fenced
 from kgspec.model.javaorder import topic_order
 from kgspec.model.reconcile import (
+    PHASE_TRIGGERS,
     Holding,
     Phase,
     check_member_epoch,
@@ -40,17 +41,13 @@ from kgspec.model.reconcile import (
 from kgspec.model.records import Record
 from kgspec.model.timers import Timer
 from kgspec.model.topic_regex import InvalidTopicRegex, compile_topic_regex
+from kgspec.spec.tables import fire
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
 
 ROLE = "partitions"  # the consumer protocol has one role of resource
-_PHASE_TO_STATE = {
-    Phase.STABLE: STABLE,
-    Phase.UNREVOKED: UNREVOKED_PARTITIONS,
-    Phase.UNRELEASED: UNRELEASED_PARTITIONS,
-    Phase.UNKNOWN: UNKNOWN,
-}
+MACHINE = "consumer-member"  # every member state change goes through its table (spec/members.py)
 
 OwnedPartitions = dict[str, frozenset[int]]
 
@@ -158,6 +155,7 @@ class ConsumerHeartbeat:
             member = static_member_or_throw(group, member_id, instance_id)
             if epoch == LEAVE_GROUP_STATIC_MEMBER_EPOCH:
                 # Temporary leave: keep the member (and its session timer), epoch -2.
+                fire(MACHINE, group.lifecycle_state(member), "static_temporary_leave")
                 leaving = member.copy()
                 leaving.member_epoch = LEAVE_GROUP_STATIC_MEMBER_EPOCH
                 leaving.pending_revocation = {}
@@ -167,7 +165,8 @@ class ConsumerHeartbeat:
                 self.records.append(rec.current_assignment_record(gid, leaving, coord.profile))
                 self.explain.append(f"static member {member_id} left temporarily (epoch -2)")
                 return response
-        self.records.extend(coord.migration.fence_consumer_members(coord, group, [member], self.effects, self.now))
+        self.records.extend(coord.migration.fence_consumer_members(coord, group, [member], self.effects, self.now,
+                                                                   "left"))
         self.explain.append(f"member {member_id} left the group")
         return response
 
@@ -487,9 +486,11 @@ def build_current_assignment(coord: Coordinator, group: ConsumerGroup, member: C
     return _next(coord, group, member, target_epoch, target_epoch, target, owns)
 
 
-def _with(member: ConsumerMember, phase: Phase, epoch: int, assigned: Holding, pending: Holding) -> ConsumerMember:
+def _with(group: ConsumerGroup, member: ConsumerMember, phase: Phase, epoch: int, assigned: Holding,
+          pending: Holding) -> ConsumerMember:
+    """The builder's outcome, its state through the ``consumer-member`` table."""
     updated = member.copy()
-    updated.state = _PHASE_TO_STATE[phase]
+    updated.state = STATE_CODES[fire(MACHINE, group.lifecycle_state(member), PHASE_TRIGGERS[phase])]
     updated.previous_member_epoch = member.member_epoch
     updated.member_epoch = epoch
     updated.assigned = {t: p for t, p in assigned.items() if p}
@@ -527,7 +528,7 @@ def _next(coord: Coordinator, group: ConsumerGroup, member: ConsumerMember, memb
     )
     outcome = decide(split, member_epoch, target_epoch, owns,
                      epoch_while_revoking=target_epoch if mutants.active("bump-while-revoking") else None)
-    return _with(member, outcome.phase, outcome.member_epoch,
+    return _with(group, member, outcome.phase, outcome.member_epoch,
                  outcome.assigned.get(ROLE, {}), outcome.pending_revocation.get(ROLE, {}))
 
 
@@ -550,7 +551,7 @@ def _shrink_to_subscription(coord: Coordinator, group: ConsumerGroup, member: Co
     if new_assigned == assigned:
         return member
     if new_pending and owns({ROLE: new_pending}):
-        return _with(member, Phase.UNREVOKED, member.member_epoch, new_assigned, new_pending)
+        return _with(group, member, Phase.UNREVOKED, member.member_epoch, new_assigned, new_pending)
     updated = member.copy()
     updated.previous_member_epoch = member.member_epoch
     updated.assigned = new_assigned

@@ -13,12 +13,15 @@ UNREVOKED_PARTITIONS = 1
 UNRELEASED_PARTITIONS = 2
 UNKNOWN = 127
 
+#: The one table between the MemberState byte the model keeps (as Kafka's records and its
+#: invariants do) and the ``consumer-member`` machine's state names (spec/members.py).
 STATE_NAMES = {
     STABLE: "STABLE",
     UNREVOKED_PARTITIONS: "UNREVOKED_PARTITIONS",
     UNRELEASED_PARTITIONS: "UNRELEASED_PARTITIONS",
     UNKNOWN: "UNKNOWN",
 }
+STATE_CODES = {name: code for code, name in STATE_NAMES.items()}
 
 # ConsumerGroupHeartbeatRequest constants.
 JOIN_GROUP_MEMBER_EPOCH = 0

@@ -31,6 +31,7 @@ from kgspec.model.migration.policy import migration_policy
 from kgspec.model.migration.protocol import SchemaError, read_version
 from kgspec.model.records import Record
 from kgspec.spec.classic import STABLE
+from kgspec.spec.tables import fire
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
@@ -39,10 +40,15 @@ Effects = list[Callable[[], None]]
 
 
 def fence(coord: Coordinator, group: ConsumerGroup, fenced: list[ConsumerMember], effects: Effects,
-          now: int) -> list[Record]:
-    """``consumerGroupFenceMembers``: a downgrade when valid, else tombstones and epoch + 1."""
+          now: int, trigger: str = "fenced") -> list[Record]:
+    """``consumerGroupFenceMembers``: a downgrade when valid, else tombstones and epoch + 1.
+
+    ``trigger`` is the ``consumer-member`` transition each member takes: ``fenced`` (timers) or
+    ``left`` (a leave heartbeat or LeaveGroup)."""
     if not fenced:
         return []
+    for m in fenced:
+        fire("consumer-member", group.lifecycle_state(m), trigger)
     if valid_with_fenced_members(coord, group, fenced):
         records: list[Record] = []
         convert(coord, group, {m.member_id for m in fenced}, None, True,

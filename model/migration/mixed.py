@@ -226,7 +226,7 @@ def leave(coord: Coordinator, group: ConsumerGroup, identities: list[tuple[str, 
           version: int, now: int) -> Outcome:
     answers, leaving = mm.leaving_members(group, identities)
     effects: Effects = []
-    records = downgrade.fence(coord, group, leaving, effects, now)
+    records = downgrade.fence(coord, group, leaving, effects, now, "left")
     explain = [f"members {sorted(m.member_id for m in leaving)} left through LeaveGroup"] if leaving else []
     return Outcome(leave_response(version, 0, answers), records, effects, explain)
 

@@ -44,9 +44,10 @@ class Migration:
         return upgrade.group_for_heartbeat(coord, classic, create, records, effects, now)
 
     def fence_consumer_members(self, coord: Coordinator, group: ConsumerGroup, members: list[ConsumerMember],
-                               effects: Effects, now: int) -> list[Record]:
-        """``consumerGroupFenceMembers``: a downgrade to classic when it is valid."""
-        return downgrade.fence(coord, group, members, effects, now)
+                               effects: Effects, now: int, trigger: str = "fenced") -> list[Record]:
+        """``consumerGroupFenceMembers``: a downgrade to classic when it is valid; ``trigger`` is the
+        members' lifecycle transition (``fenced`` or ``left``)."""
+        return downgrade.fence(coord, group, members, effects, now, trigger)
 
     def classic_join_to_consumer_group(self, coord: Coordinator, group: ConsumerGroup, req: JoinRequest,
                                        now: int) -> Any:
@@ -63,9 +64,9 @@ class Migration:
         return streams_upgrade.group_for_join(coord, classic, records, effects, now, topology)
 
     def fence_streams_members(self, coord: Coordinator, group: StreamsGroup, members: list[StreamsMember],
-                              effects: Effects, now: int) -> list[Record]:
+                              effects: Effects, now: int, trigger: str = "fenced") -> list[Record]:
         """``streamsGroupFenceMember``: under kip, a downgrade to classic when it is valid."""
-        return streams_downgrade.fence(coord, group, members, effects, now)
+        return streams_downgrade.fence(coord, group, members, effects, now, trigger)
 
     def classic_join_to_streams_group(self, coord: Coordinator, group: StreamsGroup, req: JoinRequest,
                                       now: int) -> Any:

@@ -39,15 +39,20 @@ from kgspec.model.streams import records as srec
 from kgspec.model.streams.group import StreamsGroup
 from kgspec.model.streams.member import StreamsMember
 from kgspec.spec.classic import STABLE
+from kgspec.spec.tables import fire
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
 
 
 def fence(coord: Coordinator, group: StreamsGroup, fenced: list[StreamsMember], effects: Effects,
-          now: int) -> list[Record]:
+          now: int, trigger: str = "fenced") -> list[Record]:
+    """Tombstones and epoch + 1, or a downgrade when valid; each member takes the ``streams-member``
+    transition ``trigger``: ``fenced`` (timers) or ``left`` (a leave heartbeat or LeaveGroup)."""
     if not fenced:
         return []
+    for m in fenced:
+        fire("streams-member", group.lifecycle_state(m), trigger)
     if coord.profile.streams_online_migration and valid_with_fenced_members(coord, group, fenced):
         records: list[Record] = []
         convert(coord, group, {m.member_id for m in fenced}, records, effects, now)
@@ -65,6 +70,8 @@ def valid_with_fenced_members(coord: Coordinator, group: StreamsGroup, fenced: I
 def tombstones(group: StreamsGroup, order: list[str]) -> list[Record]:
     """``StreamsGroup.createGroupTombstoneRecords``."""
     gid = group.group_id
+    if group.topology is not None:
+        fire("streams-topology", group.topology_state(), "deleted")
     out = [srec.current_assignment_tombstone(gid, mid) for mid in order]
     out += [srec.target_member_tombstone(gid, mid) for mid in order]
     out.append(srec.target_metadata_tombstone(gid))

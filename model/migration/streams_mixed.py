@@ -190,6 +190,6 @@ def leave(coord: Coordinator, group: StreamsGroup, identities: list[tuple[str, s
           version: int, now: int) -> Outcome:
     answers, leaving = mm.leaving_members(group, identities)
     effects: Effects = []
-    records = streams_downgrade.fence(coord, group, leaving, effects, now)
+    records = streams_downgrade.fence(coord, group, leaving, effects, now, "left")
     explain = [f"members {sorted(m.member_id for m in leaving)} left through LeaveGroup"] if leaving else []
     return Outcome(leave_response(version, 0, answers), records, effects, explain)

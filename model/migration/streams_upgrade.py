@@ -54,6 +54,7 @@ from kgspec.model.streams.group import StreamsGroup
 from kgspec.model.streams.member import ACTIVE, STABLE, STANDBY, WARMUP, StreamsMember
 from kgspec.model.streams.topology import Topology
 from kgspec.spec.classic import EMPTY
+from kgspec.spec.tables import fire
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
@@ -97,8 +98,10 @@ def convert(coord: Coordinator, classic: ClassicGroup, records: list[Record], ef
         records.append(srec.member_metadata_record(gid, group.members[mid]))
     if topology is not None:  # the joining member's: "initializes the group with the topology metadata"
         records.append(srec.topology_record(gid, topology))
+        fire("streams-topology", group.topology_state(), "initialized")
         group.topology = topology
         group.configured_topology = configure_topology(topology, ops.topic_partition_counts(coord))
+        ops.fire_configured(group, group.configured_topology)
         if group.configured_topology.is_ready:
             group.validated_topology_epoch = topology.epoch
     if group.validated_topology_epoch == -1:  # NotReady: no member is given tasks (TargetAssignmentBuilder)

@@ -36,9 +36,9 @@ from typing import Any, ClassVar
 
 from kgspec.model.errors import Errors
 from kgspec.spec import client as cs
-from kgspec.spec.tables import table
+from kgspec.spec.tables import fire, table
 
-TABLE = table("consumer-client")
+MACHINE = "consumer-client"
 IN_GROUP = frozenset({cs.JOINING, cs.RECONCILING, cs.ACKNOWLEDGING, cs.STABLE})
 _FENCING_ERRORS = frozenset({int(Errors.FENCED_MEMBER_EPOCH), int(Errors.UNKNOWN_MEMBER_ID)})
 
@@ -82,7 +82,7 @@ class MemberClient:
         self.member_id = member_id
         self.instance_id = instance_id
         self.opts = options or ClientOptions()
-        self.state = TABLE.initial
+        self.state = table(MACHINE).initial
         self.epoch = 0
         self.owned: dict[str, Any] = {}
         self.target: dict[str, Any] | None = None  # the latest assignment the coordinator sent
@@ -107,7 +107,7 @@ class MemberClient:
     # --- lifecycle ----------------------------------------------------------------------
 
     def _fire(self, trigger: str) -> None:
-        self.state = TABLE.fire(self.state, trigger)
+        self.state = fire(MACHINE, self.state, trigger)
         self.transitions += 1
 
     def subscribe(self, now: int) -> None:
@@ -287,7 +287,7 @@ class MemberClient:
             self._on_fenced(now)
             return
         if error != 0:
-            if "fatal_error" in TABLE.triggers_for(self.state):
+            if "fatal_error" in table(MACHINE).triggers_for(self.state):
                 self._fire("fatal_error")
             self.owned = {}
             return

@@ -11,6 +11,7 @@ from kgspec.model.streams.member import ROLE_FIELDS, ROLES, StreamsMember, TaskS
 from kgspec.model.streams.offsets import describe_json
 from kgspec.model.streams.records import tasks_json
 from kgspec.model.streams.topology import TopicInfo
+from kgspec.spec.groups import DESCRIBED_NAMES
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
@@ -92,7 +93,7 @@ def describe_streams_groups(coord: Coordinator, request: dict[str, Any], api_ver
             out.append(_error_entry(gid, Errors.GROUP_ID_NOT_FOUND, message))
             continue
         out.append({
-            "errorCode": 0, "errorMessage": None, "groupId": gid, "groupState": group.state,
+            "errorCode": 0, "errorMessage": None, "groupId": gid, "groupState": DESCRIBED_NAMES[group.state],
             "groupEpoch": group.group_epoch, "assignmentEpoch": group.assignment_epoch,
             "topology": describe_topology(group),
             "members": [describe_member(group, m) for m in group.members.values()],

@@ -15,16 +15,27 @@ from typing import Any
 
 from kgspec.model.errors import member_or_throw
 from kgspec.model.reconcile import Holdings
-from kgspec.model.streams.configure import ConfiguredTopology
-from kgspec.model.streams.member import ACTIVE, ROLES, STANDBY, WARMUP, StreamsMember, TaskSets
+from kgspec.model.streams.configure import ConfiguredTopology, Status
+from kgspec.model.streams.member import (
+    ACTIVE,
+    LEAVE_GROUP_STATIC_MEMBER_EPOCH,
+    ROLES,
+    STANDBY,
+    STATE_NAMES,
+    WARMUP,
+    StreamsMember,
+    TaskSets,
+)
 from kgspec.model.streams.offsets import MemberTaskOffsets
 from kgspec.model.streams.topology import Topology
+from kgspec.spec import groups as groups_spec
+from kgspec.spec import topology as topology_spec
+from kgspec.spec.members import TEMPORARILY_LEFT
 
-EMPTY = "Empty"
-NOT_READY = "NotReady"
-ASSIGNING = "Assigning"
-RECONCILING = "Reconciling"
-STABLE_STATE = "Stable"
+# The ``streams-group`` machine's state names (spec/groups.py); Kafka's wire names ("NotReady")
+# appear only in describe and list responses (spec.groups.DESCRIBED_NAMES).
+EMPTY, NOT_READY, ASSIGNING, RECONCILING, STABLE_STATE = (
+    groups_spec.EMPTY, groups_spec.NOT_READY, groups_spec.ASSIGNING, groups_spec.RECONCILING, groups_spec.STABLE)
 
 Task = tuple[str, int]
 
@@ -98,17 +109,13 @@ class StreamsGroup:
 
     @property
     def state(self) -> str:
-        """``maybeUpdateGroupState``."""
-        if not self.members:
-            return EMPTY
-        if self.topology is None or self.topology.epoch != self.validated_topology_epoch:
-            return NOT_READY
-        if self.group_epoch > self.assignment_epoch:
-            return ASSIGNING
-        for m in self.members.values():
-            if not m.is_reconciled_to(self.assignment_epoch):
-                return RECONCILING
-        return STABLE_STATE
+        """``maybeUpdateGroupState``: the spec's derivation of the ``streams-group`` state
+        (``spec.groups.derive_streams_group_state``)."""
+        a = self.assignment_epoch
+        return groups_spec.derive_streams_group_state(
+            len(self.members), None if self.topology is None else self.topology.epoch,
+            self.validated_topology_epoch, self.group_epoch, a,
+            all(m.is_reconciled_to(a) for m in self.members.values()))
 
     def is_empty(self) -> bool:
         return not self.members
@@ -132,6 +139,26 @@ class StreamsGroup:
     def member_or_throw(self, member_id: str) -> StreamsMember:
         """The member, or Kafka's UNKNOWN_MEMBER_ID ("Member … is not a member of group …")."""
         return member_or_throw(self.members, member_id, self.group_id)
+
+    def lifecycle_state(self, member: StreamsMember) -> str:
+        """``member``'s state in the ``streams-member`` machine (as ``ConsumerGroup.lifecycle_state``)."""
+        if member.member_epoch == LEAVE_GROUP_STATIC_MEMBER_EPOCH:
+            return TEMPORARILY_LEFT
+        if member.instance_id is not None and member.member_id not in self.members:
+            replaced = self.static_member(member.instance_id)
+            if replaced is not None:
+                return self.lifecycle_state(replaced)
+        return STATE_NAMES[member.state]
+
+    def topology_state(self) -> str:
+        """The group's state in the ``streams-topology`` machine: ABSENT without a topology record,
+        INITIALIZED until configureTopics ran for its epoch, then READY or why it is not."""
+        if self.topology is None:
+            return topology_spec.ABSENT
+        configured = self.configured_topology
+        if configured is None or configured.topology_epoch != self.topology.epoch:
+            return topology_spec.INITIALIZED
+        return configured_state(configured)
 
     def static_member(self, instance_id: str | None) -> StreamsMember | None:
         member_id = self.static_members.get(instance_id) if instance_id is not None else None
@@ -249,3 +276,22 @@ def _member_snapshot(m: StreamsMember) -> dict[str, Any]:
     if m.classic_member_metadata is not None:  # kip: a classic-protocol member (online migration)
         out["classicMemberMetadata"] = m.classic_member_metadata
     return out
+
+
+#: configureTopics' outcome -> (the streams-topology state, the trigger that reaches it).
+_CONFIGURED = {
+    None: (topology_spec.READY, "configured_ready"),
+    Status.MISSING_SOURCE_TOPICS: (topology_spec.MISSING_SOURCE_TOPICS, "configured_missing_source_topics"),
+    Status.INCORRECTLY_PARTITIONED_TOPICS: (topology_spec.INCORRECTLY_PARTITIONED_TOPICS,
+                                            "configured_incorrectly_partitioned"),
+    Status.MISSING_INTERNAL_TOPICS: (topology_spec.MISSING_INTERNAL_TOPICS, "configured_missing_internal_topics"),
+}
+
+
+def configured_state(configured: ConfiguredTopology) -> str:
+    return _CONFIGURED[None if configured.status is None else configured.status.status][0]
+
+
+def configured_trigger(configured: ConfiguredTopology) -> str:
+    """The ``streams-topology`` trigger for this configureTopics outcome."""
+    return _CONFIGURED[None if configured.status is None else configured.status.status][1]

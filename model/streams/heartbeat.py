@@ -50,6 +50,7 @@ from kgspec.model.streams.member import (
 from kgspec.model.streams.reconcile import OwnedTasks, build_current_assignment
 from kgspec.model.streams.records import tasks_json
 from kgspec.model.streams.topology import Topology, TopologyParseError, parse_request_topology
+from kgspec.spec.tables import fire
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
@@ -197,7 +198,8 @@ class StreamsHeartbeat:
                 self.explain.append(f"static member {member_id} left temporarily (epoch -2); group epoch kept")
                 response["memberId"] = member.member_id
                 return response
-        self.records.extend(coord.migration.fence_streams_members(coord, group, [member], self.effects, self.now))
+        self.records.extend(coord.migration.fence_streams_members(coord, group, [member], self.effects, self.now,
+                                                                  "left"))
         self.explain.append(f"member {member_id} left the streams group; group epoch bumped")
         return response
 
@@ -295,6 +297,7 @@ class StreamsHeartbeat:
                 self.explain.append("the topology's topics' metadata hash changed")
             if reconfigure or group.configured_topology is None:
                 configured = configure_topology(topology, ops.topic_partition_counts(coord))
+                ops.fire_configured(group, configured)
                 group.configured_topology = configured
             else:
                 configured = group.configured_topology
@@ -460,6 +463,7 @@ class StreamsHeartbeat:
         topology = self.topology
         if topology is not None:
             if group.topology is None:
+                fire("streams-topology", group.topology_state(), "initialized")
                 self.records.append(srec.topology_record(group.group_id, topology))
                 self.explain.append(f"member {member_id} initialized the topology (epoch {topology.epoch})")
                 return topology

@@ -25,8 +25,10 @@ UNREVOKED_TASKS = 2
 UNRELEASED_TASKS = 3
 UNKNOWN = 127
 
+#: The one table between the MemberState byte and the ``streams-member`` machine's state names.
 STATE_NAMES = {STABLE: "STABLE", UNREVOKED_TASKS: "UNREVOKED_TASKS",
                UNRELEASED_TASKS: "UNRELEASED_TASKS", UNKNOWN: "UNKNOWN"}
+STATE_CODES = {name: code for code, name in STATE_NAMES.items()}
 
 LEAVE_GROUP_MEMBER_EPOCH = -1
 LEAVE_GROUP_STATIC_MEMBER_EPOCH = -2

@@ -18,7 +18,8 @@ from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.model.profiles import Profile
 from kgspec.model.records import Record
 from kgspec.model.streams import records as srec
-from kgspec.model.streams.group import StreamsGroup
+from kgspec.model.streams.configure import ConfiguredTopology
+from kgspec.model.streams.group import StreamsGroup, configured_trigger
 from kgspec.model.streams.member import (
     ACTIVE,
     STANDBY,
@@ -28,6 +29,8 @@ from kgspec.model.streams.member import (
 )
 from kgspec.model.streams.topology import Topology
 from kgspec.model.timers import Timer
+from kgspec.spec import tables
+from kgspec.spec import topology as topology_spec
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
@@ -122,6 +125,13 @@ def topic_partition_counts(coord: Coordinator) -> dict[str, int]:
         if info is not None:
             out[name] = info.partitions
     return out
+
+
+def fire_configured(group: StreamsGroup, configured: ConfiguredTopology) -> None:
+    """configureTopics ran: the ``streams-topology`` transition to its outcome. A topology whose
+    record this very call writes is INITIALIZED (its ``initialized`` transition fired first)."""
+    source = topology_spec.INITIALIZED if group.topology is None else group.topology_state()
+    tables.fire("streams-topology", source, configured_trigger(configured))
 
 
 def fence_records(coord: Coordinator, group: StreamsGroup, member: StreamsMember) -> list[Record]:

@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.model.mutants import NONE, Mutants
 from kgspec.model.reconcile import (
-    Phase,
+    PHASE_TRIGGERS,
     RoleChange,
     apply_role_changes,
     decide,
@@ -39,7 +39,7 @@ from kgspec.model.streams.member import (
     ROLES,
     STABLE,
     STANDBY,
-    UNKNOWN,
+    STATE_CODES,
     UNRELEASED_TASKS,
     UNREVOKED_TASKS,
     WARMUP,
@@ -47,9 +47,9 @@ from kgspec.model.streams.member import (
     TaskSets,
     normalize,
 )
+from kgspec.spec.tables import fire
 
-_PHASE_TO_STATE = {Phase.STABLE: STABLE, Phase.UNREVOKED: UNREVOKED_TASKS,
-                   Phase.UNRELEASED: UNRELEASED_TASKS, Phase.UNKNOWN: UNKNOWN}
+MACHINE = "streams-member"  # every member state change goes through its table (spec/members.py)
 
 OwnedTasks = Mapping[str, Mapping[str, frozenset[int]]]  # role -> subtopology -> partitions
 
@@ -126,7 +126,7 @@ def _next(group: StreamsGroup, member: StreamsMember, member_epoch: int, target_
     outcome = decide(split, member_epoch, target_epoch, owns_any_of(owned),
                      epoch_while_revoking=target_epoch if mutants.active("bump-while-revoking") else None)
     updated = member.copy()
-    updated.state = _PHASE_TO_STATE[outcome.phase]
+    updated.state = STATE_CODES[fire(MACHINE, group.lifecycle_state(member), PHASE_TRIGGERS[outcome.phase])]
     updated.previous_member_epoch = member.member_epoch
     updated.member_epoch = outcome.member_epoch
     updated.assigned = normalize(outcome.assigned)

@@ -32,6 +32,7 @@ from kgspec.model.streams.member import (
     StreamsMember,
     empty_holdings,
 )
+from kgspec.spec.tables import fire
 
 if TYPE_CHECKING:
     from kgspec.model.streams.heartbeat import StreamsHeartbeat
@@ -94,6 +95,7 @@ def replacement_records(group: StreamsGroup, old: StreamsMember, new: StreamsMem
 
 def temporary_leave_record(group: StreamsGroup, member: StreamsMember, profile: Profile) -> Record:
     """``streamsGroupStaticMemberGroupLeave``: epoch -2, nothing pending, active epochs reset to 0."""
+    fire("streams-member", group.lifecycle_state(member), "static_temporary_leave")
     leaving = member.copy()
     leaving.member_epoch = LEAVE_GROUP_STATIC_MEMBER_EPOCH
     leaving.pending_revocation = empty_holdings()

@@ -30,7 +30,7 @@ def test_range_golden_through_the_model() -> None:
     assert h.target("C") == {"foo": [2], "bar": [2]}
     for m in "ABC":
         assert {t: sorted(p) for t, p in h.assigned(m).items()} == h.target(m)
-    assert h.group.state == "Stable"
+    assert h.group.state == "STABLE"
     assert h.group.group_epoch == h.group.assignment_epoch == 4
 
 
@@ -51,7 +51,7 @@ def test_uniform_valid_and_balanced_through_the_model() -> None:
     assert len(owners) == 15  # every partition exactly once
     sizes = [sum(len(p) for p in h.target(m).values()) for m in names]
     assert max(sizes) - min(sizes) <= 1
-    assert h.group.state == "Stable"
+    assert h.group.state == "STABLE"
     for m in names:
         assert {t: sorted(p) for t, p in h.assigned(m).items()} == h.target(m)
 

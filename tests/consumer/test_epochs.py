@@ -239,7 +239,7 @@ def test_s6_assignment_interval() -> None:
     assert r2.records[1].value["epoch"] == 3
     assert r2.records[2].value == {"memberEpoch": 2, "previousMemberEpoch": 0, "state": 0,
                                    "assignedPartitions": [], "partitionsPendingRevocation": []}
-    assert h.group.state == "Assigning"
+    assert h.group.state == "ASSIGNING"
     assert mock.calls == 1
 
     h.sleep(10)

@@ -37,7 +37,7 @@ def test_s2_reconciliation_process() -> None:
     h.seed(10, [member("m1", 10, {"foo": [0, 1, 2], "bar": [0, 1]}, prev=9, assignor="mock"),
                 member("m2", 10, {"foo": [3, 4, 5], "bar": [2]}, prev=9, assignor="mock")],
            {"m1": {"foo": [0, 1, 2], "bar": [0, 1]}, "m2": {"foo": [3, 4, 5], "bar": [2]}})
-    assert h.group.state == "Stable"
+    assert h.group.state == "STABLE"
     mock.prepare({"m1": {"foo": [0, 1], "bar": [0]}, "m2": {"foo": [2, 3], "bar": [2]},
                   "m3": {"foo": [4, 5], "bar": [1]}})
 
@@ -48,7 +48,7 @@ def test_s2_reconciliation_process() -> None:
     assert sorted(types(r.records)[2:5]) == ["7", "7", "7"]
     assert types(r.records)[5:] == ["6", "8"]
     assert state(h, "m3") == (UNRELEASED_PARTITIONS, 11, 0)
-    assert h.group.state == "Reconciling"
+    assert h.group.state == "RECONCILING"
 
     # (b) m1 heartbeats at 10 (no owned list): revoke foo2, bar1; stays at 10.
     r = h.heartbeat("m1", 10)
@@ -102,7 +102,7 @@ def test_s2_reconciliation_process() -> None:
     assert (epoch(r), assignment(r)) == (11, {"foo": [4, 5], "bar": [1]})
     assert state(h, "m3") == (STABLE, 11, 11)
     assert h.assigned("m3") == {"foo": {4: 11, 5: 11}, "bar": {1: 11}}
-    assert h.group.state == "Stable"
+    assert h.group.state == "STABLE"
     assert h.group.partition_epochs == {
         tid("foo"): {0: 11, 1: 11, 2: 11, 3: 11, 4: 11, 5: 11}, tid("bar"): {0: 11, 1: 11, 2: 11}}
 

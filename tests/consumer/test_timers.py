@@ -82,7 +82,7 @@ def test_s5b_session_timeout(profile: str, expected: list[str]) -> None:
         assert (h.group.group_epoch, h.group.assignment_epoch) == (3, 3)
     else:
         assert (h.group.group_epoch, h.group.assignment_epoch) == (3, 2)
-    assert h.group.state == "Empty"
+    assert h.group.state == "EMPTY"
     assert h.timers() == []
 
 

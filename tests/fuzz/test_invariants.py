@@ -147,11 +147,11 @@ def test_target_validity() -> None:
 
 def test_state_derivation() -> None:
     group = _group(_member("a", 3, {0: 3}))
-    assert group.state == "Stable"
+    assert group.state == "STABLE"
     assert state_derivation(group) == []
     group.unreconciled.add("a")
     assert state_derivation(group) == [
-        "group state is Reconciling, derivation gives STABLE",
+        "group state is RECONCILING, derivation gives STABLE",
         "unreconciled index ['a'] differs from []",
     ]
 
@@ -169,7 +169,7 @@ def test_replay_equivalence_and_check_consumer_group() -> None:
                                 check_replay=True) == []
     replayed.groups["g"].group_epoch = 7
     assert replay_equivalence(live, replayed.groups["g"]) == [
-        "groupEpoch: live 2, replayed 7", "state: live 'Stable', replayed 'Assigning'"]
+        "groupEpoch: live 2, replayed 7", "state: live 'STABLE', replayed 'ASSIGNING'"]
     assert replay_equivalence(live, None) == ["the group exists only in the live coordinator"]
 
 
@@ -256,10 +256,10 @@ def test_streams_convergence_and_lost_assignments() -> None:
     a = group.members["a"] = _streams_member("a", 3, [0])
     group.target = {"a": {"active": {"0": frozenset({0})}, "standby": {}, "warmup": {}}}
     good = {"a": ClientView(3, "STABLE", {"active": {"0": frozenset({0})}})}
-    assert group.state == "NotReady"  # no topology
+    assert group.state == "NOT_READY"  # no topology
     assert streams_convergence(group, good, ready_expected=False) == []
     assert streams_convergence(group, good, ready_expected=True) == [
-        "group is NotReady, not Stable, although nothing needs an operator"]
+        "group is NOT_READY, not Stable, although nothing needs an operator"]
     lost = {"a": ClientView(3, "STABLE", {})}
     assigned = {"active": {"0": frozenset({0})}}
     assert lost_assignments(group, lost) == [

@@ -24,7 +24,7 @@ def _two_members(seed: int = 7, mutants: Mutants | None = None) -> Simulator:
 def test_two_members_reach_a_stable_split() -> None:
     sim = _two_members()
     group = sim.coordinator.groups["g"]
-    assert (group.state, group.group_epoch, group.assignment_epoch) == ("Stable", 3, 3)
+    assert (group.state, group.group_epoch, group.assignment_epoch) == ("STABLE", 3, 3)
     owned = {c.name: (c.state, c.epoch, {p for parts in c.owned.values() for p in parts})
              for c in sim.clients.values()}
     assert owned == {"c1": ("STABLE", 3, {0, 1}), "c2": ("STABLE", 3, {2, 3})}

@@ -43,7 +43,7 @@ def test_two_processes_of_two_threads_reach_a_stable_assignment_with_standbys() 
     sim = _two_processes()
     assert sim.violations == []
     group = sim.coordinator.streams_groups["g"]
-    assert (group.state, group.group_epoch, group.assignment_epoch) == ("Stable", 6, 6)
+    assert (group.state, group.group_epoch, group.assignment_epoch) == ("STABLE", 6, 6)
     owned = {c.name: (c.process_id, c.state, c.epoch, _tasks(c.owned)) for c in sim.clients.values()}
     assert owned == {
         "c1": ("p0", "STABLE", 6, {"active": {"0": [2]}, "standby": {"0": [3]}}),
@@ -76,7 +76,7 @@ def test_a_missing_source_topic_keeps_the_group_not_ready_until_it_is_created() 
     sim.add_streams_client("g", "p0", streams_topology("two"))
     sim.run_for(20000)
     group = sim.coordinator.streams_groups["g"]
-    assert (group.state, group.group_epoch) == ("NotReady", 2)
+    assert (group.state, group.group_epoch) == ("NOT_READY", 2)
     assert _calls(sim)[:3] == [(17, "c1", 0, 0, 1, [ASSIGNMENT_DELAYED, MISSING_SOURCE_TOPICS]),
                                (5033, "c1", 1, 0, 2, [MISSING_SOURCE_TOPICS]),
                                (10043, "c1", 2, 0, 2, [MISSING_SOURCE_TOPICS])]
@@ -85,7 +85,7 @@ def test_a_missing_source_topic_keeps_the_group_not_ready_until_it_is_created() 
     sim.set_topic("s1", 3)
     assert sim.settle() == []
     group = sim.coordinator.streams_groups["g"]
-    assert (group.state, group.group_epoch) == ("Stable", 4)
+    assert (group.state, group.group_epoch) == ("STABLE", 4)
     assert _tasks(sim.clients["c1"].owned) == {"active": {"0": [0, 1], "1": [0, 1, 2]}}
 
 
@@ -208,7 +208,7 @@ def test_a_grown_source_topic_leaves_the_changelog_incorrectly_partitioned_and_t
     assert sim.settle() == []
     group = sim.coordinator.streams_groups["g"]
     last = [e["response"]["status"] for e in sim.events if "response" in e][-1]
-    assert (group.state, last) == ("NotReady", [{
+    assert (group.state, last) == ("NOT_READY", [{
         "statusCode": 2,
         "statusDetail": "Existing topic app-store-changelog has different number of partitions: expected 2, found 1"}])
     assert sim.clients["c1"].owned == {}

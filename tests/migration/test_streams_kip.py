@@ -177,7 +177,7 @@ def test_conversion_of_a_not_ready_topology_targets_no_task() -> None:
     assert result.records[4].value is not None
     assert "validatedTopologyEpoch" not in result.records[4].value
     assert result.records[5].value == {"activeTasks": [], "standbyTasks": [], "warmupTasks": []}
-    assert h.c.streams_groups[G].state == "NotReady"
+    assert h.c.streams_groups[G].state == "NOT_READY"
 
 
 def test_conversion_arms_the_classic_session_timeouts() -> None:
