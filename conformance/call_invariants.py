@@ -15,14 +15,9 @@ from __future__ import annotations
 from typing import Any
 
 from kgspec.conformance.compare import assignment_set
-from kgspec.invariants.epochs import (
-    EPOCH_FENCING,
-    EPOCH_MONOTONICITY,
-    EpochSnapshot,
-    epoch_fencing,
-    epoch_monotonicity,
-)
-from kgspec.invariants.ownership import NO_DOUBLE_OWNERSHIP
+from kgspec.invariants.catalogue import EPOCH_FENCING, EPOCH_MONOTONICITY, NO_DOUBLE_OWNERSHIP
+from kgspec.invariants.epochs import EpochSnapshot, epoch_fencing, epoch_monotonicity
+from kgspec.invariants.exclusivity import shared
 from kgspec.model.consumer.group import ConsumerGroup
 
 
@@ -34,14 +29,17 @@ def observed_call_problems(group: ConsumerGroup | None, member_id: str, request:
     problems = [(EPOCH_FENCING, m) for m in epoch_fencing(group.members.get(member_id), request, observed)]
     mid = observed.get("memberId") or member_id
     given = assignment_set(observed.get("assignment")) or frozenset()
-    for topic_id, partition in sorted(given):
-        for other_id, other in sorted(group.members.items()):
-            if other_id == mid:
-                continue
-            if partition in other.assigned.get(topic_id, ()) or partition in other.pending_revocation.get(topic_id, ()):
-                problems.append((NO_DOUBLE_OWNERSHIP,
-                                 f"member {mid} is given {topic_id}-{partition} while member {other_id} "
-                                 "still owns it"))
+    if not given:
+        return problems
+    # no-double-ownership's rule (exclusivity.shared) over the member's new assignment and what
+    # the other members hold (assigned or pending revocation)
+    held = ((other_id, (topic_id, p)) for other_id, other in sorted(group.members.items()) if other_id != mid
+            for holding in (other.assigned, other.pending_revocation) for topic_id, parts in holding.items()
+            for p in parts if (topic_id, p) in given)
+    owners = shared([*((mid, tp) for tp in sorted(given)), *held])
+    for (topic_id, partition), holders in sorted(owners.items()):
+        problems += [(NO_DOUBLE_OWNERSHIP, f"member {mid} is given {topic_id}-{partition} while member {other_id} "
+                                           "still owns it") for other_id in holders[1:]]
     return problems
 
 

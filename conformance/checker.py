@@ -44,6 +44,7 @@ from kgspec.conformance.invariant_hooks import (
 from kgspec.conformance.listing import ListingChecks
 from kgspec.conformance.retarget import adopt_observed_target
 from kgspec.conformance.shapes import MESSAGES, call_shape_problem
+from kgspec.invariants.catalogue import NO_DOUBLE_OWNERSHIP, REPLAY
 from kgspec.invariants.client import ClientLedger
 from kgspec.invariants.streams import ReplayedStateProblems
 from kgspec.model.apis import APIS, version_range
@@ -650,11 +651,11 @@ class TraceChecker:
         try:
             g.coord.replay(record)
         except OwnershipConflict as exc:
-            self._finding(g, Finding(self.path, event.line, gid, "invariant", str(exc), "no-double-ownership"))
+            self._finding(g, Finding(self.path, event.line, gid, "invariant", str(exc), NO_DOUBLE_OWNERSHIP))
             return
         except (ReplayError, KeyError, TypeError, ValueError) as exc:
             self._finding(g, Finding(self.path, event.line, gid, "invariant",
-                                     f"Kafka's replay would reject {record.describe()}: {exc}", "replay"))
+                                     f"Kafka's replay would reject {record.describe()}: {exc}", REPLAY))
             return
         problems = record_invariant_problems(g.coord, gid, record) \
             if rtype == CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA else []  # the only one it checks

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kgspec.conformance.findings import Finding
+from kgspec.invariants.catalogue import REPLAY
 from kgspec.invariants.connect import group_problems
 from kgspec.model.connect import ops
 from kgspec.model.connect.resources import items, label, parse
@@ -88,7 +89,7 @@ class ConnectChecks:
             try:
                 g.coord.replay(record)
             except (ReplayError, KeyError, TypeError, ValueError) as exc:
-                self._report(g, event, "invariant", f"replay would reject {record.describe()}: {exc}", "replay")
+                self._report(g, event, "invariant", f"replay would reject {record.describe()}: {exc}", REPLAY)
                 return
             self._invariants(g, event)
             return

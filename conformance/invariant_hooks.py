@@ -7,11 +7,11 @@ that completes it (types 6 and 20).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
 from typing import Any
 
-from kgspec.invariants.epochs import EPOCH_MONOTONICITY, Epochs, EpochSnapshot, epoch_changes
-from kgspec.invariants.target import TARGET_VALIDITY
+from kgspec.invariants.catalogue import EPOCH_MONOTONICITY
+from kgspec.invariants.epochs import Epochs, EpochSnapshot, epoch_changes
+from kgspec.invariants.target import target_overlaps
 from kgspec.model.coordinator import Coordinator
 from kgspec.model.records import (
     CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER,
@@ -28,45 +28,9 @@ def record_invariant_problems(coord: Coordinator, group_id: str, record: Record)
         return []
     problems = target_overlaps(group.target)
     if group.assignment_epoch > group.group_epoch:
-        problems.append(("epoch-monotonicity",
+        problems.append((EPOCH_MONOTONICITY,
                          f"assignment epoch {group.assignment_epoch} is ahead of group epoch {group.group_epoch}"))
     return problems
-
-
-def target_overlaps(target: Mapping[str, Mapping[str, Iterable[int]]]) -> list[tuple[str, str]]:
-    """``target-validity``: a partition in the targets of two members."""
-    if _disjoint(target):
-        return []  # the common case, decided without sorting
-    owners: dict[tuple[str, int], str] = {}
-    problems: list[tuple[str, str]] = []
-    for member_id, assignment in sorted(target.items()):
-        for topic_id, parts in assignment.items():
-            for p in sorted(parts):
-                other = owners.setdefault((topic_id, p), member_id)
-                if other != member_id:
-                    problems.append((TARGET_VALIDITY,
-                                     f"partition {topic_id}-{p} is in the targets of both {other} and {member_id}"))
-    return problems
-
-
-def _disjoint(target: Mapping[str, Mapping[str, Iterable[int]]]) -> bool:
-    """Whether no partition is in the targets of two members (``target_overlaps`` finds none).
-
-    False also for member ids other than strings (a broken record's key), which the general
-    path sorts as it always has."""
-    owned: dict[str, set[int]] = {}
-    for member_id, assignment in target.items():
-        if type(member_id) is not str:
-            return False
-        for topic_id, parts in assignment.items():
-            seen = owned.get(topic_id)
-            if seen is None:
-                owned[topic_id] = set(parts)
-            elif seen.isdisjoint(parts):
-                seen.update(parts)
-            else:
-                return False
-    return True
 
 
 class ObservedTarget:

@@ -16,35 +16,42 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from kgspec.invariants.derivation import STATE_DERIVATION, state_derivation
-from kgspec.invariants.epochs import (
+from kgspec.invariants.catalogue import (
+    CATALOGUE,
+    CLIENT_NO_DOUBLE_OWNERSHIP,
+    CONVERGENCE,
     EPOCH_FENCING,
     EPOCH_MONOTONICITY,
+    NO_DOUBLE_OWNERSHIP,
+    NO_TASKS_WHILE_NOT_READY,
+    PARTITION_EPOCH_INDEX,
+    PROCESSID_EXCLUSIVITY,
+    REPLAY_EQUIVALENCE,
+    SESSION_EXPIRY,
+    STATE_DERIVATION,
+    TARGET_VALIDITY,
+)
+from kgspec.invariants.derivation import state_derivation
+from kgspec.invariants.epochs import (
     EpochSnapshot,
     epoch_fencing,
     epoch_monotonicity,
     snapshot_epochs,
 )
 from kgspec.invariants.liveness import (
-    CONVERGENCE,
-    SESSION_EXPIRY,
     ClientView,
     convergence,
     convergence_bound_ms,
     session_expiry,
 )
 from kgspec.invariants.ownership import (
-    CLIENT_NO_DOUBLE_OWNERSHIP,
-    NO_DOUBLE_OWNERSHIP,
-    PARTITION_EPOCH_INDEX,
     client_no_double_ownership,
     no_double_ownership,
     partition_epoch_index,
 )
-from kgspec.invariants.processid import PROCESSID_EXCLUSIVITY, StreamsHolding, processid_exclusivity
-from kgspec.invariants.replay import REPLAY_EQUIVALENCE, replay_equivalence, replay_records
+from kgspec.invariants.processid import StreamsHolding, processid_exclusivity
+from kgspec.invariants.replay import replay_equivalence, replay_records
 from kgspec.invariants.streams_group import (
-    NO_TASKS_WHILE_NOT_READY,
     STREAMS_GROUP_INVARIANTS,
     StreamsObservation,
     lost_assignments,
@@ -54,7 +61,7 @@ from kgspec.invariants.streams_group import (
     streams_epoch_fencing,
     streams_target_validity,
 )
-from kgspec.invariants.target import TARGET_VALIDITY, target_is_current, target_validity
+from kgspec.invariants.target import target_is_current, target_validity
 from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.model.consumer.member import ConsumerMember
 from kgspec.model.topics import TopicsImage
@@ -134,7 +141,7 @@ def _convergence(o: Observation) -> list[str]:
     return convergence(o.group, o.converged_clients) if o.converged_clients is not None else []
 
 
-#: name -> check over an Observation; the names are shared with invariants/symbolic.
+#: name -> check over an Observation; the names are the catalogue's (invariants/catalogue.py).
 CONSUMER_INVARIANTS: dict[str, Check] = {
     NO_DOUBLE_OWNERSHIP: _on_group(no_double_ownership),
     PARTITION_EPOCH_INDEX: _on_group(partition_epoch_index),
@@ -189,6 +196,7 @@ def check_consumer_group(group: ConsumerGroup, *, topics: TopicsImage | None = N
 
 __all__ = [
     "ALL_NAMES",
+    "CATALOGUE",
     "CLIENT_NO_DOUBLE_OWNERSHIP",
     "CONSUMER_INVARIANTS",
     "CONVERGENCE",

@@ -15,10 +15,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-GENERATION_MONOTONIC = "classic-generation-monotonic"
-ONE_LEADER = "classic-one-leader"
-ONE_PROTOCOL = "classic-one-protocol"
-STABLE_ASSIGNMENT = "classic-stable-assignment"
+from kgspec.invariants.catalogue import (
+    CLASSIC_GENERATION_MONOTONIC,
+    CLASSIC_ONE_LEADER,
+    CLASSIC_ONE_PROTOCOL,
+    CLASSIC_STABLE_ASSIGNMENT,
+)
 
 
 @dataclass(slots=True)
@@ -31,7 +33,7 @@ class ClassicHistory:
     def see_generation(self, generation: int, where: str) -> list[tuple[str, str]]:
         problems = []
         if self.generation is not None and generation < self.generation:
-            problems.append((GENERATION_MONOTONIC,
+            problems.append((CLASSIC_GENERATION_MONOTONIC,
                              f"{where} has generation {generation} after generation {self.generation}"))
         self.generation = generation if self.generation is None else max(self.generation, generation)
         return problems
@@ -53,14 +55,14 @@ def record_problems(history: ClassicHistory, value: dict[str, Any] | None) -> li
     ids = [m.get("memberId") for m in members]
     leader = value.get("leader")
     if members and leader not in ids:
-        problems.append((ONE_LEADER, f"generation {generation}: leader {leader!r} is not a member ({ids})"))
+        problems.append((CLASSIC_ONE_LEADER, f"generation {generation}: leader {leader!r} is not a member ({ids})"))
     if not members and leader is not None:
-        problems.append((ONE_LEADER, f"generation {generation}: leader {leader!r} in a group with no members"))
+        problems.append((CLASSIC_ONE_LEADER, f"generation {generation}: leader {leader!r} in a group with no members"))
     if members and value.get("protocol") is None:
-        problems.append((STABLE_ASSIGNMENT, f"generation {generation} has members but no protocol"))
+        problems.append((CLASSIC_STABLE_ASSIGNMENT, f"generation {generation} has members but no protocol"))
     missing = [m.get("memberId") for m in members if not isinstance(m.get("assignment"), str)]
     if missing:
-        problems.append((STABLE_ASSIGNMENT, f"generation {generation}: members {missing} have no assignment"))
+        problems.append((CLASSIC_STABLE_ASSIGNMENT, f"generation {generation}: members {missing} have no assignment"))
     return problems
 
 
@@ -73,6 +75,6 @@ def join_response_problems(history: ClassicHistory, response: dict[str, Any]) ->
     named = response.get("protocolName") or None
     seen = history.protocols.setdefault(generation, named)
     if seen != named:
-        problems.append((ONE_PROTOCOL, f"generation {generation} uses protocol {seen!r}, "
+        problems.append((CLASSIC_ONE_PROTOCOL, f"generation {generation} uses protocol {seen!r}, "
                                        f"but this response names {named!r}"))
     return problems

@@ -20,10 +20,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgspec.invariants.catalogue import CLIENT_OWNS_ONLY_GIVEN, CLIENT_REVOKES_BEFORE_GAIN
 from kgspec.model.errors import Errors
 
-CLIENT_OWNS_ONLY_GIVEN = "client-owns-only-given"
-CLIENT_REVOKES_BEFORE_GAIN = "client-revokes-before-gain"
 # Errors after which a KIP-848 client releases everything and rejoins (or stops).
 FENCING_ERRORS = frozenset({Errors.UNKNOWN_MEMBER_ID, Errors.FENCED_MEMBER_EPOCH,
                             Errors.FENCED_INSTANCE_ID, Errors.UNRELEASED_INSTANCE_ID})

@@ -13,8 +13,13 @@ Used by the trace checker after every Connect event (``conformance/connect.py``)
 
 from __future__ import annotations
 
-from collections import Counter
-
+from kgspec.invariants.catalogue import (
+    CONNECT_EPOCH_BOUND,
+    CONNECT_NO_DOUBLE_OWNERSHIP,
+    CONNECT_TARGET_VALIDITY,
+)
+from kgspec.invariants.epochs import epoch_changes
+from kgspec.invariants.exclusivity import shared
 from kgspec.model.connect.group import ConnectGroup
 from kgspec.model.connect.resources import items, label
 
@@ -22,32 +27,23 @@ Problem = tuple[str, str]
 
 
 def no_double_ownership(group: ConnectGroup) -> list[Problem]:
-    owners: dict[tuple[str, str, int], list[str]] = {}
-    for mid in sorted(group.members):
-        m = group.members[mid]
-        for x in items(m.assigned) | items(m.pending_revocation):
-            owners.setdefault(x, []).append(mid)
-    return [("connect-no-double-ownership", f"{label(x)} is owned by workers {ws} at once")
-            for x, ws in sorted(owners.items()) if len(ws) > 1]
+    owners = shared((mid, x) for mid in sorted(group.members)
+                    for x in items(group.members[mid].assigned) | items(group.members[mid].pending_revocation))
+    return [(CONNECT_NO_DOUBLE_OWNERSHIP, f"{label(x)} is owned by workers {ws} at once")
+            for x, ws in sorted(owners.items())]
 
 
 def target_validity(group: ConnectGroup) -> list[Problem]:
-    counts = Counter(x for t in group.target.values() for x in items(t.resources))
-    return [("connect-target-validity", f"the target gives {label(x)} to {n} workers")
-            for x, n in sorted(counts.items()) if n > 1]
+    owners = shared((mid, x) for mid, t in group.target.items() for x in items(t.resources))
+    return [(CONNECT_TARGET_VALIDITY, f"the target gives {label(x)} to {len(ws)} workers")
+            for x, ws in sorted(owners.items())]
 
 
 def epoch_bound(group: ConnectGroup) -> list[Problem]:
-    out: list[Problem] = []
-    if group.assignment_epoch > group.group_epoch:
-        out.append(("connect-epoch-bound", f"assignment epoch {group.assignment_epoch} is ahead of "
-                                           f"group epoch {group.group_epoch}"))
-    for mid in sorted(group.members):
-        epoch = group.members[mid].member_epoch
-        if epoch > group.assignment_epoch:
-            out.append(("connect-epoch-bound", f"worker {mid} is at epoch {epoch}, ahead of the assignment "
-                                               f"epoch {group.assignment_epoch}"))
-    return out
+    """epoch-monotonicity's bounds within one state (:func:`kgspec.invariants.epochs.epoch_changes`)."""
+    members = {mid: (group.members[mid].member_epoch, 0) for mid in sorted(group.members)}
+    return [(CONNECT_EPOCH_BOUND, m)
+            for m in epoch_changes(None, (group.group_epoch, group.assignment_epoch, members))]
 
 
 def group_problems(group: ConnectGroup | None) -> list[Problem]:

@@ -5,8 +5,6 @@ from __future__ import annotations
 from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.spec.groups import derive_consumer_group_state
 
-STATE_DERIVATION = "state-derivation"
-
 
 def state_derivation(group: ConsumerGroup) -> list[str]:
     """State derivation.

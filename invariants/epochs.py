@@ -6,6 +6,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from kgspec.invariants.catalogue import (
+    EPOCH_FENCING as EPOCH_FENCING,  # re-exported: conformance/compare.py
+)
+from kgspec.invariants.catalogue import EPOCH_MONOTONICITY as EPOCH_MONOTONICITY
 from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.model.consumer.heartbeat import parse_owned
 from kgspec.model.consumer.member import (
@@ -14,9 +18,6 @@ from kgspec.model.consumer.member import (
     UNREVOKED_PARTITIONS,
     ConsumerMember,
 )
-
-EPOCH_MONOTONICITY = "epoch-monotonicity"
-EPOCH_FENCING = "epoch-fencing"
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,9 +11,6 @@ from kgspec.model.config import Config
 from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.model.streams.group import StreamsGroup
 
-SESSION_EXPIRY = "session-expiry"
-CONVERGENCE = "convergence"
-
 
 def session_expiry(group: ConsumerGroup | StreamsGroup, now: int, deadlines: Mapping[str, int]) -> list[str]:
     """Session expiry.

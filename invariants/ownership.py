@@ -5,11 +5,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 
+from kgspec.invariants.catalogue import (
+    CLIENT_NO_DOUBLE_OWNERSHIP,
+    NO_DOUBLE_OWNERSHIP,
+    PARTITION_EPOCH_INDEX,
+)
+from kgspec.invariants.exclusivity import Exclusive
 from kgspec.model.consumer.group import ConsumerGroup
 
-NO_DOUBLE_OWNERSHIP = "no-double-ownership"
-PARTITION_EPOCH_INDEX = "partition-epoch-index"
-CLIENT_NO_DOUBLE_OWNERSHIP = "client-no-double-ownership"
+__all__ = ["CLIENT_NO_DOUBLE_OWNERSHIP", "NO_DOUBLE_OWNERSHIP", "PARTITION_EPOCH_INDEX", "client_no_double_ownership",
+           "no_double_ownership", "partition_epoch_index"]
 
 
 def no_double_ownership(group: ConsumerGroup) -> list[str]:
@@ -19,7 +24,7 @@ def no_double_ownership(group: ConsumerGroup) -> list[str]:
     both sets of the same member. This is what ``ConsumerGroup.addPartitionEpochs`` guards
     in Kafka (KAFKA-16147 broke it).
     """
-    owners: dict[tuple[str, int], str] = {}
+    owners: Exclusive[str, tuple[str, int]] = Exclusive()
     problems: list[str] = []
     for mid, member in group.members.items():
         for topic_id, parts in member.pending_revocation.items():
@@ -30,8 +35,8 @@ def no_double_ownership(group: ConsumerGroup) -> list[str]:
         for holding in (member.assigned, member.pending_revocation):
             for topic_id, parts in holding.items():
                 for p in parts:
-                    first = owners.setdefault((topic_id, p), mid)
-                    if first != mid:
+                    first = owners.claim(mid, (topic_id, p))
+                    if first is not None:
                         problems.append(f"partition {topic_id}-{p} is held by both {first} and {mid}")
     return problems
 
@@ -72,12 +77,12 @@ def client_no_double_ownership(beliefs: Mapping[str, Mapping[str, AbstractSet[in
     but that has not heard of it yet (a zombie) is excluded: Kafka fences its commits by
     epoch instead (KIP-1251), so its belief is not ownership.
     """
-    owners: dict[tuple[str, int], str] = {}
+    owners: Exclusive[str, tuple[str, int]] = Exclusive()
     problems: list[str] = []
     for client in sorted(beliefs):
         for topic_id, parts in beliefs[client].items():
             for p in parts:
-                first = owners.setdefault((topic_id, p), client)
-                if first != client:
+                first = owners.claim(client, (topic_id, p))
+                if first is not None:
                     problems.append(f"clients {first} and {client} both own {topic_id}-{p}")
     return problems

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
-PROCESSID_EXCLUSIVITY = "processid-exclusivity"
+from kgspec.invariants.exclusivity import ACTIVE_TWICE, HeldTask, task_conflicts
 
 Tasks = Mapping[str, AbstractSet[int]]  # subtopology id -> partitions
 
@@ -28,30 +28,19 @@ class StreamsHolding:
 
 
 def processid_exclusivity(members: Mapping[str, StreamsHolding]) -> list[str]:
-    """ProcessId exclusivity.
+    """ProcessId exclusivity (:func:`kgspec.invariants.exclusivity.task_conflicts`).
 
     Every task has at most one active owner, and no process holds the same task twice, in
     any roles, across its members (KAFKA-20899: no standby on the active's process). A
     member's demoted active task (``StreamsHolding.demoted``) is not held twice on its process.
     """
-    problems: list[str] = []
-    active_owner: dict[tuple[str, int], str] = {}
-    held: dict[tuple[str, tuple[str, int]], str] = {}
-    for mid in sorted(members):
-        h = members[mid]
-        for role, tasks in (("active", h.active), ("standby", h.standby), ("warmup", h.warmup)):
-            for sub, parts in tasks.items():
-                for p in parts:
-                    task = (sub, p)
-                    if role == "active":
-                        first = active_owner.setdefault(task, mid)
-                        if first != mid:
-                            problems.append(f"task {sub}_{p} is active on both {first} and {mid}")
-                        if p in h.demoted.get(sub, ()):
-                            continue
-                    where = f"{mid} ({role})"
-                    prior = held.setdefault((h.process_id, task), where)
-                    if prior != where:
-                        problems.append(f"process {h.process_id} holds task {sub}_{p} twice: "
-                                        f"{prior} and {where}")
-    return problems
+    held: list[HeldTask] = [
+        (mid, h.process_id, role, sub, p, not (role == "active" and p in h.demoted.get(sub, ())))
+        for mid in sorted(members) for h in (members[mid],)
+        for role, tasks in (("active", h.active), ("standby", h.standby), ("warmup", h.warmup))
+        for sub, parts in tasks.items() for p in parts]
+    return [f"task {c.subtopology}_{c.partition} is active on both {c.first[0]} and {c.then[0]}"
+            if c.kind == ACTIVE_TWICE else
+            f"process {c.process} holds task {c.subtopology}_{c.partition} twice: "
+            f"{c.first[0]} ({c.first[1]}) and {c.then[0]} ({c.then[1]})"
+            for c in task_conflicts(held)]

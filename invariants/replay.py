@@ -11,8 +11,6 @@ from kgspec.model.mutants import NONE, Mutants
 from kgspec.model.records import Record
 from kgspec.model.streams.group import StreamsGroup
 
-REPLAY_EQUIVALENCE = "replay-equivalence"
-
 
 def replay_records(records: Iterable[Record], profile: str | None = None,
                    configs: dict[str, Any] | None = None, mutants: Mutants = NONE) -> Coordinator:

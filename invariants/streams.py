@@ -22,6 +22,14 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any, Final
 
+from kgspec.invariants.catalogue import (
+    STREAMS_EPOCH_WHILE_REVOKING,
+    STREAMS_NO_TASKS_WHILE_NOT_READY,
+    STREAMS_PROCESS_EXCLUSIVITY,
+    STREAMS_SINGLE_ACTIVE_OWNER,
+    STREAMS_TARGET_VALIDITY,
+)
+from kgspec.invariants.exclusivity import ACTIVE_TWICE, HeldTask, TaskConflict, task_conflicts
 from kgspec.model.records import (
     STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT,
     STREAMS_GROUP_MEMBER_METADATA,
@@ -54,26 +62,32 @@ def held_tasks(hs: list[Holds]) -> Iterator[tuple[str, str, int, bool]]:
             yield role, sid, p, not (role == ACTIVE and index > 0 and (sid, p) in replicas)
 
 
+def _conflict_problems(conflicts: list[TaskConflict], active_name: str, active_message: str,
+                       process_message: str) -> list[Problem]:
+    """kgspec check's wording of :func:`task_conflicts`: each active task held twice as it is found,
+    then each (process, task) held more than once, with every holder, in order."""
+    problems: list[Problem] = []
+    by_process: dict[tuple[str, str, int], list[tuple[str, str]]] = {}
+    for c in conflicts:
+        if c.kind == ACTIVE_TWICE:
+            problems.append((active_name, active_message.format(task=f"{c.subtopology}_{c.partition}",
+                                                                first=c.first[0], then=c.then[0])))
+        else:
+            by_process.setdefault((c.process, c.subtopology, c.partition), [c.first]).append(c.then)
+    for (pid, sid, p), holders in sorted(by_process.items()):
+        roles = ", ".join(f"{role} on {mid}" for mid, role in holders)
+        problems.append((STREAMS_PROCESS_EXCLUSIVITY,
+                         process_message.format(pid=pid, task=f"{sid}_{p}", n=len(holders), roles=roles)))
+    return problems
+
+
 def holdings_problems(holdings: Mapping[str, tuple[str, list[Holds]]]) -> list[Problem]:
     """``holdings``: member id -> (process id, [assigned, pending revocation, ...])."""
-    problems: list[Problem] = []
-    active: dict[tuple[str, int], str] = {}
-    by_process: dict[tuple[str, str, int], list[str]] = {}
-    for mid in sorted(holdings):
-        pid, hs = holdings[mid]
-        for role, sid, p, counts in held_tasks(hs):
-            if role == ACTIVE:
-                other = active.setdefault((sid, p), mid)
-                if other != mid:
-                    problems.append(("streams-single-active-owner",
-                                     f"active task {sid}_{p} is held by both {other} and {mid}"))
-            if counts:
-                by_process.setdefault((pid, sid, p), []).append(f"{role} on {mid}")
-    for (pid, sid, p), roles in sorted(by_process.items()):
-        if len(roles) > 1:
-            problems.append(("streams-process-exclusivity",
-                             f"process {pid} holds task {sid}_{p} {len(roles)} times ({', '.join(roles)})"))
-    return problems
+    held = [(mid, pid, role, sid, p, counts) for mid in sorted(holdings) for pid, hs in (holdings[mid],)
+            for role, sid, p, counts in held_tasks(hs)]
+    return _conflict_problems(task_conflicts(held), STREAMS_SINGLE_ACTIVE_OWNER,
+                              "active task {task} is held by both {first} and {then}",
+                              "process {pid} holds task {task} {n} times ({roles})")
 
 
 def state_problems(group: StreamsGroup) -> list[Problem]:
@@ -82,27 +96,19 @@ def state_problems(group: StreamsGroup) -> list[Problem]:
 
 
 def target_problems(group: StreamsGroup) -> list[Problem]:
-    problems: list[Problem] = []
-    owners: dict[tuple[str, int], str] = {}
-    per_process: dict[tuple[str, str, int], list[str]] = {}
+    held: list[HeldTask] = []
     for mid, target in sorted(group.target.items()):
         member = group.members.get(mid)
         pid = member.process_id if member is not None else f"<{mid}>"
-        for role, sid, p in _tasks(target):
-            if role == ACTIVE:
-                other = owners.setdefault((sid, p), mid)
-                if other != mid:
-                    problems.append(("streams-target-validity",
-                                     f"active task {sid}_{p} is in the targets of both {other} and {mid}"))
-            per_process.setdefault((pid, sid, p), []).append(f"{role} on {mid}")
-    for (pid, sid, p), roles in sorted(per_process.items()):
-        if len(roles) > 1:
-            problems.append(("streams-process-exclusivity",
-                             f"the target puts task {sid}_{p} on process {pid} {len(roles)} times ({', '.join(roles)})"))
+        held += [(mid, pid, role, sid, p, True) for role, sid, p in _tasks(target)]
+    problems = _conflict_problems(task_conflicts(held), STREAMS_TARGET_VALIDITY,
+                                  "active task {task} is in the targets of both {first} and {then}",
+                                  "the target puts task {task} on process {pid} {n} times ({roles})")
+    owners = sorted({mid for mid, _, role, _, _, _ in held if role == ACTIVE})
     if group.state == NOT_READY and owners:
-        problems.append(("streams-no-tasks-while-not-ready",
+        problems.append((STREAMS_NO_TASKS_WHILE_NOT_READY,
                          f"group {group.group_id} is NotReady (topology not validated) but its target gives "
-                         f"member {sorted(set(owners.values()))[0]} active tasks"))
+                         f"member {owners[0]} active tasks"))
     return problems
 
 
@@ -215,7 +221,7 @@ def response_problems(group: StreamsGroup | None, member_id: str, process_id: st
         gained = [t for t in _tasks(observed) if t[2] not in (before or {}).get(t[0], {}).get(t[1], ())]
         if group.state == NOT_READY and gained:
             role, sid, p = gained[0]
-            problems.append(("streams-no-tasks-while-not-ready",
+            problems.append((STREAMS_NO_TASKS_WHILE_NOT_READY,
                              f"group {group.group_id} is NotReady (topology not validated) but member "
                              f"{member_id} is given {role} task {sid}_{p}"))
     if before_pending is not None and before_epoch is not None and observed_epoch is not None \
@@ -224,7 +230,7 @@ def response_problems(group: StreamsGroup | None, member_id: str, process_id: st
                  if p in owned.get(role, {}).get(sid, frozenset())]
         if still:
             role, sid, p = still[0]
-            problems.append(("streams-epoch-while-revoking",
+            problems.append((STREAMS_EPOCH_WHILE_REVOKING,
                              f"member {member_id} still owns {role} task {sid}_{p} it must revoke, so its epoch "
                              f"must stay {before_epoch}, not move to {observed_epoch}"))
     return problems

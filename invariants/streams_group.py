@@ -24,24 +24,30 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from kgspec.invariants.epochs import (
+from kgspec.invariants.catalogue import (
+    CLIENT_NO_DOUBLE_OWNERSHIP,
     EPOCH_FENCING,
     EPOCH_MONOTONICITY,
+    NO_TASKS_WHILE_NOT_READY,
+    PROCESSID_EXCLUSIVITY,
+    REPLAY_EQUIVALENCE,
+    SESSION_EXPIRY,
+    TARGET_VALIDITY,
+)
+from kgspec.invariants.epochs import (
     EpochSnapshot,
     accepted_epoch_problems,
     epoch_monotonicity,
 )
 from kgspec.invariants.liveness import (
-    SESSION_EXPIRY,
     ClientView,
     converged_problems,
     session_expiry,
 )
-from kgspec.invariants.ownership import CLIENT_NO_DOUBLE_OWNERSHIP, client_no_double_ownership
-from kgspec.invariants.processid import PROCESSID_EXCLUSIVITY, StreamsHolding, processid_exclusivity
-from kgspec.invariants.replay import REPLAY_EQUIVALENCE, replay_equivalence
+from kgspec.invariants.ownership import client_no_double_ownership
+from kgspec.invariants.processid import StreamsHolding, processid_exclusivity
+from kgspec.invariants.replay import replay_equivalence
 from kgspec.invariants.streams import held_tasks
-from kgspec.invariants.target import TARGET_VALIDITY
 from kgspec.model.config import Config
 from kgspec.model.consumer import member as consumer_member
 from kgspec.model.streams.assignor import SubtopologyTasks, TaskAssignment, TaskMemberSpec
@@ -58,8 +64,6 @@ from kgspec.model.streams.member import (
     WARMUP,
     StreamsMember,
 )
-
-NO_TASKS_WHILE_NOT_READY = "no-tasks-while-not-ready"
 
 # Streams member states in the consumer's codes, so epoch-monotonicity reads them alike.
 _AS_CONSUMER_STATE = {STABLE: consumer_member.STABLE, UNREVOKED_TASKS: consumer_member.UNREVOKED_PARTITIONS,
@@ -226,7 +230,6 @@ def streams_convergence_bound_ms(config: Config, max_delay_ms: int, topic_creati
     return s + i + a + topic_creation_ms + 5 * h + 14 * max_delay_ms
 
 
-LOST_ASSIGNMENT = "lost-assignment"
 
 
 def _lost(group: StreamsGroup | None, clients: Mapping[str, ClientView]) -> dict[str, str]:

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
+
+from kgspec.invariants.catalogue import TARGET_VALIDITY
+from kgspec.invariants.exclusivity import Exclusive
 from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.model.hashing import compute_group_hash, compute_topic_hash
 from kgspec.model.topics import TopicsImage
-
-TARGET_VALIDITY = "target-validity"
 
 
 def subscribed_names(group: ConsumerGroup, member_id: str) -> set[str]:
@@ -47,18 +49,13 @@ def target_validity(group: ConsumerGroup, topics: TopicsImage | None = None) -> 
     Check it at a TargetAssignmentMetadata record (or after a whole call): a new target is
     written one member at a time.
     """
-    problems: list[str] = []
-    seen: dict[tuple[str, int], str] = {}
-    for mid in sorted(group.target):
-        if mid not in group.members:
-            problems.append(f"target for {mid}, which is not a member")
-        for topic_id, parts in group.target[mid].items():
-            for p in parts:
-                first = seen.setdefault((topic_id, p), mid)
-                if first != mid:
-                    problems.append(f"partition {topic_id}-{p} is in the targets of {first} and {mid}")
+    problems = [f"target for {mid}, which is not a member" for mid in sorted(group.target)
+                if mid not in group.members]
+    problems += [message for _, message in target_overlaps(group.target)]
     if topics is None or not group.members or not target_is_current(group, topics):
         return problems
+    seen = {(topic_id, p): mid for mid in sorted(group.target, reverse=True)
+            for topic_id, parts in group.target[mid].items() for p in parts}  # the first holder wins
     by_topic: dict[str, set[str]] = {}
     for mid in group.members:
         for name in subscribed_names(group, mid):
@@ -79,3 +76,41 @@ def target_validity(group: ConsumerGroup, topics: TopicsImage | None = None) -> 
         elif p >= topics.num_partitions(topic_id):
             problems.append(f"partition {topic_id}-{p} in {owner}'s target does not exist")
     return problems
+
+
+def target_overlaps(target: Mapping[str, Mapping[str, Iterable[int]]]) -> list[tuple[str, str]]:
+    """``target-validity``'s overlap half: (name, message) for each partition in the targets of
+    two members (``target``: member id -> topic id -> partitions). Record replay checks it at
+    the target-assignment metadata record, the simulator through :func:`target_validity`."""
+    if _disjoint(target):
+        return []  # the common case, decided without sorting
+    owners: Exclusive[str, tuple[str, int]] = Exclusive()
+    problems: list[tuple[str, str]] = []
+    for member_id, assignment in sorted(target.items()):
+        for topic_id, parts in assignment.items():
+            for p in sorted(parts):
+                other = owners.claim(member_id, (topic_id, p))
+                if other is not None:
+                    problems.append((TARGET_VALIDITY,
+                                     f"partition {topic_id}-{p} is in the targets of both {other} and {member_id}"))
+    return problems
+
+
+def _disjoint(target: Mapping[str, Mapping[str, Iterable[int]]]) -> bool:
+    """Whether no partition is in the targets of two members (``target_overlaps`` finds none).
+
+    False also for member ids other than strings (a broken record's key), which the general
+    path sorts as it always has."""
+    owned: dict[str, set[int]] = {}
+    for member_id, assignment in target.items():
+        if type(member_id) is not str:
+            return False
+        for topic_id, parts in assignment.items():
+            seen = owned.get(topic_id)
+            if seen is None:
+                owned[topic_id] = set(parts)
+            elif seen.isdisjoint(parts):
+                seen.update(parts)
+            else:
+                return False
+    return True

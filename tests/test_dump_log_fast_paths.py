@@ -18,13 +18,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kgspec.conformance import invariant_hooks
 from kgspec.conformance.checker import TraceChecker
 from kgspec.conformance.findings import Report
 from kgspec.conformance.readers import dump_log, open_trace, read_dump_log
 from kgspec.conformance.readers.jsonfast import loads, loads_long_run
 from kgspec.conformance.writers import write_dump_log
 from kgspec.invariants import streams
+from kgspec.invariants import target as target_checks
 from kgspec.invariants.target import TARGET_VALIDITY
 from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.model.consumer.member import ConsumerMember
@@ -243,10 +243,10 @@ def test_target_overlaps_as_the_sorting_path(monkeypatch: pytest.MonkeyPatch) ->
         target = {f"m{rng.randrange(6)}": {t: frozenset(rng.sample(range(8), rng.randint(0, 4)))
                                            for t in rng.sample(["A", "B", "C"], rng.randint(0, 3))}
                   for _ in range(rng.randint(0, 5))}
-        fast = invariant_hooks.target_overlaps(target)
+        fast = target_checks.target_overlaps(target)
         with monkeypatch.context() as patch:
-            patch.setattr(invariant_hooks, "_disjoint", lambda target: False)
-            assert fast == invariant_hooks.target_overlaps(target)
+            patch.setattr(target_checks, "_disjoint", lambda target: False)
+            assert fast == target_checks.target_overlaps(target)
         assert {name for name, _ in fast} <= {TARGET_VALIDITY}
 
 
@@ -336,7 +336,7 @@ def test_streams_checks_skip_a_sound_group(monkeypatch: pytest.MonkeyPatch, dump
 def _general_checker(patch: pytest.MonkeyPatch) -> None:
     patch.setattr(dump_log, "_common_record", lambda content, line_no, ts_ms, keys: None)
     patch.setattr(Record, "from_json", staticmethod(Record._checked_from_json))
-    patch.setattr(invariant_hooks, "_disjoint", lambda target: False)
+    patch.setattr(target_checks, "_disjoint", lambda target: False)
     patch.setattr(streams.ReplayedStateProblems, "problems",
                   lambda self, group, record, generation: streams.record_problems(group, record))
 

@@ -31,7 +31,7 @@ from kgspec.model.mutants import CATALOGUE
 BREAKS = {
     ("consumer", "no-withholding"): ("no-double-ownership", "no-double-ownership", 6),
     ("consumer", "grant-before-ack"): ("no-double-ownership", "no-double-ownership", 7),
-    ("consumer", "lost-partition-epoch"): ("partition-epoch-map", "no-double-ownership", 11),
+    ("consumer", "lost-partition-epoch"): ("partition-epoch-index", "no-double-ownership", 11),
     ("consumer", "bump-while-revoking"): ("epoch-monotonicity", "epoch-monotonicity", 6),
     ("consumer", "assignor-double-assign"): ("target-validity", "target-validity", 3),
     ("consumer", "replay-drops-tombstone"): ("no-double-ownership", "no-double-ownership", 6),

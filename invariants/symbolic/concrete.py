@@ -16,6 +16,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import z3
+from kgspec.invariants.catalogue import (
+    COMMIT_FENCING,
+    EPOCH_MONOTONICITY,
+    NO_DOUBLE_OWNERSHIP,
+    PROCESSID_EXCLUSIVITY,
+    TARGET_VALIDITY,
+)
+from kgspec.invariants.exclusivity import PROCESS_TWICE, HeldTask, shared, task_conflicts
 from kgspec.invariants.symbolic.invariants import INVARIANTS
 from kgspec.invariants.symbolic.rules import Ctx, actions
 from kgspec.invariants.symbolic.sorts import finite_sorts
@@ -219,22 +227,32 @@ def _heartbeat(s: ConcreteState, m: str, delivered: bool, mutant: str | None, re
 
 
 def target_ok(s: ConcreteState, mutant: str | None, subscription: bool = True) -> bool:
-    """Python twin of ``rules.target_valid``."""
+    """Python twin of ``rules.target_valid``; unmutated, the overlap and process halves are the
+    executable checks' rule (:mod:`kgspec.invariants.exclusivity`)."""
     for r in s.roles:
         for m in s.members:
             if s.target[r][m] and (m not in s.joined
                                    or (subscription and not s.target[r][m] <= s.subscribed[m])):
                 return False
-    if mutant != "assignor-double-assign":
-        seen: set[str] = set()
-        for m in s.members:
-            if seen & s.target["act"][m]:
-                return False
-            seen |= s.target["act"][m]
+    if mutant != "assignor-double-assign" and _shared(s.target, s.members):
+        return False
     if s.protocol == "streams":
-        return _proc_exclusive(s, s.target, lambda m: True,
-                               skip={("act", "sby")} if mutant == "standby-on-active-process" else set())
+        if mutant == "standby-on-active-process":
+            return _proc_exclusive(s, s.target, lambda m: True, skip={("act", "sby")})
+        return not _process_conflicts(s, s.target, s.members)
     return True
+
+
+def _shared(fld: dict[str, dict[str, Tasks]], members: Any) -> bool:
+    """no-double-ownership's rule over the active role of ``fld`` (members ``members``)."""
+    return bool(shared((m, t) for m in members for t in sorted(fld["act"][m])))
+
+
+def _process_conflicts(s: ConcreteState, fld: dict[str, dict[str, Tasks]], members: Any) -> bool:
+    """processid-exclusivity's process half (:func:`task_conflicts`) over ``fld``."""
+    held: list[HeldTask] = [(m, s.process_of[m], ROLE_NAMES[r], t, 0, True)
+                            for m in members for r in s.roles for t in sorted(fld[r][m])]
+    return any(c.kind == PROCESS_TWICE for c in task_conflicts(held))
 
 
 def _proc_exclusive(s: ConcreteState, fld: dict[str, dict[str, Tasks]], member_ok: Any,
@@ -397,30 +415,23 @@ def apply(state: ConcreteState, step: dict[str, Any], mutant: str | None = None)
 
 
 def python_holds(name: str, s: ConcreteState) -> bool:
-    """Python twins of the core invariants' state parts (an independent check)."""
+    """The core invariants' state parts in Python: the executable checks' rules
+    (:mod:`kgspec.invariants.exclusivity`) over a concrete state, else a direct twin."""
     cur = [m for m in s.members if m in s.joined]
-    if name == "no-double-ownership":
-        for fld, who in ((None, s.members), (s.owned, cur)):
-            seen: set[str] = set()
-            for m in who:
-                ts = s.held("act", m) if fld is None else fld["act"][m]
-                if seen & ts:
-                    return False
-                seen |= ts
-        return True
-    if name == "processid-exclusivity":
-        held = {r: {m: s.held(r, m) for m in s.members} for r in s.roles}
-        return (_proc_exclusive(s, held, lambda m: True)
-                and _proc_exclusive(s, s.owned, lambda m: m in s.joined))
-    if name == "epoch-monotonicity":
+    held = {r: {m: s.held(r, m) for m in s.members} for r in s.roles}
+    if name == NO_DOUBLE_OWNERSHIP:
+        return not _shared(held, s.members) and not _shared(s.owned, cur)
+    if name == PROCESSID_EXCLUSIVITY:
+        return not _process_conflicts(s, held, s.members) and not _process_conflicts(s, s.owned, cur)
+    if name == EPOCH_MONOTONICITY:
         ok = 1 <= s.assignment_epoch <= s.group_epoch and all(
             0 <= s.prev_epoch[m] <= s.epoch[m] <= s.assignment_epoch for m in cur)
         return ok and all(s.epoch[m] < s.assignment_epoch for m in cur
                           if s.mstate[m] == "UNREVOKED" and m not in s.shrinking)
-    if name == "commit-fencing":
+    if name == COMMIT_FENCING:
         return all(s.dup_owned["act"][m] <= s.held("act", m) for m in cur
                    if m in s.has_dup and m not in s.away and s.dup_epoch[m] == s.epoch[m])
-    if name == "target-validity":
+    if name == TARGET_VALIDITY:
         return target_ok(s, None, subscription=False)
     raise ValueError(f"no Python twin for {name!r}")
 

@@ -21,7 +21,7 @@ Core invariants (the names the CLI and the rest of the project use):
 
 Auxiliary (strengthening) invariants, needed to make the core ones inductive:
 
-* ``partition-epoch-map``: a held partition has an entry in the partition-epoch map, pointing
+* ``partition-epoch-index``: a held partition has an entry in the partition-epoch map, pointing
   at its holder (this is ``ConsumerGroup.partitionEpochs``; it is what withholding reads).
 * ``process-role-maps`` (streams): a member's standby / warm-up task is recorded for its process.
 * ``holders-are-members``: only members hold tasks.
@@ -40,11 +40,31 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 import z3
+from kgspec.invariants.catalogue import (
+    ASSIGNED_PENDING_DISJOINT,
+    AWAY_CLIENT_CLOSED,
+    CLIENT_EPOCH_BOUNDED,
+    CLIENT_WITHIN_COORDINATOR,
+    COMMIT_FENCING,
+    COPY_EPOCH_BOUNDED,
+    EPOCH_FENCING,
+    EPOCH_MONOTONICITY,
+    HOLDERS_ARE_MEMBERS,
+    NO_DOUBLE_OWNERSHIP,
+    PARTITION_EPOCH_INDEX,
+    PENDING_ONLY_WHEN_UNREVOKED,
+    PROCESS_ROLE_MAPS,
+    PROCESSID_EXCLUSIVITY,
+    RECONCILED_WITHIN_TARGET,
+    SESSION_EXPIRY,
+    TARGET_VALIDITY,
+    UNREVOKED_BEHIND_TARGET,
+)
 from kgspec.invariants.symbolic.rules import Ctx, epoch_ok, target_valid
 from kgspec.invariants.symbolic.state import Expr, State, bound_vars, forall
 
-CORE = ("no-double-ownership", "processid-exclusivity", "epoch-monotonicity", "target-validity",
-        "epoch-fencing", "session-expiry", "commit-fencing")
+CORE = (NO_DOUBLE_OWNERSHIP, PROCESSID_EXCLUSIVITY, EPOCH_MONOTONICITY, TARGET_VALIDITY,
+        EPOCH_FENCING, SESSION_EXPIRY, COMMIT_FENCING)
 
 # A property of one action's steps: (pre, post, m, n) -> formula that must hold.
 StepProperty = Callable[[State, State, Expr, Expr], Expr]
@@ -133,7 +153,7 @@ def _per_mtr(s: State, body: Callable[[str, Expr, Expr], Expr], roles: tuple[str
     return forall(s.sorts, [m, t], z3.And([body(r, m, t) for r in (roles or s.roles)]))
 
 
-def partition_epoch_map(s: State) -> list[Expr]:
+def partition_epoch_index(s: State) -> list[Expr]:
     return [_per_mtr(s, lambda r, m, t: z3.Implies(
         s.H(r, m, t), z3.And(s.f("has_epoch")(t), s.f("epoch_owner")(t) == m)), ("act",))]
 
@@ -227,44 +247,44 @@ def _session_expiry(pre: State, post: State, m: Expr, n: Expr) -> Expr:
 
 
 _BOTH = ("consumer", "streams")
-_OWNERSHIP = ("partition-epoch-map", "holders-are-members", "pending-only-when-unrevoked",
-              "assigned-pending-disjoint", "client-within-coordinator", "away-client-closed")
+_OWNERSHIP = (PARTITION_EPOCH_INDEX, HOLDERS_ARE_MEMBERS, PENDING_ONLY_WHEN_UNREVOKED,
+              ASSIGNED_PENDING_DISJOINT, CLIENT_WITHIN_COORDINATOR, AWAY_CLIENT_CLOSED)
 INVARIANTS: dict[str, Invariant] = {i.name: i for i in (
-    Invariant("no-double-ownership", True, _BOTH, _OWNERSHIP, no_double_ownership),
-    Invariant("processid-exclusivity", True, ("streams",),
-              (*_OWNERSHIP, "no-double-ownership", "process-role-maps", "target-validity"),
+    Invariant(NO_DOUBLE_OWNERSHIP, True, _BOTH, _OWNERSHIP, no_double_ownership),
+    Invariant(PROCESSID_EXCLUSIVITY, True, ("streams",),
+              (*_OWNERSHIP, NO_DOUBLE_OWNERSHIP, PROCESS_ROLE_MAPS, TARGET_VALIDITY),
               processid_exclusivity),
-    Invariant("epoch-monotonicity", True, _BOTH,
-              ("client-epoch-bounded", "reconciled-within-target", "holders-are-members",
-               "away-client-closed", "unrevoked-behind-target"), epoch_state, epoch_action),
-    Invariant("commit-fencing", True, ("streams",),
-              (*_OWNERSHIP, "epoch-monotonicity", "copy-epoch-bounded"), commit_fencing,
+    Invariant(EPOCH_MONOTONICITY, True, _BOTH,
+              (CLIENT_EPOCH_BOUNDED, RECONCILED_WITHIN_TARGET, HOLDERS_ARE_MEMBERS,
+               AWAY_CLIENT_CLOSED, UNREVOKED_BEHIND_TARGET), epoch_state, epoch_action),
+    Invariant(COMMIT_FENCING, True, ("streams",),
+              (*_OWNERSHIP, EPOCH_MONOTONICITY, COPY_EPOCH_BOUNDED), commit_fencing,
               async_client=True),
-    Invariant("target-validity", True, _BOTH, ("holders-are-members",), target_validity),
-    Invariant("epoch-fencing", True, _BOTH, (), lambda s: [],
+    Invariant(TARGET_VALIDITY, True, _BOTH, (HOLDERS_ARE_MEMBERS,), target_validity),
+    Invariant(EPOCH_FENCING, True, _BOTH, (), lambda s: [],
               steps={"heartbeat": _epoch_fencing(), "heartbeat_lost": _epoch_fencing(),
                      "heartbeat_unreported": _epoch_fencing(reported=False),
                      "heartbeat_unreported_lost": _epoch_fencing(reported=False),
                      "heartbeat_stale": _epoch_fencing(stale=True)}),
-    Invariant("session-expiry", True, _BOTH, (), lambda s: [],
+    Invariant(SESSION_EXPIRY, True, _BOTH, (), lambda s: [],
               steps={"session_timeout": _session_expiry}),
-    Invariant("partition-epoch-map", False, _BOTH, (*_OWNERSHIP, "no-double-ownership"),
-              partition_epoch_map),
-    Invariant("process-role-maps", False, ("streams",),
-              ("processid-exclusivity", *_OWNERSHIP), process_role_maps),
-    Invariant("holders-are-members", False, _BOTH, ("away-client-closed",), holders_are_members),
-    Invariant("pending-only-when-unrevoked", False, _BOTH,
-              ("away-client-closed", "holders-are-members"), pending_only_when_unrevoked),
-    Invariant("assigned-pending-disjoint", False, _BOTH,
-              ("away-client-closed", "holders-are-members"), assigned_pending_disjoint),
-    Invariant("client-within-coordinator", False, _BOTH, _OWNERSHIP, client_within_coordinator),
-    Invariant("away-client-closed", False, ("consumer",), (), away_client_closed),
-    Invariant("client-epoch-bounded", False, _BOTH, ("epoch-monotonicity",), client_epoch_bounded),
-    Invariant("reconciled-within-target", False, _BOTH, ("epoch-monotonicity",),
+    Invariant(PARTITION_EPOCH_INDEX, False, _BOTH, (*_OWNERSHIP, NO_DOUBLE_OWNERSHIP),
+              partition_epoch_index),
+    Invariant(PROCESS_ROLE_MAPS, False, ("streams",),
+              (PROCESSID_EXCLUSIVITY, *_OWNERSHIP), process_role_maps),
+    Invariant(HOLDERS_ARE_MEMBERS, False, _BOTH, (AWAY_CLIENT_CLOSED,), holders_are_members),
+    Invariant(PENDING_ONLY_WHEN_UNREVOKED, False, _BOTH,
+              (AWAY_CLIENT_CLOSED, HOLDERS_ARE_MEMBERS), pending_only_when_unrevoked),
+    Invariant(ASSIGNED_PENDING_DISJOINT, False, _BOTH,
+              (AWAY_CLIENT_CLOSED, HOLDERS_ARE_MEMBERS), assigned_pending_disjoint),
+    Invariant(CLIENT_WITHIN_COORDINATOR, False, _BOTH, _OWNERSHIP, client_within_coordinator),
+    Invariant(AWAY_CLIENT_CLOSED, False, ("consumer",), (), away_client_closed),
+    Invariant(CLIENT_EPOCH_BOUNDED, False, _BOTH, (EPOCH_MONOTONICITY,), client_epoch_bounded),
+    Invariant(RECONCILED_WITHIN_TARGET, False, _BOTH, (EPOCH_MONOTONICITY,),
               reconciled_within_target),
-    Invariant("unrevoked-behind-target", False, ("streams",), ("epoch-monotonicity",),
+    Invariant(UNREVOKED_BEHIND_TARGET, False, ("streams",), (EPOCH_MONOTONICITY,),
               unrevoked_behind_target),
-    Invariant("copy-epoch-bounded", False, _BOTH, ("epoch-monotonicity", "client-epoch-bounded"),
+    Invariant(COPY_EPOCH_BOUNDED, False, _BOTH, (EPOCH_MONOTONICITY, CLIENT_EPOCH_BOUNDED),
               copy_epoch_bounded),
 )}
 

@@ -39,8 +39,12 @@ def _size(assignment: TopicAssignment) -> int:
 
 
 def validate_assignment(spec: GroupSpec, topics: TopicDescriber, assignment: AnyAssignment) -> list[str]:
+    # the ownership rule (target-validity's overlap half); imported here, as kgspec.invariants
+    # imports the model
+    from kgspec.invariants.exclusivity import Exclusive
+
     problems: list[str] = []
-    owner: dict[tuple[str, int], str] = {}
+    owner: Exclusive[str, tuple[str, int]] = Exclusive()
     counts: dict[str, int] = {}
 
     for member_id, target in assignment.items():
@@ -65,8 +69,8 @@ def validate_assignment(spec: GroupSpec, topics: TopicDescriber, assignment: Any
                         f"exist (topic has {max(count, 0)} partitions)"
                     )
                     continue
-                first = owner.setdefault((topic_id, partition), member_id)
-                if first != member_id:
+                first = owner.claim(member_id, (topic_id, partition))
+                if first is not None:
                     problems.append(
                         f"{topic_id}-{partition} is assigned to both {first} and {member_id}"
                     )
@@ -78,7 +82,7 @@ def validate_assignment(spec: GroupSpec, topics: TopicDescriber, assignment: Any
             problems.append(f"topic {topic_id} is subscribed but unknown")
             continue
         for partition in range(count):
-            if (topic_id, partition) not in owner:
+            if (topic_id, partition) not in owner.first:
                 problems.append(f"{topic_id}-{partition} is not assigned to any member")
     return problems
 

@@ -23,6 +23,7 @@ from typing import Any
 from kgspec.invariants import (
     CLIENT_NO_DOUBLE_OWNERSHIP,
     CONSUMER_INVARIANTS,
+    CONVERGENCE,
     EPOCH_FENCING,
     NO_TASKS_WHILE_NOT_READY,
     SESSION_EXPIRY,
@@ -569,7 +570,7 @@ class Simulator:
                     self.lost_assignments.extend(lost_assignments(group, live))
             else:
                 found = convergence(coord.groups.get(gid), live)
-            self.violations.extend(Violation("convergence", gid, m) for m in found)
+            self.violations.extend(Violation(CONVERGENCE, gid, m) for m in found)
         return self.violations
 
     def _ready_expected(self, gid: str) -> bool:

@@ -138,11 +138,11 @@ def test_target_validity() -> None:
     assert target_validity(group, topics) == []
     group.target = {"a": {T: frozenset({0})}, "b": {T: frozenset({0})}}
     assert target_validity(group, topics) == [
-        f"partition {T}-0 is in the targets of a and b",
+        f"partition {T}-0 is in the targets of both a and b",
         f"partition {T}-1 of a subscribed topic is in no target",
     ]
     group.group_epoch = 4  # a newer epoch awaits its target: only uniqueness is checked
-    assert target_validity(group, topics) == [f"partition {T}-0 is in the targets of a and b"]
+    assert target_validity(group, topics) == [f"partition {T}-0 is in the targets of both a and b"]
 
 
 def test_state_derivation() -> None:
