@@ -52,10 +52,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from kgspec.conformance.checker import TraceChecker, _Group
+from kgspec.conformance.checker import TraceChecker
 from kgspec.conformance.compare import format_set
 from kgspec.conformance.events import Event, ReadItem
 from kgspec.conformance.findings import Finding, Report
+from kgspec.conformance.session import GroupSession
 from kgspec.model.assignors.api import GroupAssignment, GroupSpec
 from kgspec.model.consumer import records as rec
 from kgspec.model.coordinator import CONSUMER_GROUP_HEARTBEAT, Coordinator
@@ -279,14 +280,14 @@ class AllowingChecker(TraceChecker):
         self._adopts = frozenset(e.adopt for e in allowed.allowlist.entries if e.adopt is not None)
         self._peer_choices: dict[str, Choices] = {}  # group id -> the peer's target, as a choice
 
-    def _choices(self, g: _Group) -> Choices:
+    def choices(self, g: GroupSession) -> Choices:
         return self._peer_choices.get(g.summary.group_id, NO_CHOICES)
 
-    def _group(self, group_id: str, gtype: str, *, from_describe: bool = False) -> _Group:
+    def group(self, group_id: str, gtype: str, *, from_describe: bool = False) -> GroupSession:
         if self._session_timeout is None and "peer-session-expiry" in self._adopts:
             self._session_timeout = int(self.configs.get(SESSION_TIMEOUT, 45000))
             self.configs[SESSION_TIMEOUT] = self._session_timeout + PEER_SESSION_SLACK_MS
-        g = super()._group(group_id, gtype, from_describe=from_describe)
+        g = super().group(group_id, gtype, from_describe=from_describe)
         # once a consumer group (a group first named by a describe may become one later)
         if g.summary.type == "consumer" and group_id not in self._peer_choices \
                 and "target:join-order-range" in self._adopts:
@@ -363,7 +364,7 @@ class AllowingChecker(TraceChecker):
                         f"{self._session_timeout} ms after its last heartbeat, at {deadline}",
                         "sessionExpiryMs", deadline, event.ts_ms)]
 
-    def _member_record(self) -> tuple[_Group, Any] | None:
+    def _member_record(self) -> tuple[GroupSession, Any] | None:
         """The calling member's assignment record before the call (for ``keep-member-epoch``)."""
         event = self._current
         if (event is None or event.kind != "call" or event.api_key != CONSUMER_GROUP_HEARTBEAT
@@ -387,7 +388,7 @@ class AllowingChecker(TraceChecker):
             "groupId": group_id, "memberId": member_id, "memberEpoch": -1, "instanceId": None, "rackId": None,
             "rebalanceTimeoutMs": -1, "subscribedTopicNames": None, "subscribedTopicRegex": None,
             "serverAssignor": None, "topicPartitions": None}, now=int(self._current.ts_ms or 0),
-            choices=self._choices(g))
+            choices=self.choices(g))
         g.pinned.pop(member_id, None)
 
     def finish(self) -> None:

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kgspec.conformance.compare import consumer_assignment_key
+from kgspec.conformance.events import client_host
 from kgspec.conformance.findings import Finding
 from kgspec.invariants.classic import ClassicHistory, join_response_problems, record_problems
 from kgspec.model.classic.ops import CLASSIC_API_NAMES, CLASSIC_APIS
@@ -29,8 +30,9 @@ from kgspec.model.records import GROUP_METADATA, Record
 from kgspec.model.step import NO_CHOICES, Choices, Firing
 
 if TYPE_CHECKING:
-    from kgspec.conformance.checker import TraceChecker, _Group
+    from kgspec.conformance.checker import TraceChecker
     from kgspec.conformance.events import Event
+    from kgspec.conformance.session import GroupSession
 
 API_LABELS = {JOIN_GROUP: "JoinGroup", HEARTBEAT: "Heartbeat", LEAVE_GROUP: "LeaveGroup", SYNC_GROUP: "SyncGroup"}
 __all__ = ["CLASSIC_APIS", "CLASSIC_API_NAMES", "ClassicChecks"]
@@ -46,7 +48,7 @@ class _Pending:
 
 
 @dataclass(slots=True)
-class _GroupState:
+class GroupSessionState:
     pending: list[_Pending] = field(default_factory=list)  # a heap by deadline
     answered: dict[int, dict[str, Any]] = field(default_factory=dict)  # call id -> model response
     history: ClassicHistory = field(default_factory=ClassicHistory)
@@ -57,14 +59,14 @@ class ClassicChecks:
 
     def __init__(self, checker: TraceChecker) -> None:
         self.checker = checker
-        self.groups: dict[str, _GroupState] = {}
+        self.groups: dict[str, GroupSessionState] = {}
 
-    def _state(self, group_id: str) -> _GroupState:
-        return self.groups.setdefault(group_id, _GroupState())
+    def _state(self, group_id: str) -> GroupSessionState:
+        return self.groups.setdefault(group_id, GroupSessionState())
 
     # --- time ----------------------------------------------------------------------------
 
-    def advance(self, g: _Group, ts: int) -> list[Firing]:
+    def advance(self, g: GroupSession, ts: int) -> list[Firing]:
         """Move the group's model to ``ts``, checking each parked call whose answer time passed."""
         state = self.groups.get(g.summary.group_id)
         firings: list[Firing] = []
@@ -78,7 +80,7 @@ class ClassicChecks:
             self._collect(g, state)
         return firings
 
-    def finish(self, g: _Group) -> None:
+    def finish(self, g: GroupSession) -> None:
         """End of trace: a call still parked must have been answered by its time."""
         state = self.groups.get(g.summary.group_id)
         while state is not None and state.pending:
@@ -89,11 +91,11 @@ class ClassicChecks:
             self._collect(g, state)
             self._check_parked(g, state, p)
 
-    def _collect(self, g: _Group, state: _GroupState) -> None:
+    def _collect(self, g: GroupSession, state: GroupSessionState) -> None:
         for completion in g.coord.take_completed():
             state.answered[completion.call.call_id] = completion.response
 
-    def _check_parked(self, g: _Group, state: _GroupState, p: _Pending) -> None:
+    def _check_parked(self, g: GroupSession, state: GroupSessionState, p: _Pending) -> None:
         response = state.answered.pop(p.call_id, None)
         if response is None:
             total = p.event.total_time_ms or 0
@@ -105,10 +107,8 @@ class ClassicChecks:
 
     # --- calls ---------------------------------------------------------------------------
 
-    def handle(self, g: _Group, event: Event, api: int) -> None:
+    def handle(self, g: GroupSession, event: Event, api: int) -> None:
         """One classic call event (the checker's ``_call`` has found its group)."""
-        from kgspec.conformance.checker import client_host
-
         version = event.api_version if event.api_version is not None else 0
         low, high = CLASSIC_APIS[api]
         if not low <= version <= high:
@@ -116,12 +116,12 @@ class ClassicChecks:
                          "requestHeader.requestApiVersion")
             return
         ts = int(event.ts_ms or 0)
-        if not self.checker._advance(g, ts, event.line):
+        if not self.checker.advance(g, ts, event.line):
             return
         g.saw_calls = True
         self.call(g, event, api, version, ts, client_host(event.connection))
 
-    def call(self, g: _Group, event: Event, api: int, version: int, ts: int, client_host: str) -> None:
+    def call(self, g: GroupSession, event: Event, api: int, version: int, ts: int, client_host: str) -> None:
         coord = g.coord
         req, obs = event.request, event.response
         state = self._state(g.summary.group_id)
@@ -156,20 +156,20 @@ class ClassicChecks:
         deadline = ts + (event.total_time_ms or 0)
         heapq.heappush(state.pending, _Pending(deadline, result.pending, event, api, list(result.explain)))
 
-    def record(self, g: _Group, record: Record) -> list[tuple[str, str]]:
+    def record(self, g: GroupSession, record: Record) -> list[tuple[str, str]]:
         """Invariants of a replayed GroupMetadata record."""
         if record.type != GROUP_METADATA:
             return []
         return record_problems(self._state(g.summary.group_id).history, record.value)
 
-    def _report(self, g: _Group, event: Event, kind: str, message: str, name: str, exp: Any = None,
+    def _report(self, g: GroupSession, event: Event, kind: str, message: str, name: str, exp: Any = None,
                 got: Any = None) -> None:
         c = self.checker
-        c._finding(g, Finding(c.path, event.line, g.summary.group_id, kind, message, name, exp, got))
+        c.finding(g, Finding(c.path, event.line, g.summary.group_id, kind, message, name, exp, got))
 
     # --- comparison ----------------------------------------------------------------------
 
-    def _compare(self, g: _Group, event: Event, api: int, expected: dict[str, Any], explain: list[str]) -> None:
+    def _compare(self, g: GroupSession, event: Event, api: int, expected: dict[str, Any], explain: list[str]) -> None:
         mixed = api == SYNC_GROUP and g.summary.group_id in g.coord.groups
         for name, exp, got in differences(api, expected, event.response):
             if mixed and name == "assignment" and consumer_assignment_key(exp) == consumer_assignment_key(got):
@@ -181,7 +181,7 @@ class ClassicChecks:
                 head = f"{API_LABELS[api]}: {name} must be {exp!r}, not {got!r}"
             self._finding(g, event, "response-mismatch", name, exp, got, head, explain)
 
-    def _finding(self, g: _Group, event: Event, kind: str, name: str, exp: Any, got: Any, head: str,
+    def _finding(self, g: GroupSession, event: Event, kind: str, name: str, exp: Any, got: Any, head: str,
                  explain: list[str]) -> None:
         reasons = [w for w in explain if w]
         message = head + (": " + "; ".join(reasons) if reasons else "")

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from kgspec.conformance.events import client_host
 from kgspec.conformance.findings import Finding
 from kgspec.invariants.catalogue import REPLAY
 from kgspec.invariants.connect import group_problems
@@ -29,8 +30,9 @@ from kgspec.model.errors import Errors, error_name
 from kgspec.model.records import CONNECT_WORKER_GROUP_CONNECTORS_TASKS_METADATA, Record
 
 if TYPE_CHECKING:
-    from kgspec.conformance.checker import TraceChecker, _Group
+    from kgspec.conformance.checker import TraceChecker
     from kgspec.conformance.events import Event
+    from kgspec.conformance.session import GroupSession
 
 CONNECT_API_NAMES = ops.CONNECT_APIS
 CONNECT_RECORD_TYPES = ops.CONNECT_RECORD_TYPES
@@ -45,10 +47,8 @@ class ConnectChecks:
     def __init__(self, checker: TraceChecker) -> None:
         self.checker = checker
 
-    def handle(self, g: _Group, event: Event, api: str) -> None:
-        from kgspec.conformance.checker import client_host
-
-        if not self.checker._advance(g, float(event.ts_ms or 0), event.line):
+    def handle(self, g: GroupSession, event: Event, api: str) -> None:
+        if not self.checker.advance(g, float(event.ts_ms or 0), event.line):
             return
         g.saw_calls = True
         g.generation += 1
@@ -71,8 +71,8 @@ class ConnectChecks:
             self._mismatch(g, event, api, name, exp, got, result.explain)
         self._invariants(g, event)
 
-    def record(self, g: _Group, event: Event, record: Record) -> None:
-        if not self.checker._advance(g, float(event.ts_ms or 0), event.line):
+    def record(self, g: GroupSession, event: Event, record: Record) -> None:
+        if not self.checker.advance(g, float(event.ts_ms or 0), event.line):
             return
         g.saw_records = True
         g.generation += 1
@@ -105,11 +105,11 @@ class ConnectChecks:
                          f"expected {expected.describe()}, the trace shows {record.describe()}", "record",
                          expected.to_json(), record.to_json())
 
-    def _invariants(self, g: _Group, event: Event) -> None:
+    def _invariants(self, g: GroupSession, event: Event) -> None:
         for name, message in group_problems(g.coord.connect_groups.get(g.summary.group_id)):
             self._report(g, event, "invariant", message, name)
 
-    def _mismatch(self, g: _Group, event: Event, api: str, name: str, exp: Any, got: Any,
+    def _mismatch(self, g: GroupSession, event: Event, api: str, name: str, exp: Any, got: Any,
                   explain: list[str]) -> None:
         if name == "errorCode":
             head = f"{_LABELS[api]}: the coordinator must answer {error_name(exp)} ({exp}), " \
@@ -120,10 +120,10 @@ class ConnectChecks:
         self._report(g, event, "response-mismatch", head + (": " + "; ".join(reasons) if reasons else ""), name,
                      exp, got)
 
-    def _report(self, g: _Group, event: Event, kind: str, message: str, name: str, exp: Any = None,
+    def _report(self, g: GroupSession, event: Event, kind: str, message: str, name: str, exp: Any = None,
                 got: Any = None) -> None:
         c = self.checker
-        c._finding(g, Finding(c.path, event.line, g.summary.group_id, kind, message, name, exp, got))
+        c.finding(g, Finding(c.path, event.line, g.summary.group_id, kind, message, name, exp, got))
 
 
 def _labels(assignment: Any) -> Any:

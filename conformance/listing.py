@@ -76,11 +76,11 @@ class ListingChecks:
         problem = _whole_call_problem(event)
         if problem is not None:
             kind, field_name, message = problem
-            c._finding(None, Finding(c.path, event.line, None, kind, message, field_name))
+            c.finding(None, Finding(c.path, event.line, None, kind, message, field_name))
             return
         error = event.response.get("errorCode", 0)
         if error != 0:  # the model answers every listing
-            c._finding(None, Finding(c.path, event.line, None, "response-mismatch",
+            c.finding(None, Finding(c.path, event.line, None, "response-mismatch",
                                      f"ListGroups: errorCode should be 0 (NONE), not {error} ({error_name(error)})",
                                      "errorCode", 0, error))
             return
@@ -95,16 +95,16 @@ class ListingChecks:
             if g is None:
                 continue  # a group the trace has not shown: not judged
             g.summary.events += 1
-            if not c._advance(g, ts, event.line):
+            if not c.advance(g, ts, event.line):
                 continue
             model = {e["groupId"]: e for e in listed_groups(g.coord)}.get(gid)
             if model is None:
-                c._finding(g, Finding(c.path, event.line, gid, "response-mismatch",
+                c.finding(g, Finding(c.path, event.line, gid, "response-mismatch",
                                       f"ListGroups lists group {gid}, which the model does not hold here",
                                       f"groups[{gid}]", None, observed))
                 continue
             if not matches(model, states, types):
-                c._finding(g, Finding(c.path, event.line, gid, "response-mismatch",
+                c.finding(g, Finding(c.path, event.line, gid, "response-mismatch",
                                       f"ListGroups lists group {gid} ({model['groupType']}, state "
                                       f"{model['groupState']}), which its filters leave out "
                                       f"(statesFilter {states}, typesFilter {types})",
@@ -112,7 +112,7 @@ class ListingChecks:
                 continue
             for name in COMPARED:
                 if name in observed and _gated(name, version) and observed[name] != model[name]:
-                    c._finding(g, Finding(c.path, event.line, gid, "response-mismatch",
+                    c.finding(g, Finding(c.path, event.line, gid, "response-mismatch",
                                           f"ListGroups: groups[{gid}].{name} should be {model[name]!r}, "
                                           f"not {observed[name]!r}", name, model[name], observed[name]))
 

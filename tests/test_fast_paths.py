@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from kgspec.conformance.checker import TraceChecker, _timer_at
+from kgspec.conformance.checker import TraceChecker
+from kgspec.conformance.consumer import timer_at
 from kgspec.conformance.events import Event, Malformed
 from kgspec.conformance.findings import Report
 from kgspec.conformance.readers import read_request_log
@@ -231,7 +232,7 @@ def test_written_logs_as_the_general_path(monkeypatch: pytest.MonkeyPatch) -> No
 
 def test_moved_timer_is_the_constructed_one() -> None:
     timer = Timer("session-timeout-g-m", 45_000, "consumer-session", "g", "m", 7)
-    moved = _timer_at(timer, 50_000)
+    moved = timer_at(timer, 50_000)
     assert moved == Timer("session-timeout-g-m", 50_000, "consumer-session", "g", "m", 7)
     assert type(moved) is Timer
     assert hash(moved) == hash(Timer("session-timeout-g-m", 50_000, "consumer-session", "g", "m", 7))

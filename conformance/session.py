@@ -1,0 +1,72 @@
+"""One group's checking session: its model, the trace's view of it, and what is pending.
+
+The router (``checker.py``) keeps one :class:`GroupSession` per group id; each protocol's
+checks (``consumer.py``, ``streams.py``, ``classic.py``, ``connect.py``, ``describes.py``,
+``records.py``) read and update it.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any
+
+from kgspec.conformance.events import Event
+from kgspec.conformance.findings import GroupSummary
+from kgspec.conformance.invariant_hooks import ObservedTarget
+from kgspec.invariants.client import ClientLedger
+from kgspec.invariants.streams import ReplayedStateProblems
+from kgspec.model.coordinator import Coordinator
+from kgspec.model.records import Record
+from kgspec.model.timers import Timer
+
+MAX_FINDINGS_PER_GROUP = 200
+
+
+@dataclass(slots=True)
+class GroupSession:
+    coord: Coordinator
+    summary: GroupSummary
+    last_ts: float | None = None
+    expected_records: deque[tuple[int, Record]] = field(default_factory=deque)
+    saw_calls: bool = False
+    saw_records: bool = False
+    findings: int = 0
+    # member id -> assignment epoch at which its response was observed (its target is fixed)
+    pinned: dict[str, int] = field(default_factory=dict)
+    # --clients: what each client was given and has reported (invariants/client.py)
+    clients: ClientLedger = field(default_factory=ClientLedger)
+    # calls and records: the target the trace's own records build (checked as replay checks it)
+    observed_target: ObservedTarget = field(default_factory=ObservedTarget)
+    saw_target_metadata: bool = False  # record replay: the coordinator's assignment epoch is known
+    # Bumped whenever the group's model may have changed (records applied, timers fired,
+    # topics, failover): steady answers cached at an older generation are stale.
+    generation: int = 0
+    steady: dict[str, SteadyAnswer] = field(default_factory=dict)  # member id -> cached steady heartbeat
+    streams_state: ReplayedStateProblems = field(default_factory=ReplayedStateProblems)  # record replay
+    # Typed by a describe only (an admin call names any type's group): the group's first call
+    # or record of its own gives it its type.
+    typed_by_describe: bool = False
+
+
+@dataclass(slots=True)
+class SteadyAnswer:
+    """A steady heartbeat the model answered on its fast path with no records (see ConsumerChecks.steady_hit)."""
+
+    request: dict[str, Any]
+    response: dict[str, Any]
+    version: int | None
+    client_id: str | None
+    connection: str | None
+    generation: int
+    session_timer: Timer  # what the fast path re-armed, ``delay`` after the call
+    delay: int
+
+
+def ts_of(event: Event) -> float:
+    return float(event.ts_ms) if event.ts_ms is not None else 0.0
+
+
+def num(x: float) -> Any:
+    """A time as the trace wrote it: an int when it is one."""
+    return int(x) if float(x).is_integer() else x
