@@ -64,8 +64,9 @@ class ConsumerChecks:
         coord = g.coord
         timers = coord.timers
         now = int(ts)
+        checker = self.checker
         if timers.maybe_due(now):
-            self.checker.advance(g, ts, event.line)
+            checker.advance(g, ts, event.line)
             if entry.generation != g.generation:
                 return False  # timers fired; the full path runs at the same time (advancing again is a no-op)
         else:
@@ -78,8 +79,8 @@ class ConsumerChecks:
         timers.schedule(timer_at(entry.session_timer, now + entry.delay))
         summary.events += 1
         g.saw_calls = True
-        self.checker.steady_hits += 1
-        if self.checker.clients:
+        checker.steady_hits += 1
+        if checker.clients:
             self.check_client(g, event, event.response)
         return True
 

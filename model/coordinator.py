@@ -27,7 +27,6 @@ from kgspec.model.apis import (
     LIST_GROUPS,
     STREAMS_GROUP_DESCRIBE,
     STREAMS_GROUP_HEARTBEAT,
-    version_range,
 )
 from kgspec.model.assignors import ASSIGNORS
 from kgspec.model.assignors.api import PartitionAssignor
@@ -71,6 +70,7 @@ def _route(what: str, keys: Callable[[GroupProtocol], Iterable[Any]]) -> dict[An
     return table
 
 
+TOPIC_FOLLOWERS = (CONSUMER, STREAMS)  # the protocols whose groups follow topic metadata
 BY_API = _route("API", lambda p: p.apis)
 BY_RECORD = _route("record type", lambda p: p.record_types)
 BY_TIMER = _route("timer kind", lambda p: p.timer_kinds)
@@ -136,6 +136,7 @@ class Coordinator:
         self._member_ids = member_ids or seeded()
         self.member_id_draws = 0  # soft state: how many ids the source has given (commit advances it)
         self.timer_effects: list[Callable[[], None]] = []  # migration effects of the timer firing now
+        self._versions = {key: api.range(self.profile) for key, api in APIS.items()}  # model/apis.py
 
     # --- the clock, the timers and soft state, read through the step being decided -------------
 
@@ -198,30 +199,47 @@ class Coordinator:
         must have been fired with :meth:`advance`. The calls a protocol applies as it goes
         (classic JoinGroup, SyncGroup, Heartbeat, LeaveGroup) are only handled (:meth:`handle`).
         """
-        if api_key not in APIS:
+        versions = self._versions.get(api_key)
+        if versions is None:
             raise ValueError(f"API key {api_key} is not modelled")
-        require_version(api_key, api_version, version_range(api_key, self.profile))
+        if not versions[0] <= api_version <= versions[1]:
+            require_version(api_key, api_version, versions)  # raises, naming the range
         protocol = BY_API.get(api_key)
         if protocol is not None and api_key in protocol.applied_as_they_go:
             raise ValueError(f"{APIS[api_key].label} changes the group in memory, as Kafka's does: use handle()")
         call = Call(api_key, api_version, request, now, client_id, client_host, choices)
-        return self.decide_with(now, lambda: self._decide(protocol, call), choices)
+        scope = self._enter(now, choices)
+        try:
+            decision = self._decide(protocol, call)
+        finally:
+            self._scope = None
+        return self._sealed(decision, scope)
 
-    def decide_with(self, now: int, run: Callable[[], Decision | dict[str, Any] | None],
+    def decide_with(self, now: int, run: Callable[[], dict[str, Any] | None],
                     choices: Choices = NO_CHOICES) -> Decision:
-        """Run ``run`` (a protocol's decide, or a handler's entry point returning its response) in
-        a step scope; the checker's steady fast path asks for the decision of part of a step."""
+        """Run ``run`` (a handler's entry point returning its response) in a step scope: the
+        decision of part of a step (the checker's steady fast path asks for one)."""
+        scope = self._enter(now, choices)
+        try:
+            response = run()
+        finally:
+            self._scope = None
+        return self._sealed(Decision(response), scope)
+
+    def _enter(self, now: int, choices: Choices) -> _Scope:
         if self._scope is not None:
             raise RuntimeError("decide() is not re-entrant")
         scope = self._scope = _Scope(self._timers, now, choices)
-        try:
-            outcome = run()
-        finally:
-            self._scope = None
-        decision = outcome if isinstance(outcome, Decision) else Decision(outcome)
+        return scope
+
+    @staticmethod
+    def _sealed(decision: Decision, scope: _Scope) -> Decision:
+        """The decision with what its step did beside records: timers, soft state, ids drawn."""
         decision.timer_ops = scope.timers.ops
-        decision.soft.extend(scope.soft)
-        decision.soft.extend(_shadow_changes(scope))
+        if scope.soft:
+            decision.soft.extend(scope.soft)
+        if scope.shadows:
+            decision.soft.extend(_shadow_changes(scope))
         decision.member_ids_drawn = scope.draws
         return decision
 
@@ -330,14 +348,17 @@ class Coordinator:
 
     def advance(self, now: int) -> list[Firing]:
         """Move the clock to ``now``; fire every timer due by then, earliest first."""
-        if now < self.now:
-            raise ValueError(f"time went backwards: {now} < {self.now}")
+        if self._scope is not None:
+            raise RuntimeError("time does not move while a step is decided")
+        if now < self._now:
+            raise ValueError(f"time went backwards: {now} < {self._now}")
         firings: list[Firing] = []
-        if not self.timers.maybe_due(now):  # the common step: nothing due, no generator to run
-            self.now = now
+        timers = self._timers
+        if not timers.maybe_due(now):  # the common step: nothing due, no generator to run
+            self._now = now
             return firings
-        for timer in self.timers.pop_due(now):
-            self.now = timer.deadline_ms
+        for timer in timers.pop_due(now):
+            self._now = timer.deadline_ms
             protocol = BY_TIMER.get(timer.kind)
             if protocol is None:
                 raise ValueError(f"unknown timer kind {timer.kind}")
@@ -347,7 +368,7 @@ class Coordinator:
             for effect in effects:
                 effect()
             firings.append(Firing(timer, records, explain))
-        self.now = now
+        self._now = now
         return firings
 
     def take_completed(self) -> list[Completion]:
@@ -396,7 +417,7 @@ class Coordinator:
             self._metadata_changed({name}, new_topic=False)
 
     def _metadata_changed(self, names: set[str], new_topic: bool) -> None:
-        for protocol in PROTOCOLS:
+        for protocol in TOPIC_FOLLOWERS:
             protocol.metadata_changed(self, names, new_topic)
 
     def metadata_hash(self, names: Iterable[str]) -> int:

@@ -23,7 +23,6 @@ rule ``model/migration/rules.py``, reached through ``coord.migration``.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kgspec.model.step import NO_CHOICES, Choices
@@ -35,17 +34,20 @@ if TYPE_CHECKING:
     from kgspec.model.timers import Timer
 
 
-@dataclass(frozen=True, slots=True)
 class Call:
-    """One RPC as the coordinator receives it."""
+    """One RPC as the coordinator receives it (a plain slotted class: one is made per call)."""
 
-    api_key: int | str  # a Kafka API key, or the name of a key-less draft API
-    version: int
-    request: dict[str, Any]
-    now: int
-    client_id: str = ""
-    client_host: str = "/127.0.0.1"
-    choices: Choices = NO_CHOICES
+    __slots__ = ("api_key", "choices", "client_host", "client_id", "now", "request", "version")
+
+    def __init__(self, api_key: int | str, version: int, request: dict[str, Any], now: int,
+                 client_id: str = "", client_host: str = "/127.0.0.1", choices: Choices = NO_CHOICES) -> None:
+        self.api_key = api_key  # a Kafka API key, or the name of a key-less draft API
+        self.version = version
+        self.request = request
+        self.now = now
+        self.client_id = client_id
+        self.client_host = client_host
+        self.choices = choices
 
 
 class GroupProtocol(Protocol):

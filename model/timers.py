@@ -116,7 +116,8 @@ class DeferredTimers(Timers):
     __slots__ = ("_overlay", "_real", "ops")
 
     def __init__(self, real: Timers) -> None:
-        super().__init__()
+        # No Timers.__init__: an overlay keeps no heap of its own (one is made per decision), so
+        # it neither fires nor counts timers (see the methods below).
         self._real = real
         self._overlay: dict[str, Timer | None] = {}  # None: cancelled in this step
         self.ops: list[tuple[str, Timer | str]] = []
@@ -140,6 +141,21 @@ class DeferredTimers(Timers):
 
     def __contains__(self, key: str) -> bool:
         return self.get(key) is not None
+
+    def maybe_due(self, now_ms: int) -> bool:
+        raise TypeError("a step's timer overlay does not fire timers; the coordinator's timers do")
+
+    def pop_due(self, now_ms: int) -> Iterator[Timer]:
+        raise TypeError("a step's timer overlay does not fire timers; the coordinator's timers do")
+
+    def next_deadline(self) -> int | None:
+        raise TypeError("a step's timer overlay does not list timers")
+
+    def __len__(self) -> int:
+        raise TypeError("a step's timer overlay does not count timers")
+
+    def snapshot(self) -> dict[str, dict[str, Any]]:
+        raise TypeError("a step's timer overlay does not list timers")
 
     @staticmethod
     def commit_to(timers: Timers, ops: list[tuple[str, Timer | str]]) -> None:
