@@ -32,6 +32,7 @@ from kgspec.conformance.compare import (
     streams_request_problem,
 )
 from kgspec.conformance.connect import CONNECT_API_NAMES, CONNECT_RECORD_TYPES, ConnectChecks
+from kgspec.conformance.connection import client_host
 from kgspec.conformance.events import Event, Malformed, ReadItem, Skipped
 from kgspec.conformance.findings import Finding, GroupSummary, InputSummary, Report
 from kgspec.conformance.invariant_hooks import (
@@ -93,17 +94,6 @@ _RECORD_GROUP_TYPES: Final = {**dict.fromkeys(CONSUMER_RECORD_TYPES, "consumer")
                               **dict.fromkeys(STREAMS_RECORD_TYPES, "streams"), GROUP_METADATA: "classic"}
 # record type -> its key's other string fields (the group id is checked first, for every type)
 _KEY_STRINGS: Final = {t: key_string_fields(t) for t in _RECORD_GROUP_TYPES}
-
-
-def client_host(connection: str | None) -> str:
-    """``<broker host:port>-<client host:port>-<n>`` -> ``/<client host>`` as Kafka records it."""
-    if not connection:
-        return "/127.0.0.1"
-    parts = connection.split("-")
-    if len(parts) >= 2:
-        host = parts[1].rsplit(":", 1)[0]
-        return "/" + host.strip("[]")
-    return "/127.0.0.1"
 
 
 @dataclass(slots=True)

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kgspec.conformance.compare import consumer_assignment_key
+from kgspec.conformance.connection import client_host
 from kgspec.conformance.findings import Finding
 from kgspec.invariants.classic import ClassicHistory, join_response_problems, record_problems
 from kgspec.model.classic.ops import CLASSIC_API_NAMES, CLASSIC_APIS
@@ -107,8 +108,6 @@ class ClassicChecks:
 
     def handle(self, g: _Group, event: Event, api: int) -> None:
         """One classic call event (the checker's ``_call`` has found its group)."""
-        from kgspec.conformance.checker import client_host
-
         version = event.api_version if event.api_version is not None else 0
         low, high = CLASSIC_APIS[api]
         if not low <= version <= high:

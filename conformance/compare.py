@@ -13,6 +13,7 @@ from typing import Any
 from kgspec.invariants.epochs import EPOCH_FENCING
 from kgspec.invariants.streams import response_problems
 from kgspec.invariants.streams_group import streams_epoch_fencing
+from kgspec.model.migration.protocol import SchemaError, decode_assignment
 from kgspec.model.step import Choices
 from kgspec.model.streams.alternatives import swap_towards
 from kgspec.model.streams.heartbeat import owned_tasks, parse_topology
@@ -149,8 +150,6 @@ def normalize_record_value(value: dict[str, Any] | None) -> Any:
 def consumer_assignment_key(b64: Any) -> Any:
     """An embedded-protocol assignment as (version, sorted topic-partitions, user data); the
     bytes themselves when they are not one (``Assertions.assertSyncGroupResponse`` in Kafka)."""
-    from kgspec.model.migration.protocol import SchemaError, decode_assignment
-
     try:
         a = decode_assignment(b64)
     except (SchemaError, TypeError):

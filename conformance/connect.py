@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from kgspec.conformance.connection import client_host
 from kgspec.conformance.findings import Finding
 from kgspec.invariants.catalogue import REPLAY
 from kgspec.invariants.connect import group_problems
@@ -46,8 +47,6 @@ class ConnectChecks:
         self.checker = checker
 
     def handle(self, g: _Group, event: Event, api: str) -> None:
-        from kgspec.conformance.checker import client_host
-
         if not self.checker._advance(g, float(event.ts_ms or 0), event.line):
             return
         g.saw_calls = True
