@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from kgspec.conformance.compare import consumer_assignment_key
-from kgspec.conformance.events import client_host
+from kgspec.conformance.connection import client_host
 from kgspec.conformance.findings import Finding
 from kgspec.invariants.classic import ClassicHistory, join_response_problems, record_problems
 from kgspec.model.classic.ops import CLASSIC_API_NAMES, CLASSIC_APIS

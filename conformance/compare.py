@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kgspec.model.migration.protocol import SchemaError, decode_assignment
 from kgspec.model.streams.heartbeat import parse_topology
 from kgspec.model.streams.member import ROLE_FIELDS
 
@@ -144,8 +145,6 @@ def normalize_record_value(value: dict[str, Any] | None) -> Any:
 def consumer_assignment_key(b64: Any) -> Any:
     """An embedded-protocol assignment as (version, sorted topic-partitions, user data); the
     bytes themselves when they are not one (``Assertions.assertSyncGroupResponse`` in Kafka)."""
-    from kgspec.model.migration.protocol import SchemaError, decode_assignment
-
     try:
         a = decode_assignment(b64)
     except (SchemaError, TypeError):

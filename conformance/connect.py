@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kgspec.conformance.events import client_host
+from kgspec.conformance.connection import client_host
 from kgspec.conformance.findings import Finding
 from kgspec.invariants.catalogue import REPLAY
 from kgspec.invariants.connect import group_problems

@@ -14,7 +14,8 @@ from typing import TYPE_CHECKING, Any, Final
 
 from kgspec.conformance.call_invariants import observed_call_problems, observed_epoch_problems
 from kgspec.conformance.compare import format_set, heartbeat_differences
-from kgspec.conformance.events import Event, client_host
+from kgspec.conformance.connection import client_host
+from kgspec.conformance.events import Event
 from kgspec.conformance.findings import Finding
 from kgspec.conformance.invariant_hooks import member_epochs
 from kgspec.conformance.retarget import adopt_observed_target

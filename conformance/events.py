@@ -72,14 +72,3 @@ class Skipped:
 
 
 ReadItem = Event | Malformed | Skipped
-
-
-def client_host(connection: str | None) -> str:
-    """``<broker host:port>-<client host:port>-<n>`` -> ``/<client host>`` as Kafka records it."""
-    if not connection:
-        return "/127.0.0.1"
-    parts = connection.split("-")
-    if len(parts) >= 2:
-        host = parts[1].rsplit(":", 1)[0]
-        return "/" + host.strip("[]")
-    return "/127.0.0.1"

@@ -13,7 +13,8 @@ from typing import Any
 
 from kgspec.model.coordinator import CONSUMER_GROUP_HEARTBEAT, Coordinator
 from kgspec.model.hashing import deterministic_topic_id
-from kgspec.model.sim.trace import header_event, write_trace
+
+from kgspec.sim.trace import header_event, write_trace
 
 from .writers.request_log import API_KEY_NAMES
 

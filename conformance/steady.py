@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from kgspec.conformance.recorder import TraceRecorder, owned
-from kgspec.model.sim.trace import write_trace
+
+from kgspec.sim.trace import write_trace
 
 
 def write_steady_trace(path: Path, heartbeats: int, *, groups: int = 100, members: int = 10,

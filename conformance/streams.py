@@ -10,7 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kgspec.conformance.compare import format_tasks, streams_heartbeat_differences, task_set
-from kgspec.conformance.events import Event, client_host
+from kgspec.conformance.connection import client_host
+from kgspec.conformance.events import Event
 from kgspec.conformance.findings import Finding
 from kgspec.conformance.session import GroupSession, ts_of
 from kgspec.invariants.epochs import EPOCH_FENCING

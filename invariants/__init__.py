@@ -2,7 +2,7 @@
 
 Every invariant is a predicate over model state that returns violation messages (empty
 when it holds). The same functions serve the Hypothesis machines and the simulator
-(``kgspec.model.sim``), the trace checker and, by name, the Z3 encodings
+(``kgspec.sim``), the trace checker and, by name, the Z3 encodings
 (``invariants/symbolic``). State invariants take a group; step invariants take
 (previous, current) snapshots; call invariants take (member before, request, response).
 

@@ -89,6 +89,7 @@ HARNESS_NAMES: dict[str, str] = {
 RENAMED: dict[str, str] = {"partition-epoch-map": PARTITION_EPOCH_INDEX}
 
 _INV = "kgspec.invariants."
+_MODEL = "kgspec.model."
 _LEMMA_CHECK = ("a lemma of the Z3 proofs, not a separate Python predicate: the refinement test checks it on "
                 "every abstracted simulator state (invariants/symbolic/abstraction.py)")
 _NOT_ENCODED = "the Z3 encodings cover consumer and streams reconciliation only (docs/proofs.md, Not covered)"
@@ -104,7 +105,7 @@ class Entry:
     symbolic: str | None  # its name in kgspec.invariants.symbolic.invariants.INVARIANTS
     no_check: str = ""  # why there is no executable check
     no_symbolic: str = ""  # why there is no Z3 encoding
-    core: str | None = None  # the shared predicate ``check`` is built on (invariants/exclusivity.py)
+    core: str | None = None  # the shared predicate ``check`` is built on (model/exclusivity.py)
     adapters: tuple[str, ...] = ()  # functions that apply the rule to other inputs, through check or core
     same_rule_as: str | None = None  # the general entry this protocol-specific name instantiates
     finding: bool = False  # kgspec check reports it (the ``field`` of an ``invariant`` finding)
@@ -116,7 +117,7 @@ ENTRIES: tuple[Entry, ...] = (
           "A partition (streams: an active task) is in at most one member's assigned ∪ pending-revocation set, "
           "and never in both sets of one member; no two current members' clients own it at once.",
           (CONSUMER, STREAMS, MIGRATION), STATE, _INV + "ownership:no_double_ownership", NO_DOUBLE_OWNERSHIP,
-          core=_INV + "exclusivity:Exclusive.claim",
+          core=_MODEL + "exclusivity:Exclusive.claim",
           adapters=("kgspec.conformance.call_invariants:observed_call_problems",
                     "kgspec.invariants.symbolic.concrete:python_holds"),
           finding=True),
@@ -124,7 +125,7 @@ ENTRIES: tuple[Entry, ...] = (
           "No two clients in good standing (their member is current at the client's epoch) believe they own "
           "the same partition (streams: active task).",
           (CONSUMER, STREAMS), STATE, _INV + "ownership:client_no_double_ownership", None,
-          core=_INV + "exclusivity:Exclusive.claim",
+          core=_MODEL + "exclusivity:Exclusive.claim",
           no_symbolic="encoded as the client half of no-double-ownership (owned_act of current members)"),
     Entry(PARTITION_EPOCH_INDEX,
           "The partition-epoch index (Kafka's ConsumerGroup.partitionEpochs) is derived state: a held partition "
@@ -136,7 +137,7 @@ ENTRIES: tuple[Entry, ...] = (
           "An active task has one member, and a streams process holds a task at most once, in any roles "
           "(KAFKA-20899); trunk's in-place demotion counts once.",
           (STREAMS, MIGRATION), STATE, _INV + "exclusivity:task_conflicts", PROCESSID_EXCLUSIVITY,
-          core=_INV + "exclusivity:Exclusive.claim",
+          core=_MODEL + "exclusivity:Exclusive.claim",
           adapters=(_INV + "processid:processid_exclusivity", _INV + "streams:holdings_problems")),
     Entry(TARGET_VALIDITY,
           "Targets go only to members and give a partition (streams: an active task; a process: a task) to at "

@@ -6,48 +6,19 @@ overlap half of ``target-validity`` (consumer, streams, Connect) and ``processid
 check feeds :class:`Exclusive` (or :func:`shared`) with its (holder, item) pairs and words the
 conflicts in its own message; none re-implements the rule.
 
-Plain Python, no model imports: the assignor guarantees in ``model/`` use it too.
+The rule itself (:class:`Exclusive`, :func:`shared`) is defined in ``model/exclusivity.py``,
+below the invariants, because the assignor guarantees in ``model/`` use it too; this module
+re-exports it and adds the streams task conflicts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable
-from typing import Generic, NamedTuple, TypeVar
+from collections.abc import Iterable
+from typing import NamedTuple
 
-H = TypeVar("H", bound=Hashable)
-I = TypeVar("I", bound=Hashable)  # noqa: E741 - an item
+from kgspec.model.exclusivity import Exclusive, shared
 
-
-class Exclusive(Generic[H, I]):
-    """Items claimed one holder at a time: :meth:`claim` returns the item's first holder when
-    another holder claims it (a conflict), else None."""
-
-    __slots__ = ("first",)
-
-    def __init__(self) -> None:
-        self.first: dict[I, H] = {}
-
-    def claim(self, holder: H, item: I) -> H | None:
-        first = self.first.setdefault(item, holder)
-        return None if first == holder else first
-
-
-def shared(pairs: Iterable[tuple[H, I]]) -> dict[I, list[H]]:
-    """The items of ``pairs`` (holder, item) held by two or more distinct holders: item -> its
-    holders, first holder first, in the order the conflicts appear."""
-    rule: Exclusive[H, I] = Exclusive()
-    out: dict[I, list[H]] = {}
-    for holder, item in pairs:
-        first = rule.claim(holder, item)
-        if first is None:
-            continue
-        holders = out.get(item)
-        if holders is None:
-            out[item] = [first, holder]
-        elif holder not in holders:
-            holders.append(holder)
-    return out
-
+__all__ = ["ACTIVE_TWICE", "PROCESS_TWICE", "Exclusive", "HeldTask", "TaskConflict", "shared", "task_conflicts"]
 
 # One task a streams member holds: (member, process, role, subtopology, partition, counts), where
 # ``counts`` is False for an active task pending revocation that the member keeps as a replica

@@ -5,7 +5,10 @@ The import package holds four subpackages, each a top-level folder of the reposi
 - ``kgspec.spec``: the lifecycles declared once as ``transitions`` machines, compiled to tables;
 - ``kgspec.model``: the sans-IO coordinator model (one step: state, event, now -> response, records);
 - ``kgspec.invariants``: the protocol invariants, defined once and reused everywhere;
-- ``kgspec.conformance``: trace readers and ``kgspec check``.
+- ``kgspec.conformance``: trace readers and ``kgspec check``;
+
+and, in its own folder, the CLI (``kgspec.cli``, ``kgspec.commands``) and the simulator
+(``kgspec.sim``), which sits above the model and the invariants it checks.
 """
 
 __version__ = "0.1.0"

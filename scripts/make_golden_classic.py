@@ -14,7 +14,8 @@ from typing import Any
 from kgspec.conformance.writers.request_log import API_KEY_NAMES
 from kgspec.model.coordinator import Coordinator
 from kgspec.model.message_schemas import field_names
-from kgspec.model.sim.trace import write_trace
+
+from kgspec.sim.trace import write_trace
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "golden" / "classic"
 RANGE = [{"name": "range", "metadata": "AAE="}]

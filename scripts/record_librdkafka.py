@@ -21,7 +21,8 @@ from collections import Counter
 from pathlib import Path
 
 from kgspec.conformance.peers.librdkafka import SCENARIOS, Recording, Settings, trace_events
-from kgspec.model.sim.trace import write_trace
+
+from kgspec.sim.trace import write_trace
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,7 +18,8 @@ from kgspec.conformance.findings import Report
 from kgspec.conformance.readers import open_trace
 from kgspec.conformance.steady import write_steady_trace
 from kgspec.model.mutants import Mutants
-from kgspec.model.sim.scenario import Scenario, run_scenario
+
+from kgspec.sim.scenario import Scenario, run_scenario
 
 GOLDEN = sorted((Path(__file__).parent / "golden").rglob("*.jsonl"))
 

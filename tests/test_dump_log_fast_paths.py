@@ -30,10 +30,10 @@ from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.model.consumer.member import ConsumerMember
 from kgspec.model.mutants import Mutants
 from kgspec.model.records import Record
-from kgspec.model.sim.network import NetworkConfig
-from kgspec.model.sim.simulator import SimConfig, Simulator
-from kgspec.model.sim.streams_client import streams_topology
 
+from kgspec.sim.network import NetworkConfig
+from kgspec.sim.simulator import SimConfig, Simulator
+from kgspec.sim.streams_client import streams_topology
 from tests.readers_compare import item_reprs, mutated
 
 DATA = Path(__file__).parent / "data" / "formats"

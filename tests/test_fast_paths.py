@@ -33,10 +33,10 @@ from kgspec.conformance.readers.call_memo import (
 from kgspec.conformance.readers.jsonfast import has_long_digit_run, loads
 from kgspec.conformance.readers.request_log import ArrivalQueue, _LineParser
 from kgspec.conformance.writers import write_request_log
-from kgspec.model.sim.network import NetworkConfig
-from kgspec.model.sim.simulator import SimConfig, Simulator
 from kgspec.model.timers import Timer
 
+from kgspec.sim.network import NetworkConfig
+from kgspec.sim.simulator import SimConfig, Simulator
 from tests.readers_compare import item_reprs, mutated
 
 DATA = Path(__file__).parent / "data" / "formats"

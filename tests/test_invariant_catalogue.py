@@ -38,7 +38,7 @@ from kgspec.invariants.catalogue import (
 ROOT = Path(__file__).resolve().parent.parent
 # Where names are reported: the checks, the trace checker, the simulator and fuzzer.
 SCANNED = [*sorted((ROOT / "invariants").rglob("*.py")), *sorted((ROOT / "conformance").glob("*.py")),
-           *sorted((ROOT / "model" / "sim").glob("*.py"))]
+           *sorted((ROOT / "kgspec" / "sim").glob("*.py"))]
 CONSTANTS = {name: value for name, value in vars(catalogue).items()
              if name.isupper() and isinstance(value, str) and value in CATALOGUE}
 

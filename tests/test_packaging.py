@@ -38,6 +38,15 @@ def test_subpackages_import_under_kgspec() -> None:
     assert Path(kgspec.conformance.__file__).parent == ROOT / "conformance"
 
 
+def test_simulator_sits_in_the_import_package() -> None:
+    import kgspec.sim
+
+    # above the model and the invariants it checks (tests/test_layering.py), not inside model/
+    assert Path(kgspec.sim.__file__).parent == ROOT / "kgspec" / "sim"
+    assert "kgspec.sim" in _declared_packages()
+    assert not (ROOT / "model" / "sim").exists()
+
+
 def test_cli_help_lists_commands() -> None:
     out = subprocess.run([sys.executable, "-m", "kgspec", "--help"], capture_output=True, text=True, check=True)
     assert "usage: kgspec" in out.stdout

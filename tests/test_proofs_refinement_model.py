@@ -21,10 +21,11 @@ pytest.importorskip("z3")
 from kgspec.invariants.symbolic.abstraction import ConsumerRefinement, StreamsRefinement
 from kgspec.invariants.symbolic.rules import Ctx, actions
 from kgspec.model.mutants import Mutants
-from kgspec.model.sim.client import ClientOptions
-from kgspec.model.sim.network import NetworkConfig
-from kgspec.model.sim.simulator import SimConfig, Simulator
-from kgspec.model.sim.streams_client import streams_topology
+
+from kgspec.sim.client import ClientOptions
+from kgspec.sim.network import NetworkConfig
+from kgspec.sim.simulator import SimConfig, Simulator
+from kgspec.sim.streams_client import streams_topology
 
 GROUP = "g"
 TOPICS = {"t0": 4, "t1": 2}  # the largest partition counts a run reaches

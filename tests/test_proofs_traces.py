@@ -11,8 +11,8 @@ import pytest
 
 pytest.importorskip("z3")
 
+from kgspec.conformance.counterexample import export_trace
 from kgspec.invariants.symbolic.bmc import STREAMS_TWO_TASKS, Instance, run_bmc
-from kgspec.invariants.symbolic.export import export_trace
 
 from kgspec.cli import main
 from tests.helpers import check

@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 from kgspec.conformance.writers import write_console, write_dump_log, write_request_log
 from kgspec.model.mutants import Mutants
-from kgspec.model.sim.network import NetworkConfig
-from kgspec.model.sim.simulator import SimConfig, Simulator
-from kgspec.model.sim.trace import write_trace
 
+from kgspec.sim.network import NetworkConfig
+from kgspec.sim.simulator import SimConfig, Simulator
+from kgspec.sim.trace import write_trace
 from tests.helpers import check
 
 Events = list[dict[str, Any]]

@@ -1,7 +1,7 @@
 """The declared lifecycles drive the model: every transition is taken, and nothing changes outside them.
 
 Every golden trace (``tests/golden/**``, through ``kgspec check``) and a set of simulated runs
-(``model/sim``: consumer and streams groups, static members, lossy networks, failovers, several
+(``kgspec/sim``: consumer and streams groups, static members, lossy networks, failovers, several
 profiles) run with a recording hook on ``kgspec.spec.tables.fire``, the one helper through which
 the model changes a member, group or topology state. Then:
 
@@ -42,8 +42,6 @@ from kgspec.model.consumer import records as crec
 from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.model.consumer.member import ConsumerMember
 from kgspec.model.coordinator import Coordinator
-from kgspec.model.sim.scenario import Scenario, run_scenario
-from kgspec.model.sim.simulator import Simulator
 from kgspec.model.streams.group import StreamsGroup
 from kgspec.spec import tables
 from kgspec.spec.groups import derive_consumer_group_state, derive_streams_group_state
@@ -51,6 +49,8 @@ from kgspec.spec.members import FENCED, LEFT
 from kgspec.spec.registry import MACHINES
 from kgspec.spec.tables import TABLES, InvalidTransition, fire, recording
 
+from kgspec.sim.scenario import Scenario, run_scenario
+from kgspec.sim.simulator import Simulator
 from tests.helpers import check
 
 ROOT = Path(__file__).resolve().parent
@@ -78,7 +78,7 @@ NOT_ON_TRACES: dict[str, Callable[[str, str, str], bool]] = {
     # (the streams downgrade's tombstones): neither the goldens nor the simulator do these.
     "topology reconfiguration and deletion": lambda m, s, t: m == "streams-topology" and (
         t == "deleted" or s != "INITIALIZED"),
-    # The simulator's client (model/sim/client.py): it injects no fatal errors or poll timeouts.
+    # The simulator's client (kgspec/sim/client.py): it injects no fatal errors or poll timeouts.
     "client-side paths the simulator does not inject": lambda m, s, t: m == "consumer-client",
     # The Connect draft (profile kip): the goldens take its main path only.
     "Connect draft beyond the goldens": lambda m, s, t: m.startswith("connect-"),

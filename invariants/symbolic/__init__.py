@@ -4,8 +4,9 @@ See docs/proofs.md. Modules: :mod:`.sorts`, :mod:`.state` (state variables), :mo
 (transition relation), :mod:`.invariants`, :mod:`.prover` (unbounded inductive proofs),
 :mod:`.bmc` (counterexample search over a small finite instance), :mod:`.concrete` (a plain
 Python re-implementation, concrete states and the refinement hooks), :mod:`.abstraction`
-(the simulator's model abstracted step by step and checked against the relation) and
-:mod:`.export` (counterexamples replayed through the mutated model into contract traces).
+(the simulator's model abstracted step by step and checked against the relation).
+Counterexamples are replayed through the mutated model into contract traces by
+:mod:`kgspec.conformance.counterexample` (trace writing sits above the invariants).
 
 Counterexample steps (``bmc.Counterexample.steps``) are JSON-able dicts, one per action::
 

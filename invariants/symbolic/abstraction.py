@@ -1,7 +1,7 @@
 """Refinement: the executable model, abstracted onto :class:`ConcreteState`, against the Z3 relation.
 
 :class:`ConsumerRefinement` watches one consumer group of a running
-:class:`~kgspec.model.sim.simulator.Simulator`. Around every coordinator step (a heartbeat
+:class:`~kgspec.sim.simulator.Simulator`. Around every coordinator step (a heartbeat
 handled, timers fired; a failover reloads a coordinator that must abstract to the same
 state) it maps the model's state to a :class:`ConcreteState` (the *abstraction function*
 :meth:`ConsumerRefinement.abstract`), builds the abstract actions the step took *from what

@@ -58,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
     if args.budget is not None and args.budget <= 0:
         return _usage("--budget must be positive")
     try:
-        from kgspec.model.sim.machine import run_fuzz
+        from kgspec.sim.machine import run_fuzz
     except ModuleNotFoundError as exc:
         return _usage(f"{exc.name} is not installed; install kgspec[fuzz]")
     out = args.out or Path(f"kgspec-fuzz-{args.seed}.jsonl")

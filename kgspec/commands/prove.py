@@ -132,8 +132,8 @@ def _print(results: list[dict[str, Any]], mutant: str | None) -> None:
 
 def _export(results: list[dict[str, Any]], args: argparse.Namespace) -> str | None:
     """Replay the first replayable counterexample through the mutated model into a trace."""
+    from kgspec.conformance.counterexample import export_trace
     from kgspec.invariants.symbolic.bmc import STREAMS_INSTANCE, STREAMS_TWO_TASKS, run_bmc
-    from kgspec.invariants.symbolic.export import export_trace
 
     quiet = args.json == "-"
     for entry in results:

@@ -50,8 +50,8 @@ def _usage(message: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     """Exit status: 0 written, 1 an invariant broke (with --check), 2 usage error."""
-    from kgspec.model.sim.scenario import Scenario, run_scenario
-    from kgspec.model.sim.trace import write_trace
+    from kgspec.sim.scenario import Scenario, run_scenario
+    from kgspec.sim.trace import write_trace
 
     problem = model_choice_problem(args.mutant, args.protocol, args.profile)
     if problem is not None:

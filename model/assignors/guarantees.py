@@ -28,6 +28,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from kgspec.model.exclusivity import Exclusive  # the ownership rule: target-validity's overlap half
+
 from .api import GroupAssignment, GroupSpec, SubscriptionType, TopicAssignment, TopicDescriber
 from .range import RangeAssignor
 
@@ -39,10 +41,6 @@ def _size(assignment: TopicAssignment) -> int:
 
 
 def validate_assignment(spec: GroupSpec, topics: TopicDescriber, assignment: AnyAssignment) -> list[str]:
-    # the ownership rule (target-validity's overlap half); imported here, as kgspec.invariants
-    # imports the model
-    from kgspec.invariants.exclusivity import Exclusive
-
     problems: list[str] = []
     owner: Exclusive[str, tuple[str, int]] = Exclusive()
     counts: dict[str, int] = {}

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from kgspec.model import timers
 from kgspec.model.errors import CoordinatorError, Errors
+from kgspec.model.javaorder import java_hashmap_order
 from kgspec.model.profiles import Profile
 from kgspec.model.records import Record
 from kgspec.model.streams import records as srec
@@ -164,8 +165,6 @@ def endpoint_to_partitions(coord: Coordinator, group: StreamsGroup, updated: Str
 
     Trunk skips a static member being replaced and lists warm-up tasks with the standbys
     (KAFKA-20868, ``TasksTupleWithEpochs.standbyAndWarmupTasks``)."""
-    from kgspec.model.javaorder import java_hashmap_order
-
     skip = {updated.member_id} | ({replaced.member_id} if replaced is not None else set())
     members = [group.members[m] for m in java_hashmap_order(group.members) if m not in skip]
     out = []

@@ -9,9 +9,10 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
-from kgspec.model.sim.scenario import Scenario, run_scenario
-from kgspec.model.sim.simulator import Simulator
 from pytest_benchmark.fixture import BenchmarkFixture
+
+from kgspec.sim.scenario import Scenario, run_scenario
+from kgspec.sim.simulator import Simulator
 
 SCENARIO = Scenario(groups=4, members=4, duration_ms=300000, seed=1, loss=0.05, duplicate=0.1,
                     failover_every_ms=60000, check=True)

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import os
 
-from kgspec.model.sim import profiles
-from kgspec.model.sim.machine import machine_for
+from kgspec.sim import profiles
+from kgspec.sim.machine import machine_for
 
 _TRACE = os.environ.get("KGSPEC_FUZZ_TRACE", "fuzz-failure.jsonl")
 

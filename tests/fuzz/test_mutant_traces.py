@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 from kgspec.model.mutants import CATALOGUE, Mutants
-from kgspec.model.sim.machine import INTERNAL_ONLY, Call, machine_for, run_program
 
+from kgspec.sim.machine import INTERNAL_ONLY, Call, machine_for, run_program
 from tests.helpers import check
 
 CONSUMER_START = {"seed": 0, "partitions": 1, "members": 1, "static": False, "reconcile_ms": 0, "loss": 0.0,
@@ -142,7 +142,7 @@ def test_lost_partition_epoch_is_killed_first_by_the_internal_index_which_no_tra
 @pytest.mark.slow
 def test_the_fuzzer_shrinks_lost_partition_epoch_to_an_observable_trace(tmp_path: Path) -> None:
     # Both phases from seed 0 with shrinking (~3 min): the internal kill, then the observable run.
-    from kgspec.model.sim.machine import run_fuzz
+    from kgspec.sim.machine import run_fuzz
 
     out = tmp_path / "lpe.jsonl"
     result = run_fuzz(Mutants({"lost-partition-epoch"}), seed=0, budget_s=600, hypothesis_profile="ci",

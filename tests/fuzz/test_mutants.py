@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 from kgspec.model.mutants import CATALOGUE, Mutants
-from kgspec.model.sim.machine import INTERNAL_ONLY, machine_for, run_fuzz, run_program
 
 from kgspec.cli import main
+from kgspec.sim.machine import INTERNAL_ONLY, machine_for, run_fuzz, run_program
 
 BUDGET_S = 30.0  # per pair; each is killed far sooner
 

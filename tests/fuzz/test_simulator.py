@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 from kgspec.model.mutants import Mutants
-from kgspec.model.sim import ClientOptions, NetworkConfig, SimConfig, Simulator, write_trace
+
+from kgspec.sim import ClientOptions, NetworkConfig, SimConfig, Simulator, write_trace
 
 
 def _two_members(seed: int = 7, mutants: Mutants | None = None) -> Simulator:
@@ -221,8 +222,8 @@ def test_a_static_instance_restarted_while_failing_fatally_runs_one_process_at_a
     restarts of one name ran two chains of c4 processes, each fencing the other's joins;
     the one that finally joined was no longer tracked, and settle() found a member with no
     live client. One restart at a time per name: one process after another, 5 s apart."""
-    from kgspec.model.sim.machine import machine_for
-    from kgspec.model.sim.simulator import RESTART_BACKOFF_MS
+    from kgspec.sim.machine import machine_for
+    from kgspec.sim.simulator import RESTART_BACKOFF_MS
 
     machine = machine_for()()
     program: list[tuple[str, dict[str, object]]] = [

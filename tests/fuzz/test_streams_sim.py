@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 from kgspec.model.mutants import Mutants
-from kgspec.model.sim import SimConfig, Simulator, write_trace
-from kgspec.model.sim.scenario import Scenario, run_scenario
-from kgspec.model.sim.streams_client import streams_topology
 
 from kgspec.cli import main
+from kgspec.sim import SimConfig, Simulator, write_trace
+from kgspec.sim.scenario import Scenario, run_scenario
+from kgspec.sim.streams_client import streams_topology
 
 MISSING_SOURCE_TOPICS, MISSING_INTERNAL_TOPICS, ASSIGNMENT_DELAYED = 1, 3, 5
 
@@ -162,7 +162,7 @@ def test_a_failing_run_ends_with_a_describe_so_an_unfenced_member_is_flagged(tmp
 
 def _lost_assignment_run(strict: bool) -> Simulator:
     """The nightly profile's find (shrunk): a lost response that carried the first assignment."""
-    from kgspec.model.sim.machine import machine_for
+    from kgspec.sim.machine import machine_for
 
     machine = machine_for(protocol="streams")()
     machine.start(seed=3, partitions=1, processes=2, threads=2, standbys=0, topology="stateful",

@@ -25,19 +25,20 @@ from hypothesis.stateful import (
     precondition,
     rule,
 )
+
 from kgspec.invariants import PARTITION_EPOCH_INDEX, Violation
 from kgspec.model.mutants import NONE, Mutants
-from kgspec.model.sim import profiles
-from kgspec.model.sim.client import ClientOptions
-from kgspec.model.sim.network import NetworkConfig
-from kgspec.model.sim.simulator import SimConfig, Simulator
-from kgspec.model.sim.streams_client import (
+from kgspec.sim import profiles
+from kgspec.sim.client import ClientOptions
+from kgspec.sim.network import NetworkConfig
+from kgspec.sim.simulator import SimConfig, Simulator
+from kgspec.sim.streams_client import (
     STREAMS_SOURCES,
     STREAMS_TOPOLOGIES,
     source_topics,
     streams_topology,
 )
-from kgspec.model.sim.trace import write_trace
+from kgspec.sim.trace import write_trace
 
 GROUP = "g"
 TOPICS = ("t0", "t1")

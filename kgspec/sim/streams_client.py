@@ -2,7 +2,7 @@
 
 ``StreamsMembershipManager`` moves over the same ``MemberState`` table as the consumer
 (so :class:`StreamsSimClient` reuses the compiled ``consumer-client`` table through
-:class:`~kgspec.model.sim.client.MemberClient`); what differs is the request
+:class:`~kgspec.sim.client.MemberClient`); what differs is the request
 (``StreamsGroupHeartbeatRequestManager.HeartbeatState.buildRequestData``, Kafka 4.3):
 
 - joining (epoch 0): the topology, rebalance timeout, process id and client tags, with
@@ -23,9 +23,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
-from kgspec.model.sim.client import ClientOptions, MemberClient
 from kgspec.model.streams.member import ROLE_FIELDS
 from kgspec.model.streams.records import tasks_json
+from kgspec.sim.client import ClientOptions, MemberClient
 
 Tasks = dict[str, dict[str, frozenset[int]]]  # role -> subtopology -> partitions; empty roles left out
 

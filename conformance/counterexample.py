@@ -1,7 +1,7 @@
 """Counterexamples as contract traces: replay a BMC trace through the mutated executable model.
 
 A counterexample found with ``run_bmc(..., replayable=True)`` is a script the executable
-model can follow event by event (see :func:`bmc.realizable`). :func:`export_trace` turns it
+model can follow event by event (see :func:`kgspec.invariants.symbolic.bmc.realizable`). :func:`export_trace` turns it
 into ConsumerGroupHeartbeat calls and ticks, runs them through a
 :class:`~kgspec.model.coordinator.Coordinator` *with the mutant switched on* (the abstract
 targets are imposed through ``Choices.target``; they are legal ``uniform`` targets), and
@@ -38,9 +38,10 @@ from kgspec.model.consumer.records import CONSUMER_RECORD_TYPES
 from kgspec.model.coordinator import CONSUMER_GROUP_DESCRIBE, CONSUMER_GROUP_HEARTBEAT, Coordinator
 from kgspec.model.hashing import kafka_uuid_string
 from kgspec.model.mutants import Mutants
-from kgspec.model.sim.trace import header_event, write_trace
 from kgspec.model.step import NO_CHOICES, Choices
 from kgspec.model.streams.member import ROLE_FIELDS
+
+from kgspec.sim.trace import header_event, write_trace
 
 GROUP = "g"
 TOPIC = "t"

@@ -1,4 +1,4 @@
-"""kgspec.model.sim: a deterministic simulator of consumer and streams groups, and its Hypothesis machines.
+"""kgspec.sim: a deterministic simulator of consumer and streams groups, and its Hypothesis machines.
 
 - ``network``: seeded loss, delay, duplication and cross-client reordering;
 - ``client``: the lifecycle clients share, on the compiled ``consumer-client`` table, and the
@@ -10,11 +10,11 @@
   (importable, so the CLI can run it without pytest).
 """
 
-from kgspec.model.sim.client import ClientOptions, MemberClient, SimClient
-from kgspec.model.sim.network import Network, NetworkConfig
-from kgspec.model.sim.simulator import SimConfig, Simulator
-from kgspec.model.sim.streams_client import StreamsSimClient
-from kgspec.model.sim.trace import write_trace
+from kgspec.sim.client import ClientOptions, MemberClient, SimClient
+from kgspec.sim.network import Network, NetworkConfig
+from kgspec.sim.simulator import SimConfig, Simulator
+from kgspec.sim.streams_client import StreamsSimClient
+from kgspec.sim.trace import write_trace
 
 __all__ = ["ClientOptions", "MemberClient", "Network", "NetworkConfig", "SimClient", "SimConfig", "Simulator",
            "StreamsSimClient", "write_trace"]

@@ -56,12 +56,12 @@ from kgspec.model.records import (
     STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER,
     Record,
 )
-from kgspec.model.sim import trace
-from kgspec.model.sim.client import IN_GROUP, ClientOptions, MemberClient, SimClient
-from kgspec.model.sim.network import Network, NetworkConfig
-from kgspec.model.sim.streams_client import StreamsSimClient
 from kgspec.model.streams.configure import Status
 from kgspec.model.streams.member import StreamsMember
+from kgspec.sim import trace
+from kgspec.sim.client import IN_GROUP, ClientOptions, MemberClient, SimClient
+from kgspec.sim.network import Network, NetworkConfig
+from kgspec.sim.streams_client import StreamsSimClient
 
 MEMBER_TOMBSTONE_TYPES = frozenset({CONSUMER_GROUP_MEMBER_METADATA, CONSUMER_GROUP_TARGET_ASSIGNMENT_MEMBER,
                                     CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT, STREAMS_GROUP_MEMBER_METADATA,

@@ -15,10 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from kgspec.model.mutants import NONE, Mutants
-from kgspec.model.sim.client import ClientOptions
-from kgspec.model.sim.network import NetworkConfig
-from kgspec.model.sim.simulator import SimConfig, Simulator
-from kgspec.model.sim.streams_client import StreamsSimClient, streams_topology
+from kgspec.sim.client import ClientOptions
+from kgspec.sim.network import NetworkConfig
+from kgspec.sim.simulator import SimConfig, Simulator
+from kgspec.sim.streams_client import StreamsSimClient, streams_topology
 
 CHURN_MEAN_MS = 30000  # mean time between membership or metadata changes, per group
 
