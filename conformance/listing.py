@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Final
 
 from kgspec.conformance.findings import Finding
 from kgspec.conformance.shapes import call_shape_problem
+from kgspec.model.apis import LIST_GROUPS
 from kgspec.model.errors import error_name
-from kgspec.model.listing import LIST_GROUPS, VERSIONS, listed_groups, matches
+from kgspec.model.listing import VERSIONS, listed_groups, matches
 
 if TYPE_CHECKING:
     from kgspec.conformance.checker import TraceChecker

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kgspec.model.apis import APIS
+from kgspec.model.apis import APIS, LIST_GROUPS
 from kgspec.model.classic.describe import STATE_NAMES as CLASSIC_STATE_NAMES
 from kgspec.model.errors import require_version
 from kgspec.model.shards import partition_for
@@ -26,7 +26,6 @@ from kgspec.spec.groups import DESCRIBED_NAMES
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
 
-LIST_GROUPS = 16
 VERSIONS = APIS[LIST_GROUPS].versions
 
 

@@ -52,7 +52,7 @@ from kgspec.conformance.readers.logtime import LogClock
 from kgspec.conformance.readers.native import HEADER_NOT_FIRST, parse_line
 from kgspec.conformance.readers.request_log import GROUP_API_KEYS, _LineParser
 from kgspec.conformance.readers.topics import TOPIC_API_KEYS, TopicTracker, api_label, topic_items
-from kgspec.model.listing import LIST_GROUPS
+from kgspec.model.apis import LIST_GROUPS
 
 PARSED_SCHEMA: Final = ("fi int, okey double, line long, sub int, cls string, grp string, gtype string, "
                         "payload binary, msg string, fld string, nl long, ne long, block long")

@@ -18,7 +18,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kgspec.model.apis import APIS
+from kgspec.model.classic.apis import DESCRIBE_GROUPS
+from kgspec.model.classic.apis import VERSIONS as CLASSIC_VERSIONS
 from kgspec.model.errors import Errors, require_version
 from kgspec.model.shards import by_shard
 from kgspec.spec.classic import COMPLETING_REBALANCE, DEAD, EMPTY, PREPARING_REBALANCE, STABLE
@@ -27,8 +28,7 @@ if TYPE_CHECKING:
     from kgspec.model.classic.member import ClassicMember
     from kgspec.model.coordinator import Coordinator
 
-DESCRIBE_GROUPS = 15
-VERSIONS = APIS[DESCRIBE_GROUPS].versions
+VERSIONS = CLASSIC_VERSIONS[DESCRIBE_GROUPS]
 AUTHORIZED_OPERATIONS_OMITTED = -2147483648
 # ClassicGroupState.toString
 STATE_NAMES = {EMPTY: "Empty", PREPARING_REBALANCE: "PreparingRebalance",

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from kgspec.model.apis import APIS
 from kgspec.model.classic import records as crec
+from kgspec.model.classic.apis import VERSIONS
 from kgspec.model.classic.group import ClassicGroup
 from kgspec.model.classic.join import JoinRequest, join
 from kgspec.model.classic.leave import heartbeat, leave
@@ -42,7 +42,7 @@ from kgspec.model.timers import Timer
 if TYPE_CHECKING:
     from kgspec.model.step import Result
 
-CLASSIC_APIS = {key: APIS[key].versions for key in (JOIN_GROUP, HEARTBEAT, LEAVE_GROUP, SYNC_GROUP)}
+CLASSIC_APIS = {key: VERSIONS[key] for key in (JOIN_GROUP, HEARTBEAT, LEAVE_GROUP, SYNC_GROUP)}
 CLASSIC_API_NAMES = {"JOIN_GROUP": JOIN_GROUP, "HEARTBEAT": HEARTBEAT, "LEAVE_GROUP": LEAVE_GROUP,
                      "SYNC_GROUP": SYNC_GROUP}
 

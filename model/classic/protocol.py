@@ -10,8 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from kgspec.model.apis import DESCRIBE_GROUPS
 from kgspec.model.classic import ops
+from kgspec.model.classic.apis import DESCRIBE_GROUPS
 from kgspec.model.classic.describe import describe_groups
 from kgspec.model.classic.step import CLASSIC_TIMER_KINDS
 from kgspec.model.records import GROUP_METADATA

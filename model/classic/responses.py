@@ -13,7 +13,10 @@ from __future__ import annotations
 
 from typing import Any
 
-JOIN_GROUP, HEARTBEAT, LEAVE_GROUP, SYNC_GROUP = 11, 12, 13, 14
+from kgspec.model.classic.apis import HEARTBEAT, JOIN_GROUP, LEAVE_GROUP, SYNC_GROUP
+
+__all__ = ["HEARTBEAT", "JOIN_GROUP", "LEAVE_GROUP", "SYNC_GROUP", "heartbeat_response", "join_response",
+           "leave_response", "sync_response"]
 JoinMember = dict[str, Any]
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from kgspec.model.apis import CONSUMER_GROUP_DESCRIBE, CONSUMER_GROUP_HEARTBEAT
 from kgspec.model.consumer import ops
+from kgspec.model.consumer.apis import CONSUMER_GROUP_DESCRIBE, CONSUMER_GROUP_HEARTBEAT
 from kgspec.model.consumer.describe import describe_consumer_groups
 from kgspec.model.consumer.heartbeat import ConsumerHeartbeat, validate
 from kgspec.model.consumer.records import CONSUMER_RECORD_TYPES

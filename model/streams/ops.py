@@ -19,6 +19,7 @@ from kgspec.model.javaorder import java_hashmap_order
 from kgspec.model.profiles import Profile
 from kgspec.model.records import Record
 from kgspec.model.streams import records as srec
+from kgspec.model.streams.apis import STREAMS_GROUP_DESCRIBE, STREAMS_GROUP_HEARTBEAT
 from kgspec.model.streams.configure import ConfiguredTopology
 from kgspec.model.streams.group import StreamsGroup, configured_trigger
 from kgspec.model.streams.member import (
@@ -33,11 +34,11 @@ from kgspec.model.timers import Timer
 from kgspec.spec import tables
 from kgspec.spec import topology as topology_spec
 
+__all__ = ["STREAMS_GROUP_DESCRIBE", "STREAMS_GROUP_HEARTBEAT"]  # and the operations below
+
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
 
-STREAMS_GROUP_HEARTBEAT = 88
-STREAMS_GROUP_DESCRIBE = 89
 STREAMS_TIMER_KINDS = frozenset({"streams-session", "streams-rebalance", "streams-initial-rebalance",
                                  "streams-classic-join", "streams-classic-sync"})
 

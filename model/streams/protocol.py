@@ -10,11 +10,11 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from kgspec.model import timers
-from kgspec.model.apis import STREAMS_GROUP_DESCRIBE, STREAMS_GROUP_HEARTBEAT
 from kgspec.model.records import Record, ReplayError
 from kgspec.model.step import Decision, SoftSet
 from kgspec.model.streams import ops, target
 from kgspec.model.streams import records as srec
+from kgspec.model.streams.apis import STREAMS_GROUP_DESCRIBE, STREAMS_GROUP_HEARTBEAT
 from kgspec.model.streams.describe import describe_streams_groups
 from kgspec.model.streams.group import StreamsGroup
 from kgspec.model.streams.heartbeat import StreamsHeartbeat, parse_topology, validate
