@@ -9,7 +9,7 @@ import io
 import os
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -162,13 +162,37 @@ def test_gzip_with_a_garbage_body(tmp_path: Path) -> None:
 
 def test_gzip_with_trailing_garbage_and_a_bad_crc(tmp_path: Path) -> None:
     path = _gzip_cut(tmp_path, _ticks(10), lambda z: z + b"garbage", "tail.gz")
-    _assert_stops(list(open_trace(path)), 11, str(path))
+    last = _assert_stops(list(open_trace(path)), 11, str(path))
+    assert "(not a gzip member after the end of the last one)" in last.message
     path = _gzip_cut(tmp_path, _ticks(10), lambda z: z[:-8] + bytes(8), "crc.gz")
     last = _assert_stops(list(open_trace(path)), 11, str(path))
-    assert "CRC check failed" in last.message
+    assert "incorrect data check" in last.message  # the CRC
+    # members one after another, as `cat a.gz b.gz` makes them
+    path = tmp_path / "two.gz"
+    path.write_bytes(gzip.compress(_ticks(10)) + bytes(3) + gzip.compress(_ticks(5)))
+    assert len(list(open_trace(path))) == 15
     # zero padding after the last member is what gzip itself accepts
     path = _gzip_cut(tmp_path, _ticks(10), lambda z: z + bytes(100), "padded.gz")
     assert len(list(open_trace(path))) == 10
+
+
+@pytest.mark.parametrize("block", [1, 5, 16])
+def test_corrupt_gzip_reads_every_line_before_the_damage(tmp_path: Path, block: int) -> None:
+    # Stored (level 0) deflate blocks: a block's LEN and NLEN that disagree fail at once, so what
+    # can be read is exactly the blocks before it, which may end in the middle of a line.
+    data = _ticks(40_000)
+    packed = bytearray(gzip.compress(data, compresslevel=0))
+    at, before = 10, 0  # after the gzip header
+    for _ in range(block):
+        length = int.from_bytes(packed[at + 1:at + 3], "little")
+        at, before = at + 5 + length, before + length
+    packed[at + 3] ^= 0xFF  # NLEN
+    whole_lines = data[:before].count(b"\n")
+    assert 0 < whole_lines < 40_000
+    path = tmp_path / "damaged.jsonl.gz"
+    path.write_bytes(bytes(packed))
+    last = _assert_stops(list(open_trace(path)), whole_lines + 1, str(path))
+    assert "invalid stored block lengths" in last.message
 
 
 def test_truncated_gzip_through_a_pipe() -> None:
@@ -187,48 +211,47 @@ def test_a_gzip_header_that_is_no_gzip_is_not_a_trace(tmp_path: Path) -> None:
 
 
 class _FailingRaw:
-    """A raw file that gives ``data`` and then an I/O error."""
+    """A real file's bytes up to ``limit``, then an I/O error; ``fileno`` is the real file's."""
 
-    def __init__(self, data: bytes) -> None:
-        self._data = data
+    def __init__(self, raw: io.FileIO, limit: int) -> None:
+        self._raw = raw
+        self._left = limit
 
     def fileno(self) -> int:
-        return -1
+        return self._raw.fileno()
 
-    def readinto(self, buffer: memoryview) -> int:
-        if not self._data:
+    def readinto(self, buffer: memoryview) -> int | None:
+        if not self._left:
             raise OSError(errno.EIO, "Input/output error")
-        n = min(len(buffer), len(self._data))
-        buffer[:n] = self._data[:n]
-        self._data = self._data[n:]
+        view = buffer[:min(len(buffer), self._left)]
+        n = self._raw.readinto(view)
+        assert n is not None
+        self._left -= n
         return n
 
 
-@pytest.mark.parametrize(("rest", "line", "started"), [
-    (b'{"tsMs": 3, "tick": {}}\n', 4, False),
-    (b'{"tsMs": 3, "ti', 3, True),  # the partial line is read (and is an item of its own)
-    (b"", 3, False),
-])
-def test_an_io_error_on_a_plain_input_ends_it_on_its_line(rest: bytes, line: int, started: bool) -> None:
-    raw = source_module._Counted(_ticks(2), _FailingRaw(rest))  # type: ignore[arg-type]
-    stream = io.BufferedReader(raw, 4096)
-    lines = stream.read()
-    assert lines == _ticks(2) + rest
-    assert isinstance(raw.error, OSError)
-    assert (raw.newlines + 1, raw.mid_line) == (line, started)
-
-
-def test_reading_stops_after_an_io_error(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("count", [False, True])  # a regular file recounts on failure; a pipe counts as it goes
+@pytest.mark.parametrize("limit", [0, 300_000, 300_017, 1_000_000])
+def test_an_io_error_ends_the_input_on_its_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                count: bool, limit: int) -> None:
+    data = _ticks(70_000)
     path = tmp_path / "t.jsonl"
-    path.write_bytes(_ticks(70_000))  # more than the head, so the rest is read after it
-    real = source_module._Counted
+    path.write_bytes(data)  # more than the head, so the rest is read after it
+    real = source_module._Plain
 
-    def failing(head: bytes, raw: io.FileIO) -> source_module._Counted:
-        return real(head, _FailingRaw(b'{"tsMs": 1, "tick": {}}\n'))  # type: ignore[arg-type]
+    def failing(head: bytes, raw: io.FileIO, *, count: bool) -> source_module._Plain:
+        return real(head, _FailingRaw(raw, limit), count=forced)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(source_module, "_Counted", failing)
-    items: Iterator[ReadItem] = open_trace(path)
-    *events, last = list(items)
+    forced = count
+    monkeypatch.setattr(source_module, "_Plain", failing)
+    items = list(open_trace(path))
+    delivered = 64 * 1024 + limit
+    read = data[:delivered]
+    line = read.count(b"\n") + 1
+    started = bool(read[read.rfind(b"\n") + 1:].strip())
+    last = items[-1]
     assert isinstance(last, Malformed)
-    assert last.message == f"{path}: reading failed (Input/output error); reading stopped here"
-    assert last.line == len(events) + 1
+    assert last.message == f"{path}: reading failed at byte {delivered} (Input/output error); reading stopped here"
+    assert (last.line, last.same_line) == (line, started)
+    # every whole line before it was read (and a started one is an item of its own)
+    assert [i.line for i in items[:-1]] == list(range(1, line + started))

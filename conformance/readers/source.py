@@ -10,9 +10,7 @@ gzip body, an I/O error) ends the stream there: :attr:`Source.error` says what f
 
 from __future__ import annotations
 
-import contextlib
 import errno
-import gzip
 import io
 import os
 import select
@@ -27,46 +25,122 @@ STDIN: Final = "-"
 GZIP_MAGIC: Final = b"\x1f\x8b"
 SAMPLE_BYTES: Final = 64 * 1024
 READ_BUFFER: Final = 256 * 1024  # the default 8 KiB costs a system call every few request-log lines
-# What a failing read raises: I/O errors (gzip.BadGzipFile is one), a truncated gzip (EOFError),
-# a corrupt deflate stream (zlib.error).
-READ_ERRORS: Final = (OSError, EOFError, zlib.error)
+_GZIP_WBITS: Final = 16 + zlib.MAX_WBITS  # zlib reads the gzip header and checks the CRC and length
+_RECOUNT_CHUNK: Final = 1024 * 1024
 
 
-class _HeadFirst(io.RawIOBase):
-    """A raw stream: ``head``, then what ``rest(size)`` gives (the compressed bytes of a gzip input)."""
-
-    def __init__(self, head: bytes, rest: Callable[[int], bytes]) -> None:
-        super().__init__()
-        self._head = head
-        self._rest = rest
-
-    def readable(self) -> bool:
-        return True
-
-    def readinto(self, buffer: bytearray | memoryview) -> int:  # type: ignore[override]
-        if self._head:
-            chunk, self._head = self._head[:len(buffer)], self._head[len(buffer):]
-        else:
-            chunk = self._rest(len(buffer))
-        buffer[:len(chunk)] = chunk
-        return len(chunk)
+class GzipDataError(Exception):
+    """Something after a gzip member that is neither zero padding nor another member."""
 
 
-class _Counted(io.RawIOBase):
-    """A raw stream: ``head``, then the rest of ``raw`` read straight into the caller's buffer.
+# What a failing read raises: I/O errors, a truncated gzip member (EOFError), a corrupt one
+# (zlib.error: a bad deflate stream, CRC or length), garbage after the last member.
+READ_ERRORS: Final = (OSError, EOFError, zlib.error, GzipDataError)
 
-    A failing read ends the stream and is kept in ``error``. Newlines are counted per chunk (the
-    buffered reader above asks for 256 KiB at a time, so this costs nothing per line), to name
-    the line reading stopped on.
+
+class _Gunzip:
+    """``gunzip(size)``: the next at most ``size`` decompressed bytes (b"" at the end).
+
+    Members follow one another as ``gzip -d`` reads them: zero bytes after a member are padding,
+    anything else must start another member. Decompression is bounded by ``size``, so a small
+    input cannot expand without limit in memory. ``read_input()`` gives the compressed bytes
+    (b"" at their end); its errors propagate, as do the decompressor's.
     """
 
-    def __init__(self, head: bytes, raw: io.FileIO) -> None:
+    def __init__(self, read_input: Callable[[], bytes]) -> None:
+        self._read_input = read_input
+        self._d = zlib.decompressobj(_GZIP_WBITS)
+        self._ended = False  # the input has ended
+        self._failed: zlib.error | None = None  # raised on the next call, after what came before it
+        self._careful = b""  # input that made zlib fail, given again a byte at a time from `_at`
+        self._at = 0
+
+    def _more(self) -> bytes:
+        if self._ended:
+            return b""
+        data = self._read_input()
+        if not data:
+            self._ended = True
+        return data
+
+    def _next(self, size: int) -> bytes:
+        while True:
+            d = self._d
+            if d.eof:  # a member has ended: padding, another member, or the end
+                rest = d.unused_data.lstrip(b"\0")
+                while len(rest) < 2:
+                    more = self._more()
+                    if not more:
+                        if rest:
+                            raise GzipDataError("not a gzip member after the end of the last one")
+                        return b""
+                    rest = (rest + more).lstrip(b"\0")
+                if not rest.startswith(GZIP_MAGIC):
+                    raise GzipDataError("not a gzip member after the end of the last one")
+                self._d = d = zlib.decompressobj(_GZIP_WBITS)
+                data = rest
+            else:
+                data = d.unconsumed_tail or self._more()
+                if not data:
+                    raise EOFError("Compressed file ended before the end-of-stream marker was reached")
+            before = d.copy()  # a few KiB, once per call of up to `size` bytes out
+            try:
+                out = d.decompress(data, size)
+            except zlib.error:
+                # zlib gives nothing from a call that fails: give the same input again, a byte at
+                # a time, so that what comes before the failure (all of it, for a bad CRC) is read
+                self._d, self._careful, self._at = before, data, 0
+                return self._carefully(size)
+            if out:
+                return out
+
+    def _carefully(self, size: int) -> bytes:
+        d, data = self._d, self._careful
+        out: list[bytes] = []
+        got = 0
+        while self._at < len(data) and got < size:
+            try:
+                piece = d.decompress(data[self._at:self._at + 1])
+            except zlib.error as exc:
+                self._careful = b""
+                if not got:
+                    raise
+                self._failed = exc
+                break
+            self._at += 1
+            out.append(piece)
+            got += len(piece)
+        if self._at >= len(data):
+            self._careful = b""
+        return b"".join(out) if got else self._next(size)
+
+    def __call__(self, size: int) -> bytes:
+        if self._failed is not None:
+            raise self._failed
+        if self._careful:
+            return self._carefully(size)
+        return self._next(size)
+
+
+class _Plain(io.RawIOBase):
+    """A raw stream: ``head``, then the rest of ``raw`` read straight into the caller's buffer.
+
+    A failing read ends the stream and is kept in ``error``. To name the line reading stopped
+    on, a pipe's newlines are counted per chunk (the buffered reader above asks for 256 KiB at a
+    time, so this costs nothing per line); a regular file's are counted only if a read fails,
+    from the bytes delivered until then (``recount``), so reading a file costs nothing extra.
+    """
+
+    def __init__(self, head: bytes, raw: io.FileIO, *, count: bool) -> None:
         super().__init__()
         self._head = head
         self._raw: io.FileIO | None = raw
+        self._fd = raw.fileno()
+        self._count = count
         self.error: BaseException | None = None
-        self.newlines = 0  # newlines delivered so far
-        self.mid_line = False  # a part of the line after them has been delivered
+        self.delivered = 0  # bytes delivered so far
+        self.newlines = 0  # newlines delivered so far (when counting)
+        self.mid_line = False  # a part of the line after them has been delivered (when counting)
 
     def readable(self) -> bool:
         return True
@@ -82,30 +156,53 @@ class _Counted(io.RawIOBase):
             try:
                 got = self._raw.readinto(buffer)
                 while got is None:  # a non-blocking descriptor (a parent's pipe can be): wait
-                    select.select([self._raw.fileno()], [], [])
+                    select.select([self._fd], [], [])
                     got = self._raw.readinto(buffer)
             except READ_ERRORS as exc:
                 self.error, self._raw = exc, None
+                if not self._count:
+                    self.recount()
                 return 0
             n = got
             if not n:
                 self._raw = None
                 return 0
-            chunk = bytes(buffer[:n])
+            if self._count:
+                chunk = bytes(buffer[:n])
+        self.delivered += n
+        if self._count:
+            self._tally(chunk)
+        return n
+
+    def _tally(self, chunk: bytes) -> None:
         last = chunk.rfind(b"\n") + 1
         if last:
             self.newlines += chunk.count(b"\n")
             self.mid_line = bool(chunk[last:].strip())
         elif not self.mid_line:
             self.mid_line = bool(chunk.strip())
-        return n
+
+    def recount(self) -> None:
+        """Count the newlines of what was delivered by reading it again (a regular file's first
+        ``delivered`` bytes read once already); if that fails too, the count stays 0."""
+        self.newlines, self.mid_line = 0, False
+        offset = 0
+        try:
+            while offset < self.delivered:
+                chunk = os.pread(self._fd, min(_RECOUNT_CHUNK, self.delivered - offset), offset)
+                if not chunk:
+                    break
+                self._tally(chunk)
+                offset += len(chunk)
+        except OSError:
+            self.newlines, self.mid_line = 0, False
 
 
 class _WholeLines(io.RawIOBase):
-    """A raw stream of whole lines: ``head``, then what ``rest(size)`` gives until it gives nothing.
+    """A raw stream of whole lines: what ``rest(size)`` gives, until it gives nothing.
 
-    A failing read of ``rest`` ends the stream and is kept in ``error``; the incomplete line read
-    before it is dropped, so the line reading stopped on is reported once, for what stopped it
+    A failing ``rest`` ends the stream and is kept in ``error``; the incomplete line read before
+    it is dropped, so the line reading stopped on is reported once, for what stopped it
     (``Source.error_line``), and not also as a line of broken JSON. To know which line that is,
     lines are only delivered whole (but for one longer than the caller's buffer, and the end of
     the input) and newlines are counted per chunk: the buffered reader above asks for 256 KiB at
@@ -144,10 +241,10 @@ class _WholeLines(io.RawIOBase):
                 self.error, self._rest, self._pending = exc, None, b""
                 return 0
             if more:
-                pending += more
+                pending = pending + more if pending else more
             else:
                 self._rest = None
-        buffer[:cut] = pending[:cut]
+        buffer[:cut] = memoryview(pending)[:cut]
         self._pending = pending[cut:]
         return cut
 
@@ -156,30 +253,28 @@ class Source:
     """One opened input: ``sample`` (its first 64 KiB, decompressed) and ``stream`` (all of it).
 
     Raises ``TraceFormatError`` for what cannot be read at all: a missing file, a directory,
-    no permission, a file with gzip's magic bytes that is no gzip file.
+    no permission, a file with gzip's magic bytes and no gzip header.
     """
 
     def __init__(self, path: str | os.PathLike[str]) -> None:
         self.name = os.fspath(path)
-        raw = _open_raw(self.name)
+        raw, regular = _open_raw(self.name)
         try:
             head = _read_head(raw, self.name)
             self.compressed = head[:2] == GZIP_MAGIC
             if self.compressed:
-                compressed = io.BufferedReader(_HeadFirst(head, _reader(raw)), READ_BUFFER)
-                unzipped = gzip.GzipFile(fileobj=compressed, mode="rb")
-                self.sample, error = _read_gzip_head(unzipped, self.name)
+                gunzip = _Gunzip(_inputs(head, _reader(raw)))
+                self.sample, error = _read_gzip_head(gunzip, self.name)
                 # A failure while reading the head comes back after what was read before it.
-                self._last: _Counted | _WholeLines = _WholeLines(
-                    self.sample, unzipped.read1 if error is None else _failing(error))
-                self._closers: tuple[io.IOBase, ...] = (unzipped, compressed, raw)
+                self._last: _Plain | _WholeLines = _WholeLines(
+                    self.sample, gunzip if error is None else _failing(error))
             else:
                 self.sample = head
-                self._last = _Counted(head, raw)
-                self._closers = (raw,)
+                self._last = _Plain(head, raw, count=not regular)
         except BaseException:
             raw.close()
             raise
+        self._raw = raw
         self.stream: BinaryIO = cast(BinaryIO, io.BufferedReader(self._last, READ_BUFFER))
 
     @property
@@ -188,9 +283,10 @@ class Source:
         exc = self._last.error
         if exc is None:
             return None
-        if self.compressed:
-            return f"{self.name}: gzip data is broken ({_describe(exc)}); reading stopped here"
-        return f"{self.name}: reading failed ({_describe(exc)}); reading stopped here"
+        if isinstance(exc, OSError):
+            at = "" if isinstance(self._last, _WholeLines) else f" at byte {self._last.delivered}"
+            return f"{self.name}: reading failed{at} ({_describe(exc)}); reading stopped here"
+        return f"{self.name}: gzip data is broken ({_describe(exc)}); reading stopped here"
 
     @property
     def error_line(self) -> tuple[int, bool]:
@@ -198,9 +294,19 @@ class Source:
         return self._last.newlines + 1, self._last.mid_line
 
     def close(self) -> None:
-        for closer in self._closers:
-            with contextlib.suppress(*READ_ERRORS):  # what failed was reported where it failed
-                closer.close()
+        self._raw.close()
+
+
+def _inputs(head: bytes, read: Callable[[int], bytes]) -> Callable[[], bytes]:
+    """``head``, then chunks of ``read``."""
+    first = [head] if head else []
+
+    def next_input() -> bytes:
+        if first:
+            return first.pop()
+        return read(READ_BUFFER)
+
+    return next_input
 
 
 def _failing(error: BaseException) -> Callable[[int], bytes]:
@@ -209,7 +315,7 @@ def _failing(error: BaseException) -> Callable[[int], bytes]:
     return fail
 
 
-def _open_raw(name: str) -> io.FileIO:
+def _open_raw(name: str) -> tuple[io.FileIO, bool]:
     try:
         if name == STDIN:
             raw = io.FileIO(0, "rb", closefd=False)
@@ -229,7 +335,7 @@ def _open_raw(name: str) -> io.FileIO:
     if stat.S_ISDIR(mode):
         raw.close()
         raise TraceFormatError(f"{name}: is a directory, not a trace file")
-    return raw
+    return raw, stat.S_ISREG(mode)
 
 
 def _reader(raw: io.FileIO) -> Callable[[int], bytes]:
@@ -265,7 +371,7 @@ def _read_head(raw: io.FileIO, name: str) -> bytes:
     return b"".join(parts)
 
 
-def _read_gzip_head(unzipped: gzip.GzipFile, name: str) -> tuple[bytes, BaseException | None]:
+def _read_gzip_head(gunzip: _Gunzip, name: str) -> tuple[bytes, BaseException | None]:
     """Up to 64 KiB of decompressed data, and the error that stopped it early, if any.
 
     A file whose gzip header is wrong is not gzip at all: ``TraceFormatError``. A failure after
@@ -275,9 +381,9 @@ def _read_gzip_head(unzipped: gzip.GzipFile, name: str) -> tuple[bytes, BaseExce
     size = 0
     while size < SAMPLE_BYTES:
         try:
-            part = unzipped.read1(SAMPLE_BYTES - size)
+            part = gunzip(SAMPLE_BYTES - size)
         except READ_ERRORS as exc:
-            if not parts and isinstance(exc, gzip.BadGzipFile) and _bad_header(exc):
+            if not parts and isinstance(exc, zlib.error) and _bad_header(exc):
                 raise TraceFormatError(f"{name}: not a readable gzip file ({_describe(exc)})") from exc
             return b"".join(parts), exc
         if not part:
@@ -287,9 +393,9 @@ def _read_gzip_head(unzipped: gzip.GzipFile, name: str) -> tuple[bytes, BaseExce
     return b"".join(parts), None
 
 
-def _bad_header(exc: gzip.BadGzipFile) -> bool:
+def _bad_header(exc: zlib.error) -> bool:
     text = str(exc)
-    return text.startswith(("Not a gzipped file", "Unknown compression method"))
+    return "header" in text or "unknown compression method" in text
 
 
 def _describe(exc: BaseException) -> str:
