@@ -14,7 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from kgspec import __version__
-from kgspec.commands.output import stdout_closed
+from kgspec.commands.output import one_line_errors, stdout_closed
 
 # Order is the order shown by `kgspec --help`.
 COMMAND_MODULES = (
@@ -42,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
                 continue  # command not built yet
             raise
         module.register(sub)
+    one_line_errors(parser)  # `kgspec check --bogus`: the top level reports unknown arguments
     return parser
 
 

@@ -251,6 +251,9 @@ def test_no_report_is_left_when_the_run_fails(tmp_path: Path) -> None:
     (("--config", "x=1"), "--config: unknown config x; known: "),
     (("--config", "nonsense"), "--config needs NAME=VALUE, got 'nonsense'"),
     (("--allow", "no-such-list"), "cannot read allow-list no-such-list: "),
+    (("--format", "csv"), "error: argument --format: invalid choice: 'csv'"),
+    (("--mutant", "nope"), "error: argument --mutant: invalid choice: 'nope'"),
+    (("--profile", "kafka-9"), "error: argument --profile: invalid choice: 'kafka-9'"),
 ])
 def test_options_are_usage_errors(args: tuple[str, ...], message: str) -> None:
     # a native trace too: --tz used to be looked at only when a request log was read
@@ -380,3 +383,17 @@ def test_reports_are_byte_identical_across_hash_seeds(tmp_path: Path) -> None:
     human, data = runs.pop()
     assert b"response-mismatch" in human
     assert len(json.loads(data)["findings"]) > 50
+
+
+def test_conform_shares_the_config_and_json_checks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from kgspec.commands.conform import spark_available
+
+    if not spark_available():
+        pytest.skip("needs the spark extra")
+    assert main(["conform", "--config", "group.consumer.sesion.timeout.ms=1", str(BAD)]) == 2
+    assert capsys.readouterr().err.startswith("kgspec conform: --config: unknown config group.consumer.sesion")
+    trace = tmp_path / "t.jsonl"
+    shutil.copy(BAD, trace)
+    assert main(["conform", str(trace), "--json", str(trace)]) == 2
+    assert capsys.readouterr().err == f"kgspec conform: --json {trace} would overwrite the input {trace}; " \
+                                      "write the report elsewhere\n"

@@ -13,7 +13,14 @@ from collections.abc import Callable, Iterator
 from types import GeneratorType
 from typing import Any, Final, TextIO
 
-from kgspec.commands.output import ReportFile, ReportWriteError, UsageError, error, stdout_closed
+from kgspec.commands.output import (
+    ReportFile,
+    ReportWriteError,
+    UsageError,
+    error,
+    one_line_errors,
+    stdout_closed,
+)
 from kgspec.conformance.allowlist import AllowedReport, AllowingChecker, AllowList, AllowListError
 from kgspec.conformance.checker import TraceChecker
 from kgspec.conformance.events import ReadItem
@@ -55,6 +62,7 @@ def register(sub: Any) -> None:
     p.add_argument("--tz", help="time zone of request-log timestamps (default UTC)")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the summary line")
     p.set_defaults(run=run)
+    one_line_errors(p)
 
 
 def parse_pairs(pairs: list[str], option: str) -> dict[str, str]:

@@ -11,11 +11,13 @@
 
 from __future__ import annotations
 
+import argparse
 import contextlib
 import os
 import stat
 import sys
 from collections.abc import Iterable
+from typing import NoReturn
 
 from kgspec.conformance.findings import printable
 
@@ -33,6 +35,14 @@ def error(command: str, message: str) -> None:
     with contextlib.suppress(OSError):
         sys.stderr.write(f"kgspec {command}: {printable(message)}\n")
         sys.stderr.flush()
+
+
+def one_line_errors(parser: argparse.ArgumentParser) -> None:
+    """Make ``parser``'s usage errors one line (``PROG: error: MESSAGE (see PROG --help)``, exit 2)
+    instead of the whole usage text before the message."""
+    def fail(message: str) -> NoReturn:
+        parser.exit(2, f"{parser.prog}: error: {printable(message)} (see {parser.prog} --help)\n")
+    parser.error = fail  # type: ignore[method-assign]
 
 
 def stdout_closed() -> None:
