@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import dataclasses
-import json
+import unicodedata
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final
 
 KINDS = ("response-mismatch", "invariant", "malformed", "unsupported", "client")
 
@@ -88,18 +88,38 @@ class Report:
         }
 
 
+# Characters a terminal would act on or hide rather than show: C0 and C1 controls and DEL (Cc),
+# format characters such as the bidi overrides and zero-width joiners (Cf), line and paragraph
+# separators (Zl, Zp), and lone surrogates (Cs), which a JSON trace can carry and UTF-8 cannot.
+_HIDDEN_CATEGORIES: Final = frozenset(("Cc", "Cf", "Cs", "Zl", "Zp"))
+_SHORT_ESCAPES: Final = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def printable(text: str) -> str:
+    """``text`` with every character a terminal would act on or hide shown as an escape.
+
+    For human output of anything a trace or a file name carries (group, member and client ids,
+    messages quoting trace content, paths): ``\\n``, ``\\r``, ``\\t``, else ``\\xNN``, ``\\uNNNN`` or
+    ``\\UNNNNNNNN``, so a trace cannot print a line of its own, move the cursor or reorder text.
+    JSON output needs none of this: ``json.dumps`` escapes what JSON must.
+    """
+    if text.isprintable():  # the common case: nothing to escape
+        return text
+    return "".join(_escape(c) if unicodedata.category(c) in _HIDDEN_CATEGORIES else c for c in text)
+
+
+def _escape(char: str) -> str:
+    short = _SHORT_ESCAPES.get(char)
+    if short is not None:
+        return short
+    code = ord(char)
+    if code < 0x100:
+        return f"\\x{code:02x}"
+    return f"\\u{code:04x}" if code < 0x10000 else f"\\U{code:08x}"
+
+
 def jsonable(obj: object) -> object:
     """``json.dumps`` fallback for report values: sets as sorted lists, anything else as text."""
     if isinstance(obj, (set, frozenset)):
         return sorted(obj, key=str)
     return str(obj)
-
-
-def write_json(obj: object, dest: str) -> None:
-    """Write a report to ``dest`` (a path, or ``-`` for standard output)."""
-    text = json.dumps(obj, indent=2, default=jsonable)
-    if dest == "-":
-        print(text)
-    else:
-        with open(dest, "w", encoding="utf-8") as fh:
-            fh.write(text + "\n")

@@ -14,6 +14,7 @@ import sys
 from collections.abc import Sequence
 
 from kgspec import __version__
+from kgspec.commands.output import one_line_errors, stdout_closed
 
 # Order is the order shown by `kgspec --help`.
 COMMAND_MODULES = (
@@ -41,6 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
                 continue  # command not built yet
             raise
         module.register(sub)
+    one_line_errors(parser)  # `kgspec check --bogus`: the top level reports unknown arguments
     return parser
 
 
@@ -50,8 +52,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command is None:
         parser.print_help(sys.stderr)
         return 2
+    status = 0  # a command whose output was cut before it returned (`kgspec simulate | head`)
     try:
-        status: int = args.run(args)
-    except BrokenPipeError:
-        return 0
+        status = args.run(args)
+        sys.stdout.flush()  # here, not at the interpreter's exit, where a failure cannot be handled
+    except BrokenPipeError:  # the reader went away: stop writing, without a traceback
+        stdout_closed()
     return status

@@ -96,14 +96,20 @@ def test_not_a_trace(tmp_path: Path) -> None:
         open_trace(broken)
 
 
-def test_truncated_gzip_fails_while_reading(tmp_path: Path) -> None:
+def test_truncated_gzip_ends_with_a_malformed_line(tmp_path: Path) -> None:
+    # Reading stops where the gzip data ends: the items read so far, then one `Malformed` on the
+    # line that could not be read, naming the file and the problem (the CLI exits 1, not 0).
     data = gzip.compress(b"".join(b'{"tsMs": %d, "tick": {}}\n' % i for i in range(40_000)))
     path = tmp_path / "cut.jsonl.gz"
     path.write_bytes(data[: len(data) // 2])
-    items = open_trace(path)
-    with pytest.raises(TraceFormatError, match="gzip data is broken"):
-        for _ in items:
-            pass
+    items = list(open_trace(path))
+    *events, last = items
+    assert all(isinstance(i, Event) for i in events)
+    assert [i.line for i in events] == list(range(1, len(events) + 1))
+    assert isinstance(last, Malformed)
+    assert last.line == len(events) + 1
+    assert not last.same_line
+    assert last.message.startswith(f"{path}: gzip data is broken (")
 
 
 def test_empty_file_has_no_items(tmp_path: Path) -> None:

@@ -23,10 +23,13 @@ def resolve_tz(tz: str | dt.tzinfo | None) -> dt.tzinfo:
     match = _OFFSET_RE.fullmatch(tz)
     if match:
         sign = -1 if match[1] == "-" else 1
-        return dt.timezone(sign * dt.timedelta(hours=int(match[2]), minutes=int(match[3])))
+        try:
+            return dt.timezone(sign * dt.timedelta(hours=int(match[2]), minutes=int(match[3])))
+        except ValueError as exc:  # datetime takes offsets strictly within a day
+            raise TraceFormatError(f"time zone offset {tz!r} is out of range (-23:59 to +23:59)") from exc
     try:
         return ZoneInfo(tz)
-    except (ZoneInfoNotFoundError, ValueError) as exc:
+    except (ZoneInfoNotFoundError, ValueError, OSError) as exc:  # OSError: a directory of tzdata, ...
         raise TraceFormatError(f"unknown time zone {tz!r}") from exc
 
 

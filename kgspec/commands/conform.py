@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import json
 import os
 import re
 import sys
@@ -141,7 +142,8 @@ def run(args: argparse.Namespace) -> int:
         print(MISSING_SPARK, file=sys.stderr)
         return 2
     from kgspec.commands.check import parse_configs, parse_pairs, print_human
-    from kgspec.conformance.findings import write_json
+    from kgspec.commands.output import ReportFile, ReportWriteError, UsageError, error
+    from kgspec.conformance.findings import jsonable
     from kgspec.conformance.spark import ConformOptions, run_conform
     from kgspec.conformance.spark.sampling import threshold
 
@@ -156,8 +158,9 @@ def run(args: argparse.Namespace) -> int:
             raise ValueError(f"--seed must be between 0 and {(1 << 31) - 1}")
         if args.partitions is not None and args.partitions < 1:
             raise ValueError("--partitions must be at least 1")
-    except ValueError as exc:
-        print(f"kgspec conform: {exc}", file=sys.stderr)
+        report_file = ReportFile(args.json, args.inputs) if args.json and args.json != "-" else None
+    except (ValueError, UsageError) as exc:
+        error("conform", str(exc))
         return 2
     opts = ConformOptions(inputs=list(args.inputs), format=args.format, fraction=args.fraction,
                           fractions=fractions, seed=args.seed, profile=args.profile, configs=configs,
@@ -168,14 +171,24 @@ def run(args: argparse.Namespace) -> int:
     try:
         result = run_conform(spark, opts)
     except Exception as exc:
+        if report_file is not None:
+            report_file.discard()
         if type(exc).__name__ in ("AnalysisException", "IllegalArgumentException", "TraceFormatError"):
-            print(f"kgspec conform: {exc}".splitlines()[0], file=sys.stderr)
+            error("conform", f"{exc}".splitlines()[0])
             return 2
         raise
     elapsed = time.perf_counter() - started
     report = result.report
     if args.json:
-        write_json(result.to_json(), args.json)
+        text = json.dumps(result.to_json(), indent=2, default=jsonable) + "\n"
+        if report_file is None:
+            sys.stdout.write(text)
+        else:
+            try:
+                report_file.write(text)
+            except ReportWriteError as exc:
+                error("conform", str(exc))
+                return 2
     if args.json != "-":
         print_human(report, sys.stdout, quiet=args.quiet)
         s = result.sampling
