@@ -334,12 +334,13 @@ def subscribed_topic_ids(coord: Coordinator, group: ConsumerGroup, member: Consu
 
 
 def _double_assign(result: dict[str, dict[str, frozenset[int]]], order: list[str]) -> dict[str, dict[str, frozenset[int]]]:
-    """Mutant ``assignor-double-assign``: the first assigned partition also goes to the next member."""
+    """Mutant ``assignor-double-assign``: the first assigned partition (of the smallest topic id, so
+    no set's iteration order decides) also goes to the next member."""
     owners = [m for m in order if any(result.get(m, {}).values())]
     if len(order) < 2 or not owners:
         return result
     first = owners[0]
-    topic, parts = next((t, p) for t, p in result[first].items() if p)
+    topic, parts = min((t, p) for t, p in result[first].items() if p)
     other = next(m for m in order if m != first)
     patched = {m: dict(a) for m, a in result.items()}
     patched.setdefault(other, {})[topic] = frozenset(patched.get(other, {}).get(topic, frozenset()) | {min(parts)})

@@ -112,7 +112,7 @@ def _double_assign(result: dict[str, TaskSets], order: list[str]) -> dict[str, T
     if len(order) < 2 or not owners:
         return result
     first = owners[0]
-    sid, parts = next((s, p) for s, p in result[first][ACTIVE].items() if p)
+    sid, parts = min((s, p) for s, p in result[first][ACTIVE].items() if p)  # no dict order decides
     other = next(m for m in order if m != first)
     patched = {m: {r: dict(t) for r, t in a.items()} for m, a in result.items()}
     patched[other][ACTIVE][sid] = frozenset(patched[other][ACTIVE].get(sid, frozenset()) | {min(parts)})
