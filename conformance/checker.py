@@ -33,7 +33,7 @@ from kgspec.model.apis import (
     CONSUMER_GROUP_HEARTBEAT,
     LIST_GROUPS,
     STREAMS_GROUP_HEARTBEAT,
-    version_range,
+    versions_for,
 )
 from kgspec.model.config import unknown_config_names
 from kgspec.model.coordinator import Coordinator
@@ -291,7 +291,7 @@ class TraceChecker:
                                      f"{name} calls are not modelled yet", "requestHeader.requestApiKey"))
             return
         version = event.api_version if event.api_version is not None else 1
-        low, high = version_range(api, get_profile(self.profile))
+        low, high = versions_for(get_profile(self.profile))[api]
         if not low <= version <= high:
             g.summary.incomplete = True
             self.finding(g, Finding(self.path, event.line, gid, "unsupported",

@@ -68,3 +68,15 @@ API_KEYS_BY_NAME: dict[str, int] = {api.name: api.key for api in APIS.values()}
 def version_range(api_key: int, profile: Profile) -> tuple[int, int]:
     """The versions of ``api_key`` the model answers under ``profile`` (KeyError: not modelled)."""
     return APIS[api_key].range(profile)
+
+
+_BY_PROFILE: dict[str, dict[int, tuple[int, int]]] = {}
+
+
+def versions_for(profile: Profile) -> dict[int, tuple[int, int]]:
+    """Every modelled API's versions under ``profile``, computed once per profile (by name: a
+    profile's hash walks all its fields)."""
+    table = _BY_PROFILE.get(profile.name)
+    if table is None:
+        table = _BY_PROFILE[profile.name] = {key: api.range(profile) for key, api in APIS.items()}
+    return table

@@ -27,6 +27,7 @@ from kgspec.model.apis import (
     LIST_GROUPS,
     STREAMS_GROUP_DESCRIBE,
     STREAMS_GROUP_HEARTBEAT,
+    versions_for,
 )
 from kgspec.model.assignors import ASSIGNORS
 from kgspec.model.assignors.api import PartitionAssignor
@@ -50,7 +51,7 @@ from kgspec.model.records import Record, ReplayError
 from kgspec.model.step import NO_CHOICES, Choices, Decision, Firing, SoftSet
 from kgspec.model.streams.group import StreamsGroup
 from kgspec.model.streams.protocol import PROTOCOL as STREAMS
-from kgspec.model.timers import DeferredTimers, Timers
+from kgspec.model.timers import DeferredTimers, Timer, Timers
 from kgspec.model.topics import TopicsImage
 
 __all__ = ["CONSUMER_GROUP_DESCRIBE", "CONSUMER_GROUP_HEARTBEAT", "STREAMS_GROUP_DESCRIBE",
@@ -136,7 +137,7 @@ class Coordinator:
         self._member_ids = member_ids or seeded()
         self.member_id_draws = 0  # soft state: how many ids the source has given (commit advances it)
         self.timer_effects: list[Callable[[], None]] = []  # migration effects of the timer firing now
-        self._versions = {key: api.range(self.profile) for key, api in APIS.items()}  # model/apis.py
+        self._versions = versions_for(self.profile)  # the one version table (model/apis.py)
 
     # --- the clock, the timers and soft state, read through the step being decided -------------
 
@@ -225,6 +226,19 @@ class Coordinator:
         finally:
             self._scope = None
         return self._sealed(Decision(response), scope)
+
+    def timer_ops_of(self, now: int, run: Callable[[], dict[str, Any] | None]
+                     ) -> tuple[dict[str, Any] | None, list[tuple[str, Timer | str]]]:
+        """``run``'s response and timer operations, decided in a step scope (the checker's steady
+        fast path: a step that may change timers and nothing else, which is asserted)."""
+        scope = self._enter(now, NO_CHOICES)
+        try:
+            response = run()
+        finally:
+            self._scope = None
+        if scope.soft or scope.shadows or scope.draws:
+            raise AssertionError("a steady heartbeat changed more than its timers")
+        return response, scope.timers.ops
 
     def _enter(self, now: int, choices: Choices) -> _Scope:
         if self._scope is not None:

@@ -115,8 +115,8 @@ def steady_timer_ops(coord: Coordinator, request: dict[str, Any], client_id: str
     records and changes nothing but these timers, which is what lets the trace checker
     cache its answer and replay the changes, shifted in time, for a repeat of the call.
     """
-    decision = coord.decide_with(now, lambda: ConsumerHeartbeat(coord, request, client_id, client_host, now)._steady())
-    return None if decision.response is None else decision.timer_ops
+    response, ops = coord.timer_ops_of(now, ConsumerHeartbeat(coord, request, client_id, client_host, now)._steady)
+    return None if response is None else ops
 
 
 class ConsumerHeartbeat:
