@@ -15,7 +15,7 @@ from kgspec.conformance.checker import TraceChecker
 from kgspec.conformance.events import Event
 from kgspec.conformance.findings import Report
 from kgspec.conformance.readers import open_trace
-from kgspec.conformance.recorder import TraceRecorder
+from kgspec.conformance.recorder import TraceRecorder, owned
 from kgspec.conformance.session import GroupSession
 from kgspec.model.coordinator import Coordinator
 from kgspec.model.topics import MAX_PARTITIONS
@@ -171,3 +171,45 @@ def test_ten_thousand_groups_ten_thousand_topics(tmp_path: Path, counted: Counti
     assert last < 3 * first + 0.5, f"set-up per group grows with the groups: {first:.2f}s then {last:.2f}s"
     assert counted.notified == 1 + 1 + 1 + 1  # t5 (g5), t1-new and unrelated (the regex group), t7 (g7)
     assert peak < 40_000 * (groups + topics), f"peak traced memory {peak / 1e6:.0f} MB"
+
+
+def test_memory_flat_in_trace_length(tmp_path: Path) -> None:
+    """Heartbeats and ticks for a long time: the wake-up heap and the traced memory stay flat."""
+    rec = TraceRecorder()
+    groups = 10
+    for i in range(groups):
+        rec.topic(0, f"t{i}", 4)
+    epochs: dict[int, int] = {}
+    owned_now: dict[int, list[dict[str, Any]]] = {}
+    ts = 1
+    for i in range(groups):
+        resp = rec.join(ts, f"m{i}", [f"t{i}"], group=f"g{i}")
+        epochs[i], owned_now[i] = resp["memberEpoch"], owned(resp)
+    marks: list[int] = []
+    for round_no in range(240):
+        ts += 1000
+        for i in range(groups):
+            resp = rec.heartbeat(ts, f"m{i}", epochs[i], group=f"g{i}", topicPartitions=owned_now[i])
+            epochs[i] = resp["memberEpoch"]
+        rec.tick(ts + 500)
+        if round_no in (119, 239):
+            marks.append(len(rec.events))
+    path = rec.write(tmp_path / "long.jsonl")
+    report = Report()
+    checker = TraceChecker(str(path), report)
+    heap_sizes: list[int] = []
+    memory: list[int] = []
+    tracemalloc.start()
+    try:
+        for n, item in enumerate(_items(path), 1):
+            checker.feed(item)
+            if getattr(item, "kind", None) == "tick":
+                heap_sizes.append(len(checker._wakes))
+            if n in marks:
+                memory.append(tracemalloc.get_traced_memory()[0])
+    finally:
+        tracemalloc.stop()
+    checker.finish()
+    assert report.findings == []
+    assert max(heap_sizes) <= 4 * groups + 64
+    assert memory[1] - memory[0] < 100_000, f"memory grew by {memory[1] - memory[0]} bytes over 120 rounds"
