@@ -10,7 +10,7 @@ with its ``groupsByTopics`` index.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -118,6 +118,10 @@ class TopicsImage:
             names = self._sorted_names = sorted(self._by_name)
         return names
 
+    def partition_counts(self) -> Mapping[str, int]:
+        """name -> partition count, a read-only view (no copy of a large image)."""
+        return PartitionCounts(self._by_name)
+
     def topic_hash(self, name: str) -> int | None:
         """``Utils.computeTopicHash`` of an existing topic (None when absent), memoized."""
         value = self._topic_hash_cache.get(name)
@@ -174,3 +178,24 @@ class TopicsImage:
                 self._regex_followers[key] = None
             else:
                 self._regex_followers.pop(key, None)
+
+
+class PartitionCounts(Mapping[str, int]):
+    """A read-only view of an image's partition counts by topic name."""
+
+    __slots__ = ("_by_name",)
+
+    def __init__(self, by_name: dict[str, TopicInfo]) -> None:
+        self._by_name = by_name
+
+    def __getitem__(self, name: str) -> int:
+        return self._by_name[name].partitions
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._by_name
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._by_name)
+
+    def __len__(self) -> int:
+        return len(self._by_name)
