@@ -302,7 +302,7 @@ class AllowingChecker(TraceChecker):
             ours = {m: {t: p for t, p in a.items() if p} for m, a in computed.items()}
             theirs = {m: {t: p for t, p in a.items() if p} for m, a in peer.items()}
             if ours != theirs and self._current is not None:
-                names = {tid: n for n, (tid, _) in self.topics.items()}
+                names = self.topics.names_by_id()
                 self._pending.append(Finding(
                     self.path, self._current.line, group_id, "response-mismatch",
                     f"target assignment: Kafka's {assignor} assignor gives "
@@ -353,6 +353,8 @@ class AllowingChecker(TraceChecker):
     def _peer_expiry(self, event: Event | None, group_id: str, member_id: str) -> list[Finding]:
         """The peer expired this member's session: report when Kafka would have, then fence it."""
         g = self.groups.get(group_id)
+        if g is not None and g.clock_seq != self.clock_seq:
+            self.catch_up(g)  # the tick moved the cluster clock, not (lazily) the group's
         group = g.coord.groups.get(group_id) if g is not None else None
         if event is None or group is None or member_id not in group.members or self._session_timeout is None:
             return []

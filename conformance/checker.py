@@ -2,7 +2,8 @@
 
 This module is the router. Each group is checked on its own, in file order, against its own
 :class:`~kgspec.model.coordinator.Coordinator` in a :class:`~kgspec.conformance.session.GroupSession`
-(topic and tick events reach every group). The router reads the header, keeps the topics and
+(topic metadata is one shared image; a topic event reaches only the groups it concerns, a tick
+only the groups with something due). The router reads the header, keeps the topics and
 the clock, creates sessions, caps the findings per group, and hands each call or record to the
 checks of its protocol: ``consumer.py``, ``streams.py``, ``classic.py``, ``connect.py``,
 ``describes.py``, ``listing.py`` and ``records.py``. Every check runs the same loop: the model
@@ -12,6 +13,7 @@ compared with the trace (``compare.py``, pure), and the decision is committed.
 
 from __future__ import annotations
 
+import heapq
 import sys
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -40,6 +42,7 @@ from kgspec.model.coordinator import Coordinator
 from kgspec.model.mutants import NONE, Mutants
 from kgspec.model.profiles import DEFAULT_PROFILE, PROFILES, get_profile
 from kgspec.model.step import NO_CHOICES, Choices
+from kgspec.model.topics import MAX_PARTITIONS, TopicsImage
 
 __all__ = ["API_NAMES", "DESCRIBES", "TraceChecker", "api_of", "check_items"]
 
@@ -73,9 +76,16 @@ class TraceChecker:
         self.steady_cache = steady_cache
         self.steady_hits = 0  # heartbeats answered from the cache (tests check it is exercised)
         self.groups: dict[str, GroupSession] = {}
-        # Cluster-wide topic state: name -> (topic id, partitions); new groups start from it.
-        self.topics: dict[str, tuple[str, int]] = {}
-        self.last_tick: float | None = None
+        # Topic metadata is the broker's: one image shared by every group's model.
+        self.topics = TopicsImage()
+        self._by_follow_key: list[GroupSession] = []  # the image's follower keys -> sessions
+        # Cluster events (topics, ticks) move one clock; a group's own clock catches up with it
+        # when the group is next touched (advance). Groups with a timer or a parked call due are
+        # woken at the cluster event itself, from a heap of (deadline, creation order, group id).
+        self.clock: float | None = None  # the last cluster event's time
+        self.clock_seq = 0  # how many cluster events moved the clock
+        self.high: float | None = None  # the latest time any group's clock has reached
+        self._wakes: list[tuple[float, int, str]] = []
         self._first = True
         self.classic = ClassicChecks(self)  # classic calls, parked responses (conformance/classic.py)
         self.connect = ConnectChecks(self)  # the Connect draft's calls and records (conformance/connect.py)
@@ -139,6 +149,8 @@ class TraceChecker:
 
     def finish(self) -> None:
         for gid, g in self.groups.items():
+            if g.clock_seq != self.clock_seq:
+                self.catch_up(g)
             self.classic.finish(g)
             if g.saw_records and g.expected_records:
                 line, record = g.expected_records[0]
@@ -172,49 +184,135 @@ class TraceChecker:
     def _topic(self, event: Event) -> None:
         body = event.body
         name = body["name"]
+        deleted = bool(body.get("deleted"))
+        if not deleted and int(body["partitions"]) > MAX_PARTITIONS:
+            self.finding(None, Finding(self.path, event.line, None, "unsupported",
+                                        f"topic {name} has {body['partitions']} partitions: beyond the "
+                                        f"model's bound of {MAX_PARTITIONS} (the event is ignored)", "topic.partitions"))
+            return
         ts = ts_of(event)
-        for g in self.groups.values():
-            self.advance(g, ts, event.line)
-        if body.get("deleted"):
-            self.topics.pop(name, None)
-            for g in self.groups.values():
-                g.generation += 1
-                g.coord.delete_topic(name)
+        timely = self._cluster_time(ts, event.line)
+        image = self.topics
+        if deleted:
+            info = image.delete(name)
+            if info is None:
+                return
+            new_topic = False
         else:
-            self.topics[name] = (body["topicId"], int(body["partitions"]))
-            for g in self.groups.values():
-                g.generation += 1
-                g.coord.update_topic(name, body["topicId"], int(body["partitions"]))
+            topic_id, partitions = body["topicId"], int(body["partitions"])
+            previous = image.upsert(name, topic_id, partitions)
+            if previous is not None and previous.partitions == partitions and previous.topic_id == topic_id:
+                return
+            new_topic = previous is None
+        # onMetadataUpdate: only the groups subscribed to the topic (or, for a new topic, with a
+        # regex it may match) are told; the others' models would do nothing with it.
+        sessions = self._by_follow_key
+        for key, _ in image.concerned(name, new_topic):
+            g = sessions[key]
+            if timely:
+                self.advance(g, ts, event.line)
+            g.generation += 1
+            g.coord.topics_changed({name}, new_topic)
+            self._rewake(g)
 
     def _tick(self, event: Event) -> None:
         ts = ts_of(event)
         failover = bool(event.body.get("coordinatorFailover"))  # an extension of the tick event
-        for g in self.groups.values():
-            if self.advance(g, ts, event.line) and failover:
-                g.generation += 1
-                g.coord.failover(int(ts))
+        if not self._cluster_time(ts, event.line) or not failover:
+            return
+        for g in self.groups.values():  # a new coordinator loads every group
+            self.advance(g, ts, event.line)
+            g.generation += 1
+            g.coord.failover(int(ts))
+            self._rewake(g)
+
+    def _cluster_time(self, ts: float, line: int) -> bool:
+        """A cluster event (topic, tick) at ``ts``: the groups with something due by then are
+        advanced (in creation order, before the event changes anything) and the clock moves;
+        False (one finding for the line) when some group's clock is already past ``ts``."""
+        high = self.high
+        if high is not None and ts < high:
+            self.finding(None, Finding(self.path, line, None, "malformed",
+                                        f"time goes backwards: tsMs {num(ts)} after {num(high)} "
+                                        "(the event's time is ignored)", "tsMs"))
+            return False
+        wakes = self._wakes
+        if wakes and wakes[0][0] <= ts:
+            groups = self.groups
+            due: list[GroupSession] = []
+            while wakes and wakes[0][0] <= ts:
+                deadline, _, gid = heapq.heappop(wakes)
+                g = groups[gid]
+                if g.wake == deadline:  # the group's live entry (others are stale)
+                    g.wake = None
+                    due.append(g)
+            due.sort(key=lambda s: s.order)
+            for g in due:
+                self.advance(g, ts, line)
+                self._rewake(g)
+        self.clock = ts
+        self.clock_seq += 1
+        if self.groups:
+            self.high = ts
+        return True
+
+    def wake(self, g: GroupSession, deadline: float) -> None:
+        """Something of ``g``'s is due at ``deadline`` (a timer, a parked call): queue the group."""
+        if g.wake is None or deadline < g.wake:
+            g.wake = deadline
+            wakes = self._wakes
+            heapq.heappush(wakes, (deadline, g.order, g.summary.group_id))
+            if len(wakes) > 4 * len(self.groups) + 64:  # stale entries: keep memory O(groups)
+                self._wakes = [(s.wake, s.order, gid) for gid, s in self.groups.items() if s.wake is not None]
+                heapq.heapify(self._wakes)
+
+    def _rewake(self, g: GroupSession) -> None:
+        """Queue ``g`` under its earliest deadline after it was advanced or changed."""
+        earliest = g.coord.timers.earliest()
+        if earliest is not None:
+            self.wake(g, earliest)
+        parked = self.classic.earliest(g)
+        if parked is not None:
+            self.wake(g, parked)
 
     def group(self, group_id: str, gtype: str, *, from_describe: bool = False) -> GroupSession:
         g = self.groups.get(group_id)
         if g is None:
-            coord = Coordinator(self.profile, self.configs, self.mutants)
-            for name, (tid, parts) in self.topics.items():
-                coord.update_topic(name, tid, parts)
-            g = GroupSession(coord, GroupSummary(group_id, gtype), typed_by_describe=from_describe)
+            coord = Coordinator(self.profile, self.configs, self.mutants, topics=self.topics)
+            g = GroupSession(coord, GroupSummary(group_id, gtype), typed_by_describe=from_describe,
+                             order=len(self.groups), clock_seq=self.clock_seq)
             self.groups[group_id] = g
+            key = coord.follow_topics()
+            assert key == len(self._by_follow_key)
+            self._by_follow_key.append(g)
+            coord.watch_timers(lambda deadline: self.wake(g, deadline))
         elif g.typed_by_describe and not from_describe:
             g.summary.type = gtype
             g.typed_by_describe = False
         return g
 
+    def catch_up(self, g: GroupSession) -> None:
+        """Bring the group's clock to the cluster events since it was last touched (nothing of
+        its was due by then, or it would have been woken: only the clock moves)."""
+        g.clock_seq = self.clock_seq
+        clock = self.clock
+        if clock is not None and (g.last_ts is None or g.last_ts < clock):
+            g.last_ts = clock
+            if g.coord.now < clock:
+                g.coord.now = int(clock)
+
     def advance(self, g: GroupSession, ts: float, line: int) -> bool:
         """Move the group's clock; False (and a finding) when time goes backwards."""
+        if g.clock_seq != self.clock_seq:
+            self.catch_up(g)
         if g.last_ts is not None and ts < g.last_ts:
             self.finding(g, Finding(self.path, line, g.summary.group_id, "malformed",
                                      f"time goes backwards for group {g.summary.group_id}: "
                                      f"tsMs {num(ts)} after {num(g.last_ts)}", "tsMs"))
             return False
         g.last_ts = ts
+        if self.high is None or ts > self.high:
+            self.high = ts
         # A group that has seen classic calls (online migration too) may hold parked responses.
         firings = self.classic.advance(g, int(ts)) if g.summary.group_id in self.classic.groups \
             else g.coord.advance(int(ts))

@@ -80,6 +80,11 @@ class ClassicChecks:
             self._collect(g, state)
         return firings
 
+    def earliest(self, g: GroupSession) -> float | None:
+        """The earliest answer time of the group's parked calls (None: none parked)."""
+        state = self.groups.get(g.summary.group_id)
+        return state.pending[0].deadline if state is not None and state.pending else None
+
     def finish(self, g: GroupSession) -> None:
         """End of trace: a call still parked must have been answered by its time."""
         state = self.groups.get(g.summary.group_id)
@@ -155,6 +160,7 @@ class ClassicChecks:
         assert result.pending is not None
         deadline = ts + (event.total_time_ms or 0)
         heapq.heappush(state.pending, _Pending(deadline, result.pending, event, api, list(result.explain)))
+        self.checker.wake(g, deadline)
 
     def record(self, g: GroupSession, record: Record) -> list[tuple[str, str]]:
         """Invariants of a replayed GroupMetadata record."""

@@ -59,19 +59,23 @@ class ConsumerChecks:
                 or event.client_id != entry.client_id or event.connection != entry.connection:
             return False
         ts = event.ts_ms
+        checker = self.checker
+        if g.clock_seq != checker.clock_seq:
+            checker.catch_up(g)
         last = g.last_ts
         if ts is None or (last is not None and ts < last):
             return False  # the full path reports it
         coord = g.coord
         timers = coord.timers
         now = int(ts)
-        checker = self.checker
         if timers.maybe_due(now):
             checker.advance(g, ts, event.line)
             if entry.generation != g.generation:
                 return False  # timers fired; the full path runs at the same time (advancing again is a no-op)
         else:
             g.last_ts = ts
+            if checker.high is None or ts > checker.high:
+                checker.high = ts
         coord.now = now
         summary = g.summary
         group = coord.groups.get(summary.group_id)
@@ -150,7 +154,7 @@ class ConsumerChecks:
             self.check_client(g, event, response)
         if diffs:
             after = member_view(coord, gid, mid)
-            names = {tid: n for n, (tid, _) in self.checker.topics.items()}
+            names = self.checker.topics.names_by_id()
             for name, exp, got in diffs:
                 exp_j, got_j = (format_set(exp, names), format_set(got, names)) if name == "assignment" else (exp, got)
                 message = explain(name, exp, got, result.explain, before, after, member_id or mid)

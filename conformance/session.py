@@ -47,6 +47,12 @@ class GroupSession:
     # Typed by a describe only (an admin call names any type's group): the group's first call
     # or record of its own gives it its type.
     typed_by_describe: bool = False
+    # The router's bookkeeping (checker.py): the group's creation order, the earliest deadline it
+    # is queued under in the router's wake-up heap (None: not queued), and the count of cluster
+    # events (topics, ticks) its clock has caught up with.
+    order: int = 0
+    wake: float | None = None
+    clock_seq: int = 0
 
 
 @dataclass(slots=True)

@@ -10,7 +10,7 @@ Sans-IO and deterministic. The ways in are
   which Kafka applies to in-memory groups as it goes, are handled directly);
 - :meth:`Coordinator.advance` — time passes: due timers fire, in order;
 
-plus :meth:`update_topic` / :meth:`delete_topic` for metadata and :meth:`replay` /
+plus :meth:`update_topic` / :meth:`delete_topic` / :meth:`topics_changed` for metadata and :meth:`replay` /
 :meth:`on_loaded` / :meth:`failover` to load records. Each protocol plugs in through
 ``model/protocol.py``; the coordinator routes by API, record type and timer kind.
 """
@@ -40,7 +40,7 @@ from kgspec.model.connect.protocol import PROTOCOL as CONNECT
 from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.model.consumer.protocol import PROTOCOL as CONSUMER
 from kgspec.model.errors import CoordinatorError, require_version
-from kgspec.model.hashing import compute_group_hash, compute_topic_hash
+from kgspec.model.hashing import compute_group_hash
 from kgspec.model.listing import list_groups
 from kgspec.model.member_ids import MemberIdSource, seeded
 from kgspec.model.migration.rules import MIGRATION
@@ -112,14 +112,17 @@ class _Scope:
 class Coordinator:
     def __init__(self, profile: Profile | str | None = None, configs: dict[str, Any] | None = None,
                  mutants: Mutants = NONE, member_ids: MemberIdSource | None = None,
-                 assignors: dict[str, PartitionAssignor] | None = None) -> None:
+                 assignors: dict[str, PartitionAssignor] | None = None,
+                 topics: TopicsImage | None = None) -> None:
         self.profile = profile if isinstance(profile, Profile) else get_profile(profile)
         self.config = Config(configs)
         self.mutants = mutants
         # Server-side assignors by name (group.consumer.assignors picks among them).
         self.assignors: dict[str, PartitionAssignor] = dict(ASSIGNORS) | dict(assignors or {})
         self.migration = MIGRATION  # the routing rule between protocols (model/migration/rules.py)
-        self.topics = TopicsImage()
+        # Topic metadata is the broker's: a checker shares one image among all its groups' models.
+        self.topics = topics if topics is not None else TopicsImage()
+        self._follow_key: int | None = None  # this coordinator's key in the image's follower index
         # The groups, one namespace across protocols: a group id names one group of one type.
         self.groups: dict[str, ConsumerGroup] = {}
         self.streams_groups: dict[str, StreamsGroup] = {}
@@ -128,10 +131,10 @@ class Coordinator:
         self.classic_log: dict[str, Record] = {}  # each classic group's last GroupMetadata record
         self.connect_groups: dict[str, ConnectGroup] = {}
         self.last_streams_topics_to_create: dict[str, Any] = {}
+        self._timer_watch: Callable[[int], None] | None = None
         self._timers = Timers()
         self._now = 0
         self._scope: _Scope | None = None  # set only while decide() runs
-        self._topic_hash_cache: dict[str, int] = {}  # a memo of compute_topic_hash
         # Soft state (not in records, lost on failover): owner -> key -> value.
         self._soft: dict[str, dict[str, Any]] = {}
         self._member_ids = member_ids or seeded()
@@ -148,7 +151,13 @@ class Coordinator:
 
     @timers.setter
     def timers(self, timers: Timers) -> None:
+        timers.watch = self._timer_watch
         self._timers = timers
+
+    def watch_timers(self, watch: Callable[[int], None] | None) -> None:
+        """Be told each deadline that becomes this coordinator's earliest (across failovers)."""
+        self._timer_watch = watch
+        self._timers.watch = watch
 
     @property
     def now(self) -> int:
@@ -400,6 +409,8 @@ class Coordinator:
         if protocol is None:
             raise ReplayError(f"record type {record.type} ({record.name}) is not modelled yet")
         protocol.replay(self, record)
+        if self._follow_key is not None:  # subscriptions change only through records
+            self.topics.touched(self._follow_key)
 
     def on_loaded(self, now: int) -> None:
         """After a replay (failover): re-arm timers as ``GroupMetadataManager.onLoaded`` does."""
@@ -411,7 +422,7 @@ class Coordinator:
         """A new coordinator takes over: hard state is what the records rebuilt (unchanged);
         soft state is lost (timers, metadata-refresh deadlines) and timers are re-armed from
         load time by :meth:`on_loaded`."""
-        self._timers = Timers()
+        self._timers = Timers(self._timer_watch)
         self._soft.clear()
         for protocol in PROTOCOLS:
             protocol.unload(self, now)
@@ -420,32 +431,46 @@ class Coordinator:
     # --- topics --------------------------------------------------------------------------------
 
     def update_topic(self, name: str, topic_id: str, partitions: int) -> None:
+        """A topic created or changed in this coordinator's own image (a shared image is changed
+        once by its owner, which then calls :meth:`topics_changed` on the coordinators concerned)."""
         previous = self.topics.upsert(name, topic_id, partitions)
         if previous is None or previous.partitions != partitions or previous.topic_id != topic_id:
-            self._topic_hash_cache.pop(name, None)
-            self._metadata_changed({name}, new_topic=previous is None)
+            self.topics_changed({name}, new_topic=previous is None)
 
     def delete_topic(self, name: str) -> None:
         if self.topics.delete(name) is not None:
-            self._topic_hash_cache.pop(name, None)
-            self._metadata_changed({name}, new_topic=False)
+            self.topics_changed({name}, new_topic=False)
 
-    def _metadata_changed(self, names: set[str], new_topic: bool) -> None:
+    def topics_changed(self, names: set[str], new_topic: bool) -> None:
+        """``onMetadataUpdate``: topics ``names`` changed in the image (``new_topic``: created)."""
         for protocol in TOPIC_FOLLOWERS:
             protocol.metadata_changed(self, names, new_topic)
+
+    def follow_topics(self) -> int:
+        """Register in the image's follower index, so that a change of a shared image reaches
+        this coordinator only when it concerns one of its groups (``TopicsImage.concerned``)."""
+        if self._follow_key is None:
+            self._follow_key = self.topics.follow(self)
+        return self._follow_key
+
+    def followed_topics(self) -> tuple[set[str], bool]:
+        """The topic names this coordinator's groups follow, and whether any has a regex."""
+        names: set[str] = set()
+        regex = False
+        for protocol in TOPIC_FOLLOWERS:
+            more, has_regex = protocol.followed_topics(self)
+            names |= more
+            regex = regex or has_regex
+        return names, regex
 
     def metadata_hash(self, names: Iterable[str]) -> int:
         """``ModernGroup.computeMetadataHash``: XXH3 over the hashes of existing topics."""
         hashes: dict[str, int] = {}
-        cache = self._topic_hash_cache
+        topic_hash = self.topics.topic_hash
         for name in names:
-            info = self.topics.by_name(name)
-            if info is None:
-                continue
-            value = cache.get(name)
-            if value is None:
-                value = cache[name] = compute_topic_hash(info.topic_id, info.name, info.partitions)
-            hashes[name] = value
+            value = topic_hash(name)
+            if value is not None:
+                hashes[name] = value
         return compute_group_hash(hashes)
 
     # --- comparison ----------------------------------------------------------------------------

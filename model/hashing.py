@@ -224,9 +224,30 @@ def compute_topic_hash(
     partition_count: int,
     partition_racks: Sequence[Sequence[str]] = (),
 ) -> int:
-    """``Utils.computeTopicHash`` for a topic present in the image (signed int64)."""
-    data = topic_hash_bytes(topic_id, name, partition_count, partition_racks)
-    return to_signed64(xxhash.xxh3_64_intdigest(data))
+    """``Utils.computeTopicHash`` for a topic present in the image (signed int64).
+
+    Without racks the partition ids are streamed in chunks: time is linear in the partition
+    count but memory is constant (the bytes of a whole topic are never built)."""
+    if partition_racks:
+        data = topic_hash_bytes(topic_id, name, partition_count, partition_racks)
+        return to_signed64(xxhash.xxh3_64_intdigest(data))
+    msb, lsb = uuid_bits(topic_id)
+    head = HashStream().put_byte(TOPIC_HASH_MAGIC_BYTE).put_long(msb).put_long(lsb)
+    head.put_string(name).put_int(partition_count)
+    if partition_count <= _HASH_CHUNK:
+        return to_signed64(xxhash.xxh3_64_intdigest(head.data() + _ints(0, max(partition_count, 0))))
+    stream = xxhash.xxh3_64(head.data())
+    for start in range(0, partition_count, _HASH_CHUNK):
+        stream.update(_ints(start, min(start + _HASH_CHUNK, partition_count)))
+    return to_signed64(stream.intdigest())
+
+
+_HASH_CHUNK = 1 << 16
+
+
+def _ints(start: int, stop: int) -> bytes:
+    """``putInt(i)`` for i in [start, stop): little-endian int32s."""
+    return struct.pack(f"<{stop - start}I", *range(start, stop))
 
 
 def compute_topic_hash_in(topic_name: str, topics: Mapping[str, TopicMetadata]) -> int:

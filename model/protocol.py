@@ -13,7 +13,8 @@ four things the coordinator asks of it:
 - ``replay(coord, record)``: load one of its records (the only way hard state changes);
 - ``on_loaded(coord, now)``: a coordinator took over: re-arm timers from the loaded state;
 
-plus ``metadata_changed(coord, names, new_topic)`` when topics change and ``unload(coord, now)``
+plus ``metadata_changed(coord, names, new_topic)`` when topics change (``followed_topics(coord)``:
+the names whose change concerns its groups, and whether a new topic may match a regex) and ``unload(coord, now)``
 when the coordinator fails over (``onUnloaded``: in-memory progress is lost). The coordinator
 (``model/coordinator.py``) only routes by API, record type and timer kind, and commits.
 Protocols never import each other: what crosses protocols (online migration) is the routing
@@ -68,5 +69,7 @@ class GroupProtocol(Protocol):
     def on_loaded(self, coord: Coordinator, now: int) -> None: ...
 
     def metadata_changed(self, coord: Coordinator, names: Iterable[str], new_topic: bool) -> None: ...
+
+    def followed_topics(self, coord: Coordinator) -> tuple[set[str], bool]: ...
 
     def unload(self, coord: Coordinator, now: int) -> None: ...

@@ -31,9 +31,12 @@ class Timer:
 
 
 class Timers:
-    __slots__ = ("_heap", "_heap_deadline", "_live", "_seq")
+    __slots__ = ("_heap", "_heap_deadline", "_live", "_seq", "watch")
 
-    def __init__(self) -> None:
+    def __init__(self, watch: Callable[[int], None] | None = None) -> None:
+        # Told each deadline that becomes the earliest entry (an owner of many wheels, the checker,
+        # wakes only the wheels with something due).
+        self.watch = watch
         self._live: dict[str, tuple[int, Timer]] = {}
         # earliest deadline for which the key has an entry in the heap
         self._heap_deadline: dict[str, int] = {}
@@ -47,7 +50,10 @@ class Timers:
         queued = self._heap_deadline.get(key)
         if queued is None or timer.deadline_ms < queued:
             self._heap_deadline[key] = timer.deadline_ms
-            heapq.heappush(self._heap, (timer.deadline_ms, self._seq, key))
+            heap = self._heap
+            heapq.heappush(heap, (timer.deadline_ms, self._seq, key))
+            if self.watch is not None and heap[0][1] == self._seq:
+                self.watch(timer.deadline_ms)
 
     def schedule_if_absent(self, timer: Timer) -> None:
         if timer.key not in self._live:
@@ -68,6 +74,10 @@ class Timers:
 
     def next_deadline(self) -> int | None:
         return min((t.deadline_ms for _, t in self._live.values()), default=None)
+
+    def earliest(self) -> int | None:
+        """A lower bound of the next deadline (the earliest heap entry, maybe stale), or None."""
+        return self._heap[0][0] if self._heap else None
 
     def maybe_due(self, now_ms: int) -> bool:
         """False only if no timer is due by ``now_ms`` (a cheap peek; True may be a stale entry)."""
@@ -149,6 +159,9 @@ class DeferredTimers(Timers):
         raise TypeError("a step's timer overlay does not fire timers; the coordinator's timers do")
 
     def next_deadline(self) -> int | None:
+        raise TypeError("a step's timer overlay does not list timers")
+
+    def earliest(self) -> int | None:
         raise TypeError("a step's timer overlay does not list timers")
 
     def __len__(self) -> int:

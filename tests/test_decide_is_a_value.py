@@ -54,7 +54,7 @@ def deep_state(value: Any, seen: dict[int, int] | None = None) -> Any:
 
 
 # Memo tables of pure functions (a topic's hash): filling one changes no answer.
-MEMOS = frozenset({"_topic_hash_cache"})
+MEMOS = frozenset({"_topic_hash_cache", "_sorted_names"})
 
 
 def first_difference(a: Any, b: Any, path: str = "") -> str | None:

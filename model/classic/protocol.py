@@ -52,6 +52,9 @@ class ClassicProtocol:
     def metadata_changed(self, coord: Coordinator, names: Iterable[str], new_topic: bool) -> None:
         pass  # classic groups do not follow topic metadata
 
+    def followed_topics(self, coord: Coordinator) -> tuple[set[str], bool]:
+        return set(), False  # classic groups do not follow topic metadata
+
     def unload(self, coord: Coordinator, now: int) -> None:
         ops.unload(coord, now)
 

@@ -61,6 +61,9 @@ class ConnectProtocol:
     def metadata_changed(self, coord: Coordinator, names: Iterable[str], new_topic: bool) -> None:
         pass  # the draft's groups assign connectors and tasks, not partitions
 
+    def followed_topics(self, coord: Coordinator) -> tuple[set[str], bool]:
+        return set(), False
+
     def unload(self, coord: Coordinator, now: int) -> None:
         pass  # the computation's soft state starts over in on_loaded
 

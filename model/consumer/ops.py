@@ -280,7 +280,7 @@ def resolve_regexes(coord: Coordinator, group: ConsumerGroup) -> tuple[list[Reco
     gid = group.group_id
     records: list[Record] = []
     changed = False
-    names = sorted(coord.topics.names())
+    names = coord.topics.sorted_names()
     for regex in sorted(group.subscribed_regexes):
         try:
             topics = compile_topic_regex(regex).matching(names)  # RE2J, matcher(topic).matches()
@@ -315,6 +315,17 @@ def metadata_changed(coord: Coordinator, names: Iterable[str], new_topic: bool) 
             coord.soft_drop(REFRESH, gid)
         if new_topic and group.subscribed_regexes:
             request_regex_resolution(coord, gid, coord.now)
+
+
+def followed_topics(coord: Coordinator) -> tuple[set[str], bool]:
+    """What ``metadata_changed`` looks at: the names the groups subscribe to (by name or
+    through resolved regexes), and whether a group has a regex (a new topic may match it)."""
+    names: set[str] = set()
+    regex = False
+    for group in coord.groups.values():
+        names |= subscribed_topic_names(coord, group)
+        regex = regex or bool(group.subscribed_regexes)
+    return names, regex
 
 
 def subscribed_topic_ids(coord: Coordinator, group: ConsumerGroup, member: ConsumerMember) -> set[str]:

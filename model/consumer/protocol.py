@@ -57,6 +57,9 @@ class ConsumerProtocol:
     def metadata_changed(self, coord: Coordinator, names: Iterable[str], new_topic: bool) -> None:
         ops.metadata_changed(coord, names, new_topic)
 
+    def followed_topics(self, coord: Coordinator) -> tuple[set[str], bool]:
+        return ops.followed_topics(coord)
+
     def unload(self, coord: Coordinator, now: int) -> None:
         pass  # consumer groups keep nothing beside their records but soft state (dropped)
 

@@ -66,6 +66,9 @@ class StreamsProtocol:
     def metadata_changed(self, coord: Coordinator, names: Iterable[str], new_topic: bool) -> None:
         metadata_changed(coord, names)
 
+    def followed_topics(self, coord: Coordinator) -> tuple[set[str], bool]:
+        return followed_topics(coord)
+
     def unload(self, coord: Coordinator, now: int) -> None:
         pass  # soft state lives on the groups and is rebuilt (or lost) with them
 
@@ -115,3 +118,12 @@ def metadata_changed(coord: Coordinator, names: Iterable[str]) -> None:
 
 
 PROTOCOL = StreamsProtocol()
+
+
+def followed_topics(coord: Coordinator) -> tuple[set[str], bool]:
+    """What ``metadata_changed`` looks at: the topics the groups' topologies require."""
+    names: set[str] = set()
+    for group in coord.streams_groups.values():
+        if group.topology is not None:
+            names |= group.topology.required_topics()
+    return names, False
