@@ -1,11 +1,12 @@
-"""OffsetCommit and OffsetFetch calls checked against the model (the offsets part of a check).
+"""OffsetCommit, OffsetFetch and OffsetDelete calls checked against the model (the offsets part of a check).
 
 The same loop as every call: the model decides (``Coordinator.decide``), the decision is
 compared with the trace, and committed. A commit belongs to its group's session; a batched
 OffsetFetch (v8+, ``groups[]``) is split by group, each group decided by its own session's
 model and compared with its entry of the response. Compared: every error code (the group's and
 each partition's), and for a fetch each partition's committed offset, leader epoch and metadata
-(the fields the trace carries). Partitions are matched by topic (name, or id from v10) and
+(the fields the trace carries); for OffsetDelete the top-level and per-partition error codes
+(and, through the record check, the tombstones). Partitions are matched by topic (name, or id from v10) and
 index, so the order of topics and partitions does not count (Kafka answers ``fetchAllOffsets``
 in hash-map order). A group first seen here is typed ``classic`` (Kafka's simple group) until
 a call of its own protocol types it.
@@ -19,15 +20,15 @@ from kgspec.conformance.events import Event
 from kgspec.conformance.findings import Finding
 from kgspec.conformance.session import GroupSession, ts_of
 from kgspec.invariants.offsets import commit_fencing_problems
-from kgspec.model.apis import OFFSET_COMMIT, OFFSET_FETCH, version_range
+from kgspec.model.apis import OFFSET_COMMIT, OFFSET_DELETE, OFFSET_FETCH, version_range
 from kgspec.model.errors import error_name
 from kgspec.model.profiles import get_profile
 
 if TYPE_CHECKING:
     from kgspec.conformance.checker import TraceChecker
 
-OFFSET_APIS = frozenset({OFFSET_COMMIT, OFFSET_FETCH})
-_NAMES = {OFFSET_COMMIT: "OffsetCommit", OFFSET_FETCH: "OffsetFetch"}
+OFFSET_APIS = frozenset({OFFSET_COMMIT, OFFSET_FETCH, OFFSET_DELETE})
+_NAMES = {OFFSET_COMMIT: "OffsetCommit", OFFSET_FETCH: "OffsetFetch", OFFSET_DELETE: "OffsetDelete"}
 _FETCHED = ("committedOffset", "committedLeaderEpoch", "metadata")
 
 
@@ -55,6 +56,11 @@ def _commit_partition_ok(p: Any) -> bool:
 
 def request_problem(api: int, req: dict[str, Any]) -> tuple[str, str] | None:
     """Shape errors of an offsets request (the schema tables do not cover these messages)."""
+    if api == OFFSET_DELETE:
+        if not isinstance(req.get("groupId"), str):
+            return "request.groupId", "request has no string `groupId`"
+        return _topics_problem(req.get("topics"), "request.topics", "partitions",
+                               lambda p: isinstance(p, dict) and _is_int(p.get("partitionIndex")))
     if api == OFFSET_COMMIT:
         if not isinstance(req.get("groupId"), str):
             return "request.groupId", "request has no string `groupId`"
@@ -62,6 +68,10 @@ def request_problem(api: int, req: dict[str, Any]) -> tuple[str, str] | None:
             return "request.generationIdOrMemberEpoch", "`request.generationIdOrMemberEpoch` must be an integer"
         if req.get("memberId") is not None and not isinstance(req.get("memberId"), str):
             return "request.memberId", "`request.memberId` must be a string"
+        if req.get("groupInstanceId") is not None and not isinstance(req.get("groupInstanceId"), str):
+            return "request.groupInstanceId", "`request.groupInstanceId` must be a string or null"
+        if not _is_int(req.get("retentionTimeMs", -1)):
+            return "request.retentionTimeMs", "`request.retentionTimeMs` must be an integer"
         return _topics_problem(req.get("topics"), "request.topics", "partitions", _commit_partition_ok)
     groups = req.get("groups")
     if groups is None:
@@ -77,20 +87,27 @@ def request_problem(api: int, req: dict[str, Any]) -> tuple[str, str] | None:
                 return problem
         if not _is_int(g.get("memberEpoch", -1)):
             return f"request.groups[{i}].memberEpoch", "`memberEpoch` must be an integer"
+        if g.get("memberId") is not None and not isinstance(g.get("memberId"), str):
+            return f"request.groups[{i}].memberId", "`memberId` must be a string or null"
     return None
 
 
+def _hashable(value: Any) -> Any:
+    return value if value is None or isinstance(value, (str, int, float)) else repr(value)
+
+
 def _partitions(topics: Any, version: int) -> dict[tuple[Any, Any], dict[str, Any]]:
-    """(topic name or id, partition) -> the partition's entry."""
+    """(topic name or id, partition) -> the partition's entry (a mistyped key stays a key, by
+    its repr, so the comparison names it)."""
     out: dict[tuple[Any, Any], dict[str, Any]] = {}
     for t in topics if isinstance(topics, list) else []:
         if not isinstance(t, dict):
             continue
-        key = t.get("topicId") if version >= 10 else t.get("name")
+        key = _hashable(t.get("topicId") if version >= 10 else t.get("name"))
         parts = t.get("partitions")
         for p in parts if isinstance(parts, list) else []:
             if isinstance(p, dict):
-                out[(key, p.get("partitionIndex"))] = p
+                out[(key, _hashable(p.get("partitionIndex")))] = p
     return out
 
 
@@ -115,7 +132,7 @@ class OffsetChecks:
         name = _NAMES[api]
         version = event.api_version
         if version is None:
-            version = 8 if api == OFFSET_COMMIT else (8 if "groups" in req else 7)
+            version = 0 if api == OFFSET_DELETE else 8 if api == OFFSET_COMMIT else (8 if "groups" in req else 7)
         gid = req.get("groupId") if isinstance(req.get("groupId"), str) else None
         low, high = version_range(api, get_profile(self.checker.profile))
         if not low <= version <= high:
@@ -130,11 +147,16 @@ class OffsetChecks:
             g = self.session(gid) if gid is not None else None
             self._finding(g, event, gid, "malformed", problem[1], problem[0])
             return
-        if api == OFFSET_COMMIT:
+        if api == OFFSET_DELETE:
+            assert gid is not None
+            self.delete(self.session(gid), event, version)
+        elif api == OFFSET_COMMIT:
             assert gid is not None
             self.commit(self.session(gid), event, version)
         elif version >= 8:
-            observed = {og.get("groupId"): og for og in obs.get("groups") or [] if isinstance(og, dict)}
+            answered = obs.get("groups")
+            observed = {og.get("groupId"): og for og in (answered if isinstance(answered, list) else [])
+                        if isinstance(og, dict)}
             for entry in req["groups"]:
                 one = {"groups": [entry], "requireStable": req.get("requireStable", False)}
                 self.fetch(self.session(entry["groupId"]), event, version, one, observed.get(entry["groupId"]))
@@ -229,3 +251,31 @@ class OffsetChecks:
             self._finding(g, event, gid, "response-mismatch",
                           f"the response shows partition {key[0]}-{key[1]}, {what}", "topics.partitions",
                           None, observed[key])
+
+    def delete(self, g: GroupSession, event: Event, version: int) -> None:
+        gid = g.summary.group_id
+        decision = self._decide(g, event, OFFSET_DELETE, version, event.request)
+        if decision is None:
+            return
+        self._committed(g, event, decision)
+        exp_response, obs = decision.response, event.response
+        e, o = exp_response["errorCode"], obs.get("errorCode", 0)
+        if e != o:
+            why = [w for w in decision.explain if w]
+            self._finding(g, event, gid, "response-mismatch", f"the coordinator must answer {error_name(e)} ({e}), "
+                          f"not {error_name(o)} ({o})" + (": " + "; ".join(why) if why else ""), "errorCode", e, o)
+            return
+        expected = _partitions(exp_response["topics"], version)
+        observed = _partitions(obs.get("topics"), version)
+        for key, exp in expected.items():
+            got = observed.get(key)
+            if got is None:
+                self._finding(g, event, gid, "response-mismatch", f"the response has no entry for partition "
+                              f"{key[0]}-{key[1]}", "topics.partitions", exp, None)
+            elif got.get("errorCode", 0) != exp["errorCode"]:
+                ec, oc = exp["errorCode"], got.get("errorCode", 0)
+                self._finding(g, event, gid, "response-mismatch", f"partition {key[0]}-{key[1]}: the coordinator "
+                              f"must answer {error_name(ec)} ({ec}), not {error_name(oc)} ({oc})", "errorCode", ec, oc)
+        for key in observed.keys() - expected.keys():
+            self._finding(g, event, gid, "response-mismatch", f"the response answers partition {key[0]}-{key[1]}, "
+                          "which the request does not name", "topics.partitions", None, observed[key])

@@ -26,7 +26,7 @@ from kgspec.model.classic.apis import (
 from kgspec.model.consumer import apis as consumer
 from kgspec.model.consumer.apis import CONSUMER_GROUP_DESCRIBE, CONSUMER_GROUP_HEARTBEAT
 from kgspec.model.offsets import apis as offsets
-from kgspec.model.offsets.apis import OFFSET_COMMIT, OFFSET_FETCH
+from kgspec.model.offsets.apis import OFFSET_COMMIT, OFFSET_DELETE, OFFSET_FETCH
 from kgspec.model.profiles import Profile
 from kgspec.model.streams import apis as streams
 from kgspec.model.streams.apis import STREAMS_GROUP_DESCRIBE, STREAMS_GROUP_HEARTBEAT
@@ -42,6 +42,7 @@ __all__ = [
     "LEAVE_GROUP",
     "LIST_GROUPS",
     "OFFSET_COMMIT",
+    "OFFSET_DELETE",
     "OFFSET_FETCH",
     "STREAMS_GROUP_DESCRIBE",
     "STREAMS_GROUP_HEARTBEAT",

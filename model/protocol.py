@@ -88,3 +88,11 @@ class GroupProtocol(Protocol):
         """``Group.validateOffsetFetch`` of a group this protocol owns (CoordinatorError: the
         group's error in the response)."""
         ...
+
+    def validate_offset_delete(self, coord: Coordinator, group_id: str) -> None:
+        """``Group.validateOffsetDelete`` (CoordinatorError: the OffsetDelete's top-level error)."""
+        ...
+
+    def is_subscribed_to_topic(self, coord: Coordinator, group_id: str, topic: str) -> bool:
+        """``Group.isSubscribedToTopic``: OffsetDelete answers GROUP_SUBSCRIBED_TO_TOPIC for it."""
+        ...

@@ -4,7 +4,7 @@ One commit/fetch session per group type, recorded by driving the model (``TraceR
 the records: a consumer group (KIP-848 members on OffsetCommit v9, a commit at an older epoch
 that KIP-1251 accepts and one it refuses, a zombie after leaving, batched and single fetches), a
 streams group (a member committing its active tasks), and a simple (classic) group of a client
-without group management (OffsetCommit v2-v8 with retention, OffsetFetch v1-v7). The values
+without group management (OffsetCommit v2-v8 with retention, OffsetFetch v1-v7, OffsetDelete). The values
 tests/offsets/test_check_offsets.py pins are those of Kafka's OffsetMetadataManagerTest.
 """
 
@@ -67,6 +67,8 @@ def consumer() -> TraceRecorder:
     fetch(r, 3500, "admin", [{"groupId": "g", "memberId": None, "memberEpoch": -1, "topics": None},
                              {"groupId": "h", "memberId": None, "memberEpoch": -1, "topics": None}])
     commit(r, 3600, "m1", a["memberEpoch"], "nope", {0: 1})  # unknown topic: the broker answers
+    r.call(3700, "admin", {"groupId": "g", "topics": [{"name": "foo", "partitions": [{"partitionIndex": 0}]}]},
+           api_key=47, version=0)  # OffsetDelete of a subscribed topic: GROUP_SUBSCRIBED_TO_TOPIC
     return r
 
 
@@ -100,6 +102,9 @@ def simple() -> TraceRecorder:
     fetch(r, 1800, "admin", [{"groupId": "g", "memberId": None, "memberEpoch": -1,
                               "topics": [{"topicId": r.coord.topics.id_of("bar"), "partitionIndexes": [0, 1]}]}],
           version=10)
+    r.call(1900, "admin", {"groupId": "g", "topics": [{"name": "bar", "partitions": [
+        {"partitionIndex": 0}, {"partitionIndex": 2}, {"partitionIndex": 5}]}]}, api_key=47, version=0)  # tombstone for 0
+    r.call(2000, "admin", {"groupId": "", "topics": []}, api_key=47, version=0)  # INVALID_GROUP_ID
     return r
 
 

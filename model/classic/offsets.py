@@ -46,3 +46,24 @@ def validate_offset_commit(coord: Coordinator, group_id: str, member_id: str, in
 def validate_offset_fetch(coord: Coordinator, group_id: str, member_id: str | None, epoch: int) -> None:
     if coord.classic_groups[group_id].state == DEAD:
         raise CoordinatorError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is in dead state.")
+
+
+def validate_offset_delete(coord: Coordinator, group_id: str) -> None:
+    """``ClassicGroup.validateOffsetDelete`` (4.3 l.898-911)."""
+    group = coord.classic_groups[group_id]
+    if group.state == DEAD:
+        raise CoordinatorError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is in dead state.")
+    if group.state in (STABLE, PREPARING_REBALANCE, COMPLETING_REBALANCE) and group.protocol_type != "consumer":
+        raise CoordinatorError(Errors.NON_EMPTY_GROUP)
+
+
+def is_subscribed_to_topic(coord: Coordinator, group_id: str, topic: str) -> bool:
+    """``ClassicGroup.isSubscribedToTopic`` (4.3 l.1141): the members' subscribed topics when the
+    protocol type is ``consumer`` and they parse, else whether the protocol type is ``consumer``.
+    (Kafka computes the topics when a generation starts; here when asked, through the routing
+    rule's decoder of ConsumerProtocolSubscription.)"""
+    group = coord.classic_groups[group_id]
+    if group.protocol_type != "consumer":
+        return False
+    topics = coord.migration.classic_subscribed_topics(group)
+    return True if topics is None else topic in topics

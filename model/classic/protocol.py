@@ -63,5 +63,11 @@ class ClassicProtocol:
     def validate_offset_fetch(self, coord: Coordinator, group_id: str, member_id: str | None, epoch: int) -> None:
         commits.validate_offset_fetch(coord, group_id, member_id, epoch)
 
+    def validate_offset_delete(self, coord: Coordinator, group_id: str) -> None:
+        commits.validate_offset_delete(coord, group_id)
+
+    def is_subscribed_to_topic(self, coord: Coordinator, group_id: str, topic: str) -> bool:
+        return commits.is_subscribed_to_topic(coord, group_id, topic)
+
 
 PROTOCOL = ClassicProtocol()

@@ -74,5 +74,11 @@ class ConnectProtocol:
     def validate_offset_fetch(self, coord: Coordinator, group_id: str, member_id: str | None, epoch: int) -> None:
         raise CoordinatorError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a group that commits offsets.")
 
+    def validate_offset_delete(self, coord: Coordinator, group_id: str) -> None:
+        raise CoordinatorError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a group that commits offsets.")
+
+    def is_subscribed_to_topic(self, coord: Coordinator, group_id: str, topic: str) -> bool:
+        return False
+
 
 PROTOCOL = ConnectProtocol()

@@ -85,3 +85,10 @@ def validate_offset_fetch(coord: Coordinator, group_id: str, member_id: str | No
     if member_id is None and epoch < 0:
         return
     _strict(_member(coord, group_id, member_id), epoch)  # fetch stays strict on every release
+
+
+def is_subscribed_to_topic(coord: Coordinator, group_id: str, topic: str) -> bool:
+    """``ModernGroup.isSubscribedToTopic``: the members' topic names and resolved regexes."""
+    group = coord.groups[group_id]
+    return group.subscribed_names.get(topic, 0) > 0 or any(
+        topic in r.topics for r in group.resolved_regexes.values())

@@ -1,4 +1,4 @@
-"""OffsetCommit and OffsetFetch as decisions (``KafkaApis`` + ``OffsetMetadataManager``, 4.1-trunk).
+"""OffsetCommit, OffsetFetch and OffsetDelete as decisions (``KafkaApis`` + ``OffsetMetadataManager``, 4.1-trunk).
 
 OffsetCommit (``KafkaApis.handleOffsetCommitRequest`` then ``OMM.commitOffset``):
 
@@ -29,7 +29,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kgspec.model.errors import CoordinatorError, Errors
-from kgspec.model.offsets.records import ZERO_UUID, Committed, offset_record
+from kgspec.model.offsets.records import ZERO_UUID, Committed, offset_record, offset_tombstone
 from kgspec.model.step import Decision
 
 if TYPE_CHECKING:
@@ -207,3 +207,61 @@ def decide_fetch(coord: Coordinator, call: Call) -> Decision:
             response["topics"].append({"name": topic.get("name"), "partitions": [
                 _no_offset(int(i), Errors(one["errorCode"])) for i in topic.get("partitionIndexes") or []]})
     return Decision(response)
+
+
+# --- OffsetDelete ------------------------------------------------------------------------------
+
+
+def decide_delete(coord: Coordinator, call: Call) -> Decision:
+    """``KafkaApis.handleOffsetDeleteRequest`` then ``OMM.deleteOffsets`` (4.3).
+
+    The broker answers unknown topics and partitions without a leader UNKNOWN_TOPIC_OR_PARTITION
+    and asks the coordinator even when nothing is left (the group is checked anyway). An empty
+    group id is INVALID_GROUP_ID (``isGroupIdNotEmpty``); a group no one has (a simple group aside)
+    GROUP_ID_NOT_FOUND; then the owner's ``validateOffsetDelete``. Such an error is the response's
+    top-level error, with no topics (``OffsetDeleteRequest.getErrorResponse``). Per topic: one the
+    group is subscribed to answers GROUP_SUBSCRIBED_TO_TOPIC for each partition; otherwise NONE,
+    and a tombstone for each partition with a committed offset.
+    """
+    req = call.request
+    group_id = req["groupId"]
+    topics = coord.topics
+    out: list[dict[str, Any]] = []
+    forwarded: list[tuple[str, list[dict[str, Any]]]] = []
+    for topic in req.get("topics") or []:
+        name = topic.get("name")
+        info = topics.by_name(name)
+        parts = [int(p["partitionIndex"]) for p in topic.get("partitions") or []]
+        if info is None:
+            out.append({"name": name, "partitions": [
+                {"partitionIndex": p, "errorCode": int(Errors.UNKNOWN_TOPIC_OR_PARTITION)} for p in parts]})
+            continue
+        entry = {"name": name, "partitions": [
+            {"partitionIndex": p, "errorCode": 0 if 0 <= p < info.partitions else int(Errors.UNKNOWN_TOPIC_OR_PARTITION)}
+            for p in parts]}
+        out.append(entry)
+        valid = [r for r in entry["partitions"] if r["errorCode"] == 0]
+        if valid:
+            forwarded.append((name, valid))
+    try:
+        if not group_id:
+            raise CoordinatorError(Errors.INVALID_GROUP_ID)
+        owner = coord.offsets_owner(group_id)
+        if owner is None:
+            if group_id not in coord.offsets.simple_groups:
+                raise CoordinatorError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} not found.")
+        else:
+            owner.validate_offset_delete(coord, group_id)
+    except CoordinatorError as exc:
+        return Decision({"throttleTimeMs": 0, "errorCode": int(exc.error), "topics": []}, [],
+                        [exc.message or exc.error.name], exc)
+    records = []
+    for name, partitions in forwarded:
+        if owner is not None and owner.is_subscribed_to_topic(coord, group_id, name):
+            for response in partitions:
+                response["errorCode"] = int(Errors.GROUP_SUBSCRIBED_TO_TOPIC)
+            continue
+        for response in partitions:
+            if coord.offsets.get(group_id, name, response["partitionIndex"]) is not None:
+                records.append(offset_tombstone(group_id, name, response["partitionIndex"]))
+    return Decision({"throttleTimeMs": 0, "errorCode": 0, "topics": out}, records)

@@ -1,6 +1,6 @@
 """The offsets component behind the one protocol interface (``model/protocol.py``).
 
-It owns OffsetCommit and OffsetFetch and the offset records (key types 0 and 1), and no group:
+It owns OffsetCommit, OffsetFetch and OffsetDelete and the offset records (key types 0 and 1), and no group:
 a commit's or fetch's member check goes to the protocol that owns the group id
 (``Coordinator.offsets_owner``: ``validate_offset_commit`` / ``validate_offset_fetch``). It
 imports no group protocol.
@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from kgspec.model.offsets import ops
-from kgspec.model.offsets.apis import OFFSET_COMMIT, OFFSET_FETCH
+from kgspec.model.offsets.apis import OFFSET_COMMIT, OFFSET_DELETE, OFFSET_FETCH
 from kgspec.model.offsets.records import OFFSET_RECORD_TYPES, committed_from_record
 from kgspec.model.records import ReplayError
 from kgspec.model.step import Decision
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 
 class OffsetsProtocol:
     name = "offsets"
-    apis: frozenset[int | str] = frozenset({OFFSET_COMMIT, OFFSET_FETCH})
+    apis: frozenset[int | str] = frozenset({OFFSET_COMMIT, OFFSET_FETCH, OFFSET_DELETE})
     record_types = OFFSET_RECORD_TYPES
     timer_kinds: frozenset[str] = frozenset()  # offset expiry is not modelled yet (docs/offsets.md)
     applied_as_they_go: frozenset[int | str] = frozenset()
@@ -34,6 +34,8 @@ class OffsetsProtocol:
     def decide(self, coord: Coordinator, call: Call) -> Decision:
         if call.api_key == OFFSET_COMMIT:
             return ops.decide_commit(coord, call)
+        if call.api_key == OFFSET_DELETE:
+            return ops.decide_delete(coord, call)
         return ops.decide_fetch(coord, call)
 
     def handle(self, coord: Coordinator, call: Call) -> Decision:
@@ -71,6 +73,12 @@ class OffsetsProtocol:
         raise AssertionError("the offsets component owns no group")
 
     def validate_offset_fetch(self, coord: Coordinator, group_id: str, member_id: str | None, epoch: int) -> None:
+        raise AssertionError("the offsets component owns no group")
+
+    def validate_offset_delete(self, coord: Coordinator, group_id: str) -> None:
+        raise AssertionError("the offsets component owns no group")
+
+    def is_subscribed_to_topic(self, coord: Coordinator, group_id: str, topic: str) -> bool:
         raise AssertionError("the offsets component owns no group")
 
 

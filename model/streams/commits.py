@@ -82,3 +82,13 @@ def validate_offset_fetch(coord: Coordinator, group_id: str, member_id: str | No
     if member_id is None and epoch < 0:
         return
     _strict(_member(coord, group_id, member_id), epoch)
+
+
+def is_subscribed_to_topic(coord: Coordinator, group_id: str, topic: str) -> bool:
+    """``StreamsGroup.isSubscribedToTopic`` (4.3 l.814): not when EMPTY (no members) or without a
+    topology; else whether the topic is a source or repartition source topic."""
+    group = coord.streams_groups[group_id]
+    if not group.members or group.topology is None:
+        return False
+    return any(topic in sub.source_topics or any(t.name == topic for t in sub.repartition_source_topics)
+               for sub in group.topology.subtopologies)

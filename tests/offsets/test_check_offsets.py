@@ -175,3 +175,24 @@ def test_a_dump_log_of_offset_records_replays(tmp_path: Path) -> None:
     assert report["findings"] == []
     assert status == 0
     assert '"type":"1"' in out.getvalue()
+
+
+# --- OffsetDelete ------------------------------------------------------------------------------
+
+
+def test_an_offset_delete_of_a_subscribed_topic_answered_none_is_a_mismatch(tmp_path: Path) -> None:
+    events = load("consumer_commits")
+    line = line_of(events, 3700, 47)
+    assert events[line - 1]["response"]["topics"][0]["partitions"][0]["errorCode"] == Errors.GROUP_SUBSCRIBED_TO_TOPIC
+    events[line - 1]["response"]["topics"][0]["partitions"][0]["errorCode"] = 0
+    _, report = check_events(tmp_path, events)
+    assert findings(report) == [(line, "response-mismatch", "errorCode")]
+
+
+def test_a_missing_offset_tombstone_is_flagged(tmp_path: Path) -> None:
+    events = load("simple_commits")
+    line = line_of(events, 1900, 47)
+    assert events[line]["record"]["value"] is None  # the tombstone follows the call
+    del events[line]
+    _, report = check_events(tmp_path, events)
+    assert findings(report) == [(line, "response-mismatch", "record")]

@@ -17,11 +17,12 @@ from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.model.consumer.member import ConsumerMember
 from kgspec.model.coordinator import Coordinator
 from kgspec.model.errors import Errors
-from kgspec.model.offsets.apis import OFFSET_COMMIT, OFFSET_FETCH
+from kgspec.model.offsets.apis import OFFSET_COMMIT, OFFSET_DELETE, OFFSET_FETCH
 from kgspec.model.offsets.records import ZERO_UUID
 from kgspec.model.records import Record
 from kgspec.model.streams.group import StreamsGroup
 from kgspec.model.streams.member import StreamsMember
+from kgspec.model.streams.topology import Subtopology, Topology
 from kgspec.spec.classic import COMPLETING_REBALANCE, DEAD, STABLE
 
 BAR = "AAAAAAAAAAAAAAAAAAAAAQ"  # topic bar's id
@@ -430,3 +431,76 @@ def test_replay() -> None:
     fresh.replay(Record(1, {"group": "foo", "topic": "bar", "partition": 0}, None))
     assert fresh.offsets.get("foo", "bar", 0) is None
     assert fresh.offsets.get("foo", "bar", 1) is not None
+
+
+# --- OffsetDelete (API 47, v0) -------------------------------------------------------------------
+
+
+def delete(coord: Coordinator, topic: str = "bar", partition: int = 0, group: str = "foo") -> Any:
+    return coord.decide(OFFSET_DELETE, 0, {"groupId": group, "topics": [
+        {"name": topic, "partitions": [{"partitionIndex": partition}]}]}, now=NOW)
+
+
+def delete_codes(d: Any) -> list[int]:
+    return [p["errorCode"] for t in d.response["topics"] for p in t["partitions"]]
+
+
+def test_generic_group_offset_delete() -> None:
+    coord = coordinator()
+    coord.commit(commit(coord, 8, -1, member=""))  # a simple group: no protocol type, no subscription
+    d = delete(coord)
+    assert d.response["errorCode"] == 0
+    assert delete_codes(d) == [0]
+    assert [r.to_json() for r in d.records] == [
+        {"key": {"type": 1, "data": {"group": "foo", "topic": "bar", "partition": 0}}, "value": None}]
+    coord.commit(d)
+    assert coord.offsets.get("foo", "bar", 0) is None
+
+
+def test_generic_group_offset_delete_with_errors() -> None:
+    coord = coordinator()
+    coord.update_topic("bar1", "AAAAAAAAAAAAAAAAAAAAAg", 1)
+    classic_group(coord)  # protocol type consumer, no protocol selected: subscribed topics unknown, "all"
+    d = delete(coord, "bar1")
+    assert delete_codes(d) == [Errors.GROUP_SUBSCRIBED_TO_TOPIC]
+    coord.classic_groups["foo"].protocol_type = "other"
+    assert delete(coord).response["errorCode"] == Errors.NON_EMPTY_GROUP  # STABLE, not a consumer group
+
+
+def test_consumer_group_offset_delete() -> None:
+    coord = coordinator()
+    consumer_group(coord)
+    coord.commit(commit(coord, 9, -1, member=""))
+    d = delete(coord)
+    assert delete_codes(d) == [0]
+    assert len(d.records) == 1
+
+
+def test_consumer_group_offset_delete_with_errors() -> None:
+    coord = coordinator()
+    coord.update_topic("bar1", "AAAAAAAAAAAAAAAAAAAAAg", 1)
+    consumer_group(coord, ConsumerMember("member1", subscribed_topic_names=("bar",)))
+    assert delete_codes(delete(coord, "bar1")) == [0]  # no offset: NONE, no tombstone
+    d = delete(coord, "bar")
+    assert delete_codes(d) == [Errors.GROUP_SUBSCRIBED_TO_TOPIC]
+    assert d.records == []
+
+
+def test_streams_group_offset_delete_with_errors() -> None:
+    coord = coordinator()
+    group = streams_group(coord)
+    group.topology = Topology(0, (Subtopology("subtopology", source_topics=("bar",)),))
+    assert delete_codes(delete(coord)) == [Errors.GROUP_SUBSCRIBED_TO_TOPIC]
+
+
+def test_offset_delete_of_an_unknown_group() -> None:
+    d = delete(coordinator())
+    assert d.response == {"throttleTimeMs": 0, "errorCode": Errors.GROUP_ID_NOT_FOUND, "topics": []}
+
+
+def test_offset_delete_unknown_topic_still_asks_the_group() -> None:
+    """KafkaApis calls the coordinator even when no topic is left: the group is checked anyway."""
+    assert delete(coordinator(), "nope").response["errorCode"] == Errors.GROUP_ID_NOT_FOUND
+    coord = coordinator()
+    consumer_group(coord)
+    assert delete_codes(delete(coord, "nope")) == [Errors.UNKNOWN_TOPIC_OR_PARTITION]
