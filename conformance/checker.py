@@ -26,6 +26,7 @@ from kgspec.conformance.describes import DESCRIBES, DescribeChecks
 from kgspec.conformance.events import Event, Malformed, ReadItem, Skipped
 from kgspec.conformance.findings import Finding, GroupSummary, InputSummary, Report
 from kgspec.conformance.listing import ListingChecks
+from kgspec.conformance.offsets import OFFSET_APIS, OffsetChecks
 from kgspec.conformance.records import RecordChecks
 from kgspec.conformance.session import MAX_FINDINGS_PER_GROUP, GroupSession, num, ts_of
 from kgspec.conformance.shapes import MESSAGES, call_shape_problem
@@ -95,6 +96,7 @@ class TraceChecker:
         self.streams = StreamsChecks(self)  # StreamsGroupHeartbeat (conformance/streams.py)
         self.describes = DescribeChecks(self)  # the three describes (conformance/describes.py)
         self.records = RecordChecks(self)  # coordinator records (conformance/records.py)
+        self.offsets = OffsetChecks(self)  # OffsetCommit, OffsetFetch (conformance/offsets.py)
 
     # --- feeding -------------------------------------------------------------------------
 
@@ -354,6 +356,9 @@ class TraceChecker:
             return
         if api == LIST_GROUPS:
             self.listing.handle(event)
+            return
+        if api in OFFSET_APIS:  # OffsetFetch v8+ names several groups
+            self.offsets.handle(event, api)
             return
         if gid is None:
             if (api is not None and api in MESSAGES) or event.api_name in CONNECT_API_NAMES:

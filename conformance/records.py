@@ -23,6 +23,7 @@ from kgspec.conformance.session import GroupSession
 from kgspec.invariants.catalogue import NO_DOUBLE_OWNERSHIP, REPLAY
 from kgspec.model.consumer.group import OwnershipConflict
 from kgspec.model.consumer.records import CONSUMER_RECORD_TYPES, ReplayError
+from kgspec.model.offsets.records import OFFSET_RECORD_TYPES
 from kgspec.model.record_schemas import key_string_fields
 from kgspec.model.records import (
     CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT,
@@ -67,6 +68,9 @@ class RecordChecks:
             self.checker.connect.record(g, event, record)
             return
         gtype = _RECORD_GROUP_TYPES.get(record.type)
+        if gtype is None and record.type in OFFSET_RECORD_TYPES:  # offsets: the group's session (conformance/offsets.py)
+            g = self.checker.offsets.session(gid)
+            gtype = g.summary.type
         if gtype is None:
             g = self.checker.group(gid, "consumer")
             g.summary.events += 1
@@ -74,9 +78,9 @@ class RecordChecks:
             self.checker.finding(g, Finding(self.checker.path, event.line, gid, "unsupported",
                                      f"{record.name} records are not modelled yet", "record.key.type"))
             return
-        g = self.checker.group(gid, gtype)
+        g = self.checker.group(gid, gtype, from_describe=record.type in OFFSET_RECORD_TYPES)
         g.summary.events += 1
-        for name in _KEY_STRINGS[record.type]:  # the key schema's strings (the invariants sort member ids)
+        for name in _KEY_STRINGS.get(record.type, ("topic",)):  # the key schema's strings (the invariants sort member ids)
             value = key.get(name)
             if value is not None and type(value) is not str:
                 self.checker.finding(g, Finding(self.checker.path, event.line, gid, "malformed", f"record key {name} must be a string",

@@ -166,9 +166,10 @@ ENTRIES: tuple[Entry, ...] = (
           (CONSUMER, STREAMS), LIVENESS, _INV + "liveness:session_expiry", SESSION_EXPIRY),
     Entry(COMMIT_FENCING,
           "A request the client sent at the member's current epoch (a late heartbeat, an OffsetCommit) names only "
-          "tasks the member still holds: a task leaves a member only with an epoch bump.",
-          (STREAMS,), STATE, None, COMMIT_FENCING,
-          no_check="the model has no offset commits yet: the executable twin comes with the offsets issue (#15)"),
+          "tasks the member still holds: a task leaves a member only with an epoch bump. Executable: an accepted "
+          "OffsetCommit names only partitions (streams: active tasks) its member held at the committed epoch.",
+          (CONSUMER, STREAMS), STATE, _INV + "offsets:commit_fencing", COMMIT_FENCING,
+          adapters=(_INV + "offsets:commit_fencing_problems",), finding=True),
     Entry(STATE_DERIVATION,
           "The group state is Kafka's maybeUpdateGroupState of its members and epochs, never set; the model's "
           "index of unreconciled members agrees.",

@@ -25,6 +25,8 @@ from kgspec.model.classic.apis import (
 )
 from kgspec.model.consumer import apis as consumer
 from kgspec.model.consumer.apis import CONSUMER_GROUP_DESCRIBE, CONSUMER_GROUP_HEARTBEAT
+from kgspec.model.offsets import apis as offsets
+from kgspec.model.offsets.apis import OFFSET_COMMIT, OFFSET_DELETE, OFFSET_FETCH
 from kgspec.model.profiles import Profile
 from kgspec.model.streams import apis as streams
 from kgspec.model.streams.apis import STREAMS_GROUP_DESCRIBE, STREAMS_GROUP_HEARTBEAT
@@ -39,6 +41,9 @@ __all__ = [
     "JOIN_GROUP",
     "LEAVE_GROUP",
     "LIST_GROUPS",
+    "OFFSET_COMMIT",
+    "OFFSET_DELETE",
+    "OFFSET_FETCH",
     "STREAMS_GROUP_DESCRIBE",
     "STREAMS_GROUP_HEARTBEAT",
     "SYNC_GROUP",
@@ -59,7 +64,7 @@ def _table(*declared: tuple[Api, ...]) -> dict[int, Api]:
     return table
 
 
-APIS: dict[int, Api] = _table(classic.APIS, consumer.APIS, streams.APIS,
+APIS: dict[int, Api] = _table(classic.APIS, consumer.APIS, streams.APIS, offsets.APIS,
                               (Api(LIST_GROUPS, "LIST_GROUPS", "ListGroups", "admin", (0, 5)),))
 
 API_KEYS_BY_NAME: dict[str, int] = {api.name: api.key for api in APIS.values()}

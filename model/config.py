@@ -46,6 +46,8 @@ DEFAULTS: dict[str, Any] = {
     # __consumer_offsets: its partitions are the coordinator's shards; a multi-group describe
     # answers shard by shard (model/shards.py)
     "offsets.topic.num.partitions": 50,
+    # OffsetCommit: longer metadata is OFFSET_METADATA_TOO_LARGE (GroupCoordinatorConfig, 4.3 l.140)
+    "offset.metadata.max.bytes": 4096,
 }
 
 # Per-group overrides (GroupConfig) fall back to the broker config of the same suffix.

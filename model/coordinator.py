@@ -45,6 +45,8 @@ from kgspec.model.listing import list_groups
 from kgspec.model.member_ids import MemberIdSource, seeded
 from kgspec.model.migration.rules import MIGRATION
 from kgspec.model.mutants import NONE, Mutants
+from kgspec.model.offsets.protocol import PROTOCOL as OFFSETS
+from kgspec.model.offsets.store import OffsetStore
 from kgspec.model.profiles import Profile, get_profile
 from kgspec.model.protocol import Call, GroupProtocol
 from kgspec.model.records import Record, ReplayError
@@ -57,7 +59,7 @@ from kgspec.model.topics import TopicsImage
 __all__ = ["CONSUMER_GROUP_DESCRIBE", "CONSUMER_GROUP_HEARTBEAT", "STREAMS_GROUP_DESCRIBE",
            "STREAMS_GROUP_HEARTBEAT", "Coordinator"]
 
-PROTOCOLS: tuple[GroupProtocol, ...] = (CONSUMER, STREAMS, CLASSIC, CONNECT)
+PROTOCOLS: tuple[GroupProtocol, ...] = (CONSUMER, STREAMS, CLASSIC, CONNECT, OFFSETS)
 
 
 def _route(what: str, keys: Callable[[GroupProtocol], Iterable[Any]]) -> dict[Any, GroupProtocol]:
@@ -130,6 +132,7 @@ class Coordinator:
         self.classic_outbox = Outbox()  # parked JoinGroup/SyncGroup calls (model/classic/parked.py)
         self.classic_log: dict[str, Record] = {}  # each classic group's last GroupMetadata record
         self.connect_groups: dict[str, ConnectGroup] = {}
+        self.offsets = OffsetStore()  # committed offsets (model/offsets/), hard state
         self.last_streams_topics_to_create: dict[str, Any] = {}
         self._timer_watch: Callable[[int], None] | None = None
         self._timers = Timers()
@@ -367,6 +370,19 @@ class Coordinator:
         scope.draws += 1
         return member_id
 
+    def offsets_owner(self, group_id: str) -> GroupProtocol | None:
+        """The protocol that owns ``group_id`` (one namespace across protocols), which validates
+        its offset calls; None: no group has the id (a simple group, or none, model/offsets/)."""
+        if group_id in self.groups:
+            return CONSUMER
+        if group_id in self.streams_groups:
+            return STREAMS
+        if group_id in self.classic_groups:
+            return CLASSIC
+        if group_id in self.connect_groups:
+            return CONNECT
+        return None
+
     # --- time ----------------------------------------------------------------------------------
 
     def advance(self, now: int) -> list[Firing]:
@@ -481,6 +497,7 @@ class Coordinator:
             "streamsGroups": {gid: g.snapshot() for gid, g in sorted(self.streams_groups.items())},
             "classicGroups": {gid: g.snapshot() for gid, g in sorted(self.classic_groups.items())},
             "connectGroups": {gid: g.snapshot() for gid, g in sorted(self.connect_groups.items())},
+            "offsets": self.offsets.snapshot(),
             "timers": self.timers.snapshot(),
         }
 

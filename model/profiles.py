@@ -47,6 +47,12 @@ class Profile:
     # StreamsGroupHeartbeat tombstones an EMPTY classic group, a JoinGroup an EMPTY streams group
     # (GMM.getOrCreateStreamsGroup, classicGroupJoin). 4.1: any group of the other type is refused.
     streams_offline_migration: bool = True
+    # 4.3 (KafkaApis.handleOffsetCommitRequest): below OffsetCommit v10 the topic id is resolved
+    # from the metadata cache by name and stored in the offset record; 4.1/4.2 keep the zero id.
+    offset_commit_resolves_topic_id: bool = True
+    # KAFKA-19779 (4.2): a streams member may commit at an older epoch for the active tasks it holds
+    # at an assignment epoch not above it (StreamsGroup.createAssignmentEpochValidator); 4.1: strict.
+    streams_commit_task_epochs: bool = True
     # Seed KIP-1071 "Online Migration from a Classic Consumer Group to a Streams Group" (kip only;
     # Kafka never implemented it): model/migration/streams_*.py, docs/migration.md.
     streams_online_migration: bool = False
@@ -95,6 +101,8 @@ _STREAMS_TRUNK: dict[str, bool] = {
 PROFILES: dict[str, Profile] = {
     "kafka-4.1": Profile(
         name="kafka-4.1",
+        offset_commit_resolves_topic_id=False,
+        streams_commit_task_epochs=False,
         mixed_rejoin_on_assignment_epoch=False,
         streams_offline_migration=False,
         downgrade_rebalances_on_stale_assignment=False,
@@ -109,6 +117,7 @@ PROFILES: dict[str, Profile] = {
     ),
     "kafka-4.2": Profile(
         name="kafka-4.2",
+        offset_commit_resolves_topic_id=False,
         mixed_rejoin_on_assignment_epoch=False,
         downgrade_rebalances_on_stale_assignment=False,
         new_group_initial_epoch=0,

@@ -14,8 +14,12 @@ four things the coordinator asks of it:
 - ``on_loaded(coord, now)``: a coordinator took over: re-arm timers from the loaded state;
 
 plus ``metadata_changed(coord, names, new_topic)`` when topics change (``followed_topics(coord)``:
-the names whose change concerns its groups, and whether a new topic may match a regex) and ``unload(coord, now)``
-when the coordinator fails over (``onUnloaded``: in-memory progress is lost). The coordinator
+the names whose change concerns its groups, and whether a new topic may match a regex),
+``unload(coord, now)`` when the coordinator fails over (``onUnloaded``: in-memory progress is
+lost), and the checks Kafka's groups make of offset calls (``Group.validateOffsetCommit`` /
+``validateOffsetFetch``): ``validate_offset_commit`` and ``validate_offset_fetch``, asked by the
+offsets component (``model/offsets/``) of the protocol that owns the group id
+(``Coordinator.offsets_owner``). The coordinator
 (``model/coordinator.py``) only routes by API, record type and timer kind, and commits.
 Protocols never import each other: what crosses protocols (online migration) is the routing
 rule ``model/migration/rules.py``, reached through ``coord.migration``.
@@ -23,7 +27,7 @@ rule ``model/migration/rules.py``, reached through ``coord.migration``.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING, Any, Protocol
 
 from kgspec.model.step import NO_CHOICES, Choices
@@ -33,6 +37,10 @@ if TYPE_CHECKING:
     from kgspec.model.records import Record
     from kgspec.model.step import Decision
     from kgspec.model.timers import Timer
+
+
+# Kafka's CommitPartitionValidator: (topic name, topic id, partition) -> None, or CoordinatorError.
+CommitValidator = Callable[[str, str, int], None]
 
 
 class Call:
@@ -73,3 +81,22 @@ class GroupProtocol(Protocol):
     def followed_topics(self, coord: Coordinator) -> tuple[set[str], bool]: ...
 
     def unload(self, coord: Coordinator, now: int) -> None: ...
+
+    def validate_offset_commit(self, coord: Coordinator, group_id: str, member_id: str, instance_id: str | None,
+                               epoch: int, api_version: int) -> CommitValidator | None:
+        """``Group.validateOffsetCommit`` (non-transactional) of a group this protocol owns: a
+        CoordinatorError fails the whole commit; a validator checks each partition (None: NO_OP)."""
+        ...
+
+    def validate_offset_fetch(self, coord: Coordinator, group_id: str, member_id: str | None, epoch: int) -> None:
+        """``Group.validateOffsetFetch`` of a group this protocol owns (CoordinatorError: the
+        group's error in the response)."""
+        ...
+
+    def validate_offset_delete(self, coord: Coordinator, group_id: str) -> None:
+        """``Group.validateOffsetDelete`` (CoordinatorError: the OffsetDelete's top-level error)."""
+        ...
+
+    def is_subscribed_to_topic(self, coord: Coordinator, group_id: str, topic: str) -> bool:
+        """``Group.isSubscribedToTopic``: OffsetDelete answers GROUP_SUBSCRIBED_TO_TOPIC for it."""
+        ...

@@ -37,6 +37,8 @@ CONNECT_WORKER_GROUP_TARGET_ASSIGNMENT = 1003
 CONNECT_WORKER_GROUP_CURRENT_MEMBER_ASSIGNMENT = 1004
 
 RECORD_NAMES = {
+    0: "LegacyOffsetCommit",  # model/offsets/records.py
+    1: "OffsetCommit",
     GROUP_METADATA: "GroupMetadata",
     CONSUMER_GROUP_METADATA: "ConsumerGroupMetadata",
     CONSUMER_GROUP_PARTITION_METADATA: "ConsumerGroupPartitionMetadata",

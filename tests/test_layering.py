@@ -5,7 +5,7 @@ The import graph is read from the source with ``ast`` (runtime imports only: an
 
 (a) no cycle between the parts of ``kgspec.model``: each protocol folder, ``migration``,
     ``assignors`` and each top-level module (``coordinator``, ``records``, ...) is a node;
-(b) a protocol (consumer, streams, classic, connect) imports no other protocol and no
+(b) a protocol (consumer, streams, classic, connect, offsets) imports no other protocol and no
     ``migration`` module: what crosses protocols is ``model/migration/rules.py``
     (``coord.migration``), and ``model/protocol.py`` is the one interface they plug in through;
 (c) the layers: the model imports no invariants, checker, simulator or CLI; the invariants no
@@ -33,7 +33,7 @@ FOLDERS = {"kgspec": "kgspec", "spec": "kgspec.spec", "model": "kgspec.model",
            "invariants": "kgspec.invariants", "conformance": "kgspec.conformance"}
 
 MODEL = "kgspec.model"
-PROTOCOLS = frozenset({"consumer", "streams", "classic", "connect"})
+PROTOCOLS = frozenset({"consumer", "streams", "classic", "connect", "offsets"})
 MIGRATION = "migration"
 
 # package -> the packages it must not import (rule c)

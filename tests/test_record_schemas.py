@@ -200,7 +200,9 @@ def test_golden_records_fit_their_release() -> None:
             if "record" in event:
                 assert validate_record(event["record"], rel) == [], (path.name, event)
                 seen[rel].add(int(event["record"]["key"]["type"]))
-    assert seen["4.3"] == set(RECORD_SCHEMAS["4.3"])  # every record type is exercised
+    # every record type is exercised; the offset records (types 0/1, issue #15) have no schema
+    # table yet (their fields are pinned by tests/offsets)
+    assert seen["4.3"] - {0, 1} == set(RECORD_SCHEMAS["4.3"])
     assert {3, 5, 6, 7, 8} <= seen["4.1"]
     assert {17, 19, 20, 21, 22, 23} <= seen["trunk"]
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
+from kgspec.model.classic import offsets as commits
 from kgspec.model.classic import ops
 from kgspec.model.classic.apis import DESCRIBE_GROUPS
 from kgspec.model.classic.describe import describe_groups
@@ -19,7 +20,7 @@ from kgspec.model.step import Decision
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
-    from kgspec.model.protocol import Call
+    from kgspec.model.protocol import Call, CommitValidator
     from kgspec.model.records import Record
     from kgspec.model.timers import Timer
 
@@ -57,6 +58,19 @@ class ClassicProtocol:
 
     def unload(self, coord: Coordinator, now: int) -> None:
         ops.unload(coord, now)
+
+    def validate_offset_commit(self, coord: Coordinator, group_id: str, member_id: str, instance_id: str | None,
+                               epoch: int, api_version: int) -> CommitValidator | None:
+        return commits.validate_offset_commit(coord, group_id, member_id, instance_id, epoch, api_version)
+
+    def validate_offset_fetch(self, coord: Coordinator, group_id: str, member_id: str | None, epoch: int) -> None:
+        commits.validate_offset_fetch(coord, group_id, member_id, epoch)
+
+    def validate_offset_delete(self, coord: Coordinator, group_id: str) -> None:
+        commits.validate_offset_delete(coord, group_id)
+
+    def is_subscribed_to_topic(self, coord: Coordinator, group_id: str, topic: str) -> bool:
+        return commits.is_subscribed_to_topic(coord, group_id, topic)
 
 
 PROTOCOL = ClassicProtocol()

@@ -11,12 +11,12 @@ from typing import TYPE_CHECKING
 from kgspec.model.connect import ops
 from kgspec.model.connect.assignment import install, prepare
 from kgspec.model.connect.heartbeat import heartbeat
-from kgspec.model.errors import Errors
+from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.model.step import Decision
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
-    from kgspec.model.protocol import Call
+    from kgspec.model.protocol import Call, CommitValidator
     from kgspec.model.records import Record
     from kgspec.model.timers import Timer
 
@@ -66,6 +66,22 @@ class ConnectProtocol:
 
     def unload(self, coord: Coordinator, now: int) -> None:
         pass  # the computation's soft state starts over in on_loaded
+
+    # The Connect draft keeps its workers' offsets in its own topic (__worker_offsets): a group of
+    # workers commits no consumer offsets, so an offset call finds no group of that id (kgspec's
+    # reading of the draft, docs/offsets.md).
+    def validate_offset_commit(self, coord: Coordinator, group_id: str, member_id: str, instance_id: str | None,
+                               epoch: int, api_version: int) -> CommitValidator | None:
+        raise CoordinatorError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a group that commits offsets.")
+
+    def validate_offset_fetch(self, coord: Coordinator, group_id: str, member_id: str | None, epoch: int) -> None:
+        raise CoordinatorError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a group that commits offsets.")
+
+    def validate_offset_delete(self, coord: Coordinator, group_id: str) -> None:
+        raise CoordinatorError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a group that commits offsets.")
+
+    def is_subscribed_to_topic(self, coord: Coordinator, group_id: str, topic: str) -> bool:
+        return False
 
 
 PROTOCOL = ConnectProtocol()

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
+from kgspec.model.consumer import offsets as commits
 from kgspec.model.consumer import ops
 from kgspec.model.consumer.apis import CONSUMER_GROUP_DESCRIBE, CONSUMER_GROUP_HEARTBEAT
 from kgspec.model.consumer.describe import describe_consumer_groups
@@ -15,7 +16,7 @@ from kgspec.model.step import Decision
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
-    from kgspec.model.protocol import Call
+    from kgspec.model.protocol import Call, CommitValidator
     from kgspec.model.records import Record
     from kgspec.model.timers import Timer
 
@@ -62,6 +63,19 @@ class ConsumerProtocol:
 
     def unload(self, coord: Coordinator, now: int) -> None:
         pass  # consumer groups keep nothing beside their records but soft state (dropped)
+
+    def validate_offset_commit(self, coord: Coordinator, group_id: str, member_id: str, instance_id: str | None,
+                               epoch: int, api_version: int) -> CommitValidator | None:
+        return commits.validate_offset_commit(coord, group_id, member_id, instance_id, epoch, api_version)
+
+    def validate_offset_fetch(self, coord: Coordinator, group_id: str, member_id: str | None, epoch: int) -> None:
+        commits.validate_offset_fetch(coord, group_id, member_id, epoch)
+
+    def validate_offset_delete(self, coord: Coordinator, group_id: str) -> None:
+        pass  # no check (Kafka's default validateOffsetDelete)
+
+    def is_subscribed_to_topic(self, coord: Coordinator, group_id: str, topic: str) -> bool:
+        return commits.is_subscribed_to_topic(coord, group_id, topic)
 
 
 PROTOCOL = ConsumerProtocol()

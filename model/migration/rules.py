@@ -19,6 +19,7 @@ from kgspec.model.migration import (
     streams_upgrade,
     upgrade,
 )
+from kgspec.model.migration.protocol import SchemaError, decode_subscription
 
 if TYPE_CHECKING:
     from kgspec.model.classic.group import ClassicGroup
@@ -74,6 +75,25 @@ class Migration:
 
     def delete_empty_streams_group(self, coord: Coordinator, group: StreamsGroup) -> list[Record]:
         return streams_downgrade.delete_empty_group(coord, group)
+
+    # --- offsets: the topics a classic consumer group subscribes to ---------------------------
+
+    def classic_subscribed_topics(self, group: ClassicGroup) -> set[str] | None:
+        """``ClassicGroup.computeSubscribedTopics`` (4.3 l.1155) for a ``consumer`` group: the
+        members' subscriptions under the selected protocol; None when unknown (no protocol yet,
+        or a subscription that does not parse). Kafka parses only the v0 prefix; this decoder
+        also refuses versions it does not know (then None)."""
+        if not len(group.members):
+            return set()
+        if group.protocol_name is None:
+            return None
+        topics: set[str] = set()
+        try:
+            for member in group.members.values():
+                topics.update(decode_subscription(member.metadata(group.protocol_name)).topics)
+        except (SchemaError, ValueError):
+            return None
+        return topics
 
     # --- any classic call to a modern group ---------------------------------------------------
 

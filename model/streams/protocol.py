@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from kgspec.model import timers
 from kgspec.model.records import Record, ReplayError
 from kgspec.model.step import Decision, SoftSet
-from kgspec.model.streams import ops, target
+from kgspec.model.streams import commits, ops, target
 from kgspec.model.streams import records as srec
 from kgspec.model.streams.apis import STREAMS_GROUP_DESCRIBE, STREAMS_GROUP_HEARTBEAT
 from kgspec.model.streams.describe import describe_streams_groups
@@ -22,7 +22,7 @@ from kgspec.model.streams.member import UNREVOKED_TASKS
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
-    from kgspec.model.protocol import Call
+    from kgspec.model.protocol import Call, CommitValidator
     from kgspec.model.timers import Timer
 
 
@@ -71,6 +71,20 @@ class StreamsProtocol:
 
     def unload(self, coord: Coordinator, now: int) -> None:
         pass  # soft state lives on the groups and is rebuilt (or lost) with them
+
+    def validate_offset_commit(self, coord: Coordinator, group_id: str, member_id: str, instance_id: str | None,
+                               epoch: int, api_version: int) -> CommitValidator | None:
+        return commits.validate_offset_commit(coord, group_id, member_id, instance_id, epoch, api_version)
+
+    def validate_offset_fetch(self, coord: Coordinator, group_id: str, member_id: str | None, epoch: int) -> None:
+        commits.validate_offset_fetch(coord, group_id, member_id, epoch)
+
+    def validate_offset_delete(self, coord: Coordinator, group_id: str) -> None:
+        pass  # no check (Kafka's default validateOffsetDelete)
+
+    def is_subscribed_to_topic(self, coord: Coordinator, group_id: str, topic: str) -> bool:
+        return commits.is_subscribed_to_topic(coord, group_id, topic)
+
 
 
 def fire(coord: Coordinator, timer: Timer) -> tuple[list[Record], str]:

@@ -385,7 +385,9 @@ def test_a_call_named_not_numbered_has_its_group_type() -> None:
         "STREAMS_GROUP_HEARTBEAT": "streams", "STREAMS_GROUP_DESCRIBE": "streams",
         "JOIN_GROUP": "classic", "SYNC_GROUP": "classic", "HEARTBEAT": "classic", "LEAVE_GROUP": "classic",
         # a listing has no group type of its own: it reaches groups other rows show and type
-        "DESCRIBE_GROUPS": "classic", "LIST_GROUPS": None}
+        "DESCRIBE_GROUPS": "classic", "LIST_GROUPS": None,
+        # offset calls (issue #15) belong to whatever group owns the id: they type no group
+        "OFFSET_COMMIT": None, "OFFSET_FETCH": None, "OFFSET_DELETE": None}
     assert group_type(call("METADATA")) is None
 
 

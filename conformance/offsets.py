@@ -1,0 +1,281 @@
+"""OffsetCommit, OffsetFetch and OffsetDelete calls checked against the model (the offsets part of a check).
+
+The same loop as every call: the model decides (``Coordinator.decide``), the decision is
+compared with the trace, and committed. A commit belongs to its group's session; a batched
+OffsetFetch (v8+, ``groups[]``) is split by group, each group decided by its own session's
+model and compared with its entry of the response. Compared: every error code (the group's and
+each partition's), and for a fetch each partition's committed offset, leader epoch and metadata
+(the fields the trace carries); for OffsetDelete the top-level and per-partition error codes
+(and, through the record check, the tombstones). Partitions are matched by topic (name, or id from v10) and
+index, so the order of topics and partitions does not count (Kafka answers ``fetchAllOffsets``
+in hash-map order). A group first seen here is typed ``classic`` (Kafka's simple group) until
+a call of its own protocol types it.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from kgspec.conformance.events import Event
+from kgspec.conformance.findings import Finding
+from kgspec.conformance.session import GroupSession, ts_of
+from kgspec.invariants.offsets import commit_fencing_problems
+from kgspec.model.apis import OFFSET_COMMIT, OFFSET_DELETE, OFFSET_FETCH, version_range
+from kgspec.model.errors import error_name
+from kgspec.model.profiles import get_profile
+
+if TYPE_CHECKING:
+    from kgspec.conformance.checker import TraceChecker
+
+OFFSET_APIS = frozenset({OFFSET_COMMIT, OFFSET_FETCH, OFFSET_DELETE})
+_NAMES = {OFFSET_COMMIT: "OffsetCommit", OFFSET_FETCH: "OffsetFetch", OFFSET_DELETE: "OffsetDelete"}
+_FETCHED = ("committedOffset", "committedLeaderEpoch", "metadata")
+
+
+def _is_int(v: Any) -> bool:
+    return type(v) is int
+
+
+def _topics_problem(topics: Any, where: str, parts: str, part_ok: Any) -> tuple[str, str] | None:
+    if not isinstance(topics, list):
+        return where, f"`{where}` must be a list"
+    for i, t in enumerate(topics):
+        if not isinstance(t, dict) or not isinstance(t.get("name", t.get("topicId")), str):
+            return f"{where}[{i}]", f"`{where}[{i}]` needs a string name (or topicId from v10)"
+        ps = t.get(parts)
+        if not isinstance(ps, list) or not all(part_ok(p) for p in ps):
+            return f"{where}[{i}].{parts}", f"`{where}[{i}].{parts}` is not a list of the right shape"
+    return None
+
+
+def _commit_partition_ok(p: Any) -> bool:
+    return isinstance(p, dict) and _is_int(p.get("partitionIndex")) and _is_int(p.get("committedOffset")) \
+        and (p.get("committedMetadata") is None or isinstance(p.get("committedMetadata"), str)) \
+        and _is_int(p.get("committedLeaderEpoch", -1))
+
+
+def request_problem(api: int, req: dict[str, Any]) -> tuple[str, str] | None:
+    """Shape errors of an offsets request (the schema tables do not cover these messages)."""
+    if api == OFFSET_DELETE:
+        if not isinstance(req.get("groupId"), str):
+            return "request.groupId", "request has no string `groupId`"
+        return _topics_problem(req.get("topics"), "request.topics", "partitions",
+                               lambda p: isinstance(p, dict) and _is_int(p.get("partitionIndex")))
+    if api == OFFSET_COMMIT:
+        if not isinstance(req.get("groupId"), str):
+            return "request.groupId", "request has no string `groupId`"
+        if not _is_int(req.get("generationIdOrMemberEpoch", -1)):
+            return "request.generationIdOrMemberEpoch", "`request.generationIdOrMemberEpoch` must be an integer"
+        if req.get("memberId") is not None and not isinstance(req.get("memberId"), str):
+            return "request.memberId", "`request.memberId` must be a string"
+        if req.get("groupInstanceId") is not None and not isinstance(req.get("groupInstanceId"), str):
+            return "request.groupInstanceId", "`request.groupInstanceId` must be a string or null"
+        if not _is_int(req.get("retentionTimeMs", -1)):
+            return "request.retentionTimeMs", "`request.retentionTimeMs` must be an integer"
+        return _topics_problem(req.get("topics"), "request.topics", "partitions", _commit_partition_ok)
+    groups = req.get("groups")
+    if groups is None:
+        groups = [req]
+    elif not isinstance(groups, list):
+        return "request.groups", "`request.groups` must be a list"
+    for i, g in enumerate(groups):
+        if not isinstance(g, dict) or not isinstance(g.get("groupId"), str):
+            return f"request.groups[{i}].groupId", "request has no string `groupId`"
+        if g.get("topics") is not None:
+            problem = _topics_problem(g["topics"], "request.topics", "partitionIndexes", _is_int)
+            if problem is not None:
+                return problem
+        if not _is_int(g.get("memberEpoch", -1)):
+            return f"request.groups[{i}].memberEpoch", "`memberEpoch` must be an integer"
+        if g.get("memberId") is not None and not isinstance(g.get("memberId"), str):
+            return f"request.groups[{i}].memberId", "`memberId` must be a string or null"
+    return None
+
+
+def _hashable(value: Any) -> Any:
+    return value if value is None or isinstance(value, (str, int, float)) else repr(value)
+
+
+def _partitions(topics: Any, version: int) -> dict[tuple[Any, Any], dict[str, Any]]:
+    """(topic name or id, partition) -> the partition's entry (a mistyped key stays a key, by
+    its repr, so the comparison names it)."""
+    out: dict[tuple[Any, Any], dict[str, Any]] = {}
+    for t in topics if isinstance(topics, list) else []:
+        if not isinstance(t, dict):
+            continue
+        key = _hashable(t.get("topicId") if version >= 10 else t.get("name"))
+        parts = t.get("partitions")
+        for p in parts if isinstance(parts, list) else []:
+            if isinstance(p, dict):
+                out[(key, _hashable(p.get("partitionIndex")))] = p
+    return out
+
+
+class OffsetChecks:
+    """The offsets part of one :class:`~kgspec.conformance.checker.TraceChecker`."""
+
+    def __init__(self, checker: TraceChecker) -> None:
+        self.checker = checker
+
+    def _finding(self, g: GroupSession | None, event: Event, gid: str | None, kind: str, message: str,
+                 field: str | None, expected: Any = None, observed: Any = None) -> None:
+        self.checker.finding(g, Finding(self.checker.path, event.line, gid, kind, message, field, expected, observed))
+
+    def session(self, gid: str) -> GroupSession:
+        known = self.checker.groups.get(gid)
+        # A group the trace has not typed yet: Kafka's simple group is a classic one; its own
+        # protocol's first call types it (the session is marked as typed by an admin call).
+        return known if known is not None else self.checker.group(gid, "classic", from_describe=True)
+
+    def handle(self, event: Event, api: int) -> None:
+        req, obs = event.request, event.response
+        name = _NAMES[api]
+        version = event.api_version
+        if version is None:
+            version = 0 if api == OFFSET_DELETE else 8 if api == OFFSET_COMMIT else (8 if "groups" in req else 7)
+        gid = req.get("groupId") if isinstance(req.get("groupId"), str) else None
+        low, high = version_range(api, get_profile(self.checker.profile))
+        if not low <= version <= high:
+            g = self.session(gid) if gid is not None else None
+            self._finding(g, event, gid, "unsupported", f"{name} v{version} is not modelled (v{low}-v{high})",
+                          "requestHeader.requestApiVersion")
+            return
+        problem = request_problem(api, req)
+        if problem is None and not isinstance(obs, dict):
+            problem = ("response", "the response must be an object")
+        if problem is not None:
+            g = self.session(gid) if gid is not None else None
+            self._finding(g, event, gid, "malformed", problem[1], problem[0])
+            return
+        if api == OFFSET_DELETE:
+            assert gid is not None
+            self.delete(self.session(gid), event, version)
+        elif api == OFFSET_COMMIT:
+            assert gid is not None
+            self.commit(self.session(gid), event, version)
+        elif version >= 8:
+            answered = obs.get("groups")
+            observed = {og.get("groupId"): og for og in (answered if isinstance(answered, list) else [])
+                        if isinstance(og, dict)}
+            for entry in req["groups"]:
+                one = {"groups": [entry], "requireStable": req.get("requireStable", False)}
+                self.fetch(self.session(entry["groupId"]), event, version, one, observed.get(entry["groupId"]))
+        else:
+            assert gid is not None
+            self.fetch(self.session(gid), event, version, req, obs)
+
+    def _decide(self, g: GroupSession, event: Event, api: int, version: int, req: dict[str, Any]) -> Any:
+        g.summary.events += 1
+        if not self.checker.advance(g, ts_of(event), event.line):
+            return None
+        g.saw_calls = True
+        return g.coord.decide(api, version, req, now=int(ts_of(event)), client_id=event.client_id or "")
+
+    def _committed(self, g: GroupSession, event: Event, decision: Any) -> None:
+        g.coord.commit(decision)
+        if decision.records or decision.timer_ops:
+            g.generation += 1
+        for record in decision.records:
+            g.expected_records.append((event.line, record))
+
+    def commit(self, g: GroupSession, event: Event, version: int) -> None:
+        gid = g.summary.group_id
+        coord = g.coord
+        conformed = not g.summary.diverged  # only then is the model's state the trace's
+        decision = self._decide(g, event, OFFSET_COMMIT, version, event.request)
+        if decision is None:
+            return
+        expected = _partitions(decision.response["topics"], version)
+        observed = _partitions(event.response.get("topics"), version)
+        why = [w for w in decision.explain if w]
+        for key, exp in expected.items():
+            got = observed.get(key)
+            where = f"{key[0]}-{key[1]}"
+            if got is None:
+                self._finding(g, event, gid, "response-mismatch", f"the response has no entry for partition {where}",
+                              "topics.partitions", exp, None)
+                continue
+            if got.get("errorCode", 0) != exp["errorCode"]:
+                e, o = exp["errorCode"], got.get("errorCode", 0)
+                self._finding(g, event, gid, "response-mismatch",
+                              f"partition {where}: the coordinator must answer {error_name(e)} ({e}), not "
+                              f"{error_name(o)} ({o})" + (": " + "; ".join(why) if why else ""), "errorCode", e, o)
+        for key in observed.keys() - expected.keys():
+            self._finding(g, event, gid, "response-mismatch", f"the response answers partition {key[0]}-{key[1]}, "
+                          "which the request does not name", "topics.partitions", None, observed[key])
+        # The commit-fencing invariant judges what the coordinator accepted, against its own state.
+        broken = commit_fencing_problems(coord, gid, event.request, observed, version) if conformed else []
+        self._committed(g, event, decision)
+        for invariant, message in broken:
+            self._finding(g, event, gid, "invariant", message, invariant)
+
+    def fetch(self, g: GroupSession, event: Event, version: int, req: dict[str, Any],
+              obs: dict[str, Any] | None) -> None:
+        gid = g.summary.group_id
+        decision = self._decide(g, event, OFFSET_FETCH, version, req)
+        if decision is None:
+            return
+        response = decision.response
+        exp_group = response["groups"][0] if version >= 8 else response
+        self._committed(g, event, decision)
+        if obs is None:
+            self._finding(g, event, gid, "response-mismatch", f"the response has no entry for group {gid}",
+                          "groups", exp_group, None)
+            return
+        e, o = exp_group.get("errorCode", 0), obs.get("errorCode", 0)
+        if e != o:
+            self._finding(g, event, gid, "response-mismatch", f"the coordinator must answer {error_name(e)} ({e}), "
+                          f"not {error_name(o)} ({o}) for group {gid}", "errorCode", e, o)
+            return
+        expected = _partitions(exp_group.get("topics"), version)
+        observed = _partitions(obs.get("topics"), version)
+        for key, exp in expected.items():
+            got = observed.get(key)
+            where = f"{key[0]}-{key[1]}"
+            if got is None:
+                self._finding(g, event, gid, "response-mismatch",
+                              f"the response has no entry for partition {where} (committed offset "
+                              f"{exp['committedOffset']})", "topics.partitions", exp, None)
+                continue
+            for name in ("errorCode", *_FETCHED):
+                if name not in got and name != "errorCode":
+                    continue  # the contract compares the fields the trace carries
+                if got.get(name, 0) != exp[name]:
+                    self._finding(g, event, gid, "response-mismatch",
+                                  f"partition {where}: {name} must be {exp[name]!r}, not {got.get(name, 0)!r}",
+                                  name, exp[name], got.get(name, 0))
+        requested = req["groups"][0].get("topics") if version >= 8 else req.get("topics")
+        for key in observed.keys() - expected.keys():
+            what = "for which the model has no committed offset" if requested is None \
+                else "which the request does not name"
+            self._finding(g, event, gid, "response-mismatch",
+                          f"the response shows partition {key[0]}-{key[1]}, {what}", "topics.partitions",
+                          None, observed[key])
+
+    def delete(self, g: GroupSession, event: Event, version: int) -> None:
+        gid = g.summary.group_id
+        decision = self._decide(g, event, OFFSET_DELETE, version, event.request)
+        if decision is None:
+            return
+        self._committed(g, event, decision)
+        exp_response, obs = decision.response, event.response
+        e, o = exp_response["errorCode"], obs.get("errorCode", 0)
+        if e != o:
+            why = [w for w in decision.explain if w]
+            self._finding(g, event, gid, "response-mismatch", f"the coordinator must answer {error_name(e)} ({e}), "
+                          f"not {error_name(o)} ({o})" + (": " + "; ".join(why) if why else ""), "errorCode", e, o)
+            return
+        expected = _partitions(exp_response["topics"], version)
+        observed = _partitions(obs.get("topics"), version)
+        for key, exp in expected.items():
+            got = observed.get(key)
+            if got is None:
+                self._finding(g, event, gid, "response-mismatch", f"the response has no entry for partition "
+                              f"{key[0]}-{key[1]}", "topics.partitions", exp, None)
+            elif got.get("errorCode", 0) != exp["errorCode"]:
+                ec, oc = exp["errorCode"], got.get("errorCode", 0)
+                self._finding(g, event, gid, "response-mismatch", f"partition {key[0]}-{key[1]}: the coordinator "
+                              f"must answer {error_name(ec)} ({ec}), not {error_name(oc)} ({oc})", "errorCode", ec, oc)
+        for key in observed.keys() - expected.keys():
+            self._finding(g, event, gid, "response-mismatch", f"the response answers partition {key[0]}-{key[1]}, "
+                          "which the request does not name", "topics.partitions", None, observed[key])

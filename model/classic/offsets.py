@@ -1,0 +1,69 @@
+"""A classic group's checks of offset calls (``ClassicGroup.validateOffsetCommit`` l.831 /
+``validateOffsetFetch`` l.884, 4.3; the same on 4.1-trunk), asked through ``model/protocol.py``.
+
+A commit validated in STABLE or PREPARING_REBALANCE keeps the member's session alive
+(``OMM.validateOffsetCommit`` → ``rescheduleClassicGroupMemberHeartbeat``).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kgspec.model.classic.step import HEARTBEAT_TIMER
+from kgspec.model.errors import CoordinatorError, Errors
+from kgspec.model.timers import Timer
+from kgspec.spec.classic import COMPLETING_REBALANCE, DEAD, EMPTY, PREPARING_REBALANCE, STABLE
+
+if TYPE_CHECKING:
+    from kgspec.model.coordinator import Coordinator
+    from kgspec.model.protocol import CommitValidator
+
+
+def validate_offset_commit(coord: Coordinator, group_id: str, member_id: str, instance_id: str | None,
+                           generation: int, api_version: int) -> CommitValidator | None:
+    group = coord.classic_groups[group_id]
+    if group.state == DEAD:
+        raise CoordinatorError(Errors.COORDINATOR_NOT_AVAILABLE)
+    if generation < 0 and group.state == EMPTY:
+        return None
+    if generation >= 0 or member_id or instance_id is not None:
+        group.validate_member(member_id, instance_id)
+        if generation != group.generation_id:
+            raise CoordinatorError(Errors.ILLEGAL_GENERATION, f"generation {generation} is not the group's "
+                                                              f"{group.generation_id}")
+    elif group.state != EMPTY:
+        raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, "a commit without member id and generation needs an "
+                                                         "empty group")
+    if group.state == COMPLETING_REBALANCE:
+        raise CoordinatorError(Errors.REBALANCE_IN_PROGRESS)
+    if group.state in (STABLE, PREPARING_REBALANCE):
+        member = group.members[member_id]
+        coord.timers.schedule(Timer(f"heartbeat-{group_id}-{member_id}", coord.now + member.session_timeout_ms,
+                                    HEARTBEAT_TIMER, group_id, member_id))
+    return None
+
+
+def validate_offset_fetch(coord: Coordinator, group_id: str, member_id: str | None, epoch: int) -> None:
+    if coord.classic_groups[group_id].state == DEAD:
+        raise CoordinatorError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is in dead state.")
+
+
+def validate_offset_delete(coord: Coordinator, group_id: str) -> None:
+    """``ClassicGroup.validateOffsetDelete`` (4.3 l.898-911)."""
+    group = coord.classic_groups[group_id]
+    if group.state == DEAD:
+        raise CoordinatorError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is in dead state.")
+    if group.state in (STABLE, PREPARING_REBALANCE, COMPLETING_REBALANCE) and group.protocol_type != "consumer":
+        raise CoordinatorError(Errors.NON_EMPTY_GROUP)
+
+
+def is_subscribed_to_topic(coord: Coordinator, group_id: str, topic: str) -> bool:
+    """``ClassicGroup.isSubscribedToTopic`` (4.3 l.1141): the members' subscribed topics when the
+    protocol type is ``consumer`` and they parse, else whether the protocol type is ``consumer``.
+    (Kafka computes the topics when a generation starts; here when asked, through the routing
+    rule's decoder of ConsumerProtocolSubscription.)"""
+    group = coord.classic_groups[group_id]
+    if group.protocol_type != "consumer":
+        return False
+    topics = coord.migration.classic_subscribed_topics(group)
+    return True if topics is None else topic in topics

@@ -1,0 +1,94 @@
+"""A consumer group's checks of offset calls (``ConsumerGroup.validateOffsetCommit`` /
+``validateOffsetFetch``), asked by the offsets component through ``model/protocol.py``.
+
+4.1 and 4.2 (``validateMemberEpoch``): the epoch must equal the member's. 4.3 and trunk
+(KIP-1251, ``createAssignmentEpochValidator``): an older epoch is accepted per partition when the
+member holds the partition (assigned or pending revocation) at an assignment epoch not above it.
+A member on the classic protocol gets ILLEGAL_GENERATION where a consumer member gets
+STALE_MEMBER_EPOCH. The instance id is not checked (consumer groups ignore it on commits).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kgspec.model.consumer.member import ConsumerMember
+from kgspec.model.errors import CoordinatorError, Errors
+
+if TYPE_CHECKING:
+    from kgspec.model.coordinator import Coordinator
+    from kgspec.model.protocol import CommitValidator
+
+
+def _epoch_error(member: ConsumerMember, message: str) -> CoordinatorError:
+    error = Errors.ILLEGAL_GENERATION if member.classic_member_metadata is not None else Errors.STALE_MEMBER_EPOCH
+    return CoordinatorError(error, message)
+
+
+def _member(coord: Coordinator, group_id: str, member_id: str | None) -> ConsumerMember:
+    member = coord.groups[group_id].members.get(member_id or "")
+    if member is None:
+        raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Member {member_id} is not a member of group {group_id}.")
+    return member
+
+
+def _strict(member: ConsumerMember, epoch: int) -> None:
+    """``validateMemberEpoch``."""
+    if epoch != member.member_epoch:
+        if member.classic_member_metadata is not None:
+            raise _epoch_error(member, f"The received generation id {epoch} does not match the expected member "
+                                       f"epoch {member.member_epoch}.")
+        raise _epoch_error(member, f"The received member epoch {epoch} does not match the expected member "
+                                   f"epoch {member.member_epoch}.")
+
+
+def validate_offset_commit(coord: Coordinator, group_id: str, member_id: str, instance_id: str | None,
+                           epoch: int, api_version: int) -> CommitValidator | None:
+    group = coord.groups[group_id]
+    if epoch < 0 and not group.members:
+        return None  # the admin client, or a consumer without group management
+    member = _member(coord, group_id, member_id)
+    classic = member.classic_member_metadata is not None
+    if not classic and api_version < 9:
+        raise CoordinatorError(Errors.UNSUPPORTED_VERSION, "OffsetCommit version 9 or above must be used by members "
+                                                           "using the consumer group protocol")
+    if not coord.profile.per_partition_assignment_epochs:  # 4.1, 4.2: strict
+        _strict(member, epoch)
+        return None
+    if epoch == member.member_epoch:
+        return None
+    if epoch > member.member_epoch:
+        what = "generation id" if classic else "member epoch"
+        raise _epoch_error(member, f"Received {what} {epoch} is newer than current member epoch {member.member_epoch}.")
+    return assignment_epoch_validator(member, epoch)
+
+
+def assignment_epoch_validator(member: ConsumerMember, received: int) -> CommitValidator:
+    """``createAssignmentEpochValidator`` (KIP-1251, 4.3 l.865-902)."""
+
+    def validate(topic_name: str, topic_id: str, partition: int) -> None:
+        assignment_epoch = member.assigned.get(topic_id, {}).get(partition)
+        if assignment_epoch is None:
+            assignment_epoch = member.pending_revocation.get(topic_id, {}).get(partition)
+        if assignment_epoch is None:
+            raise _epoch_error(member, f"Partition {topic_name}-{partition} is not assigned or pending revocation "
+                                       "for member.")
+        if received < assignment_epoch:
+            what = "generation id" if member.classic_member_metadata is not None else "member epoch"
+            raise _epoch_error(member, f"Received {what} {received} is older than assignment epoch {assignment_epoch} "
+                                       f"for partition {topic_name}-{partition}.")
+
+    return validate
+
+
+def validate_offset_fetch(coord: Coordinator, group_id: str, member_id: str | None, epoch: int) -> None:
+    if member_id is None and epoch < 0:
+        return
+    _strict(_member(coord, group_id, member_id), epoch)  # fetch stays strict on every release
+
+
+def is_subscribed_to_topic(coord: Coordinator, group_id: str, topic: str) -> bool:
+    """``ModernGroup.isSubscribedToTopic``: the members' topic names and resolved regexes."""
+    group = coord.groups[group_id]
+    return group.subscribed_names.get(topic, 0) > 0 or any(
+        topic in r.topics for r in group.resolved_regexes.values())

@@ -1,0 +1,1 @@
+"""Committed offsets (OffsetCommit, OffsetFetch, offset records): Kafka's ``OffsetMetadataManager``."""

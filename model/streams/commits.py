@@ -1,0 +1,94 @@
+"""A streams group's checks of offset calls (``StreamsGroup.validateOffsetCommit`` /
+``validateOffsetFetch``), asked by the offsets component through ``model/protocol.py``.
+
+4.1: the epoch must equal the member's (``validateMemberEpoch``). 4.2 and later
+(KAFKA-19779, ``createAssignmentEpochValidator`` 4.3 l.1257-1297): an older epoch is accepted
+per partition when the topic is a source topic of the topology (``sourceTopicMap``: source and
+repartition source topics) and the member holds that active task, assigned or pending
+revocation, at an assignment epoch not above it. Every error is STALE_MEMBER_EPOCH.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kgspec.model.errors import CoordinatorError, Errors
+from kgspec.model.streams.member import ACTIVE, StreamsMember
+
+if TYPE_CHECKING:
+    from kgspec.model.coordinator import Coordinator
+    from kgspec.model.protocol import CommitValidator
+
+
+def _member(coord: Coordinator, group_id: str, member_id: str | None) -> StreamsMember:
+    member = coord.streams_groups[group_id].members.get(member_id or "")
+    if member is None:
+        raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Member {member_id} is not a member of group {group_id}.")
+    return member
+
+
+def _strict(member: StreamsMember, epoch: int) -> None:
+    if epoch != member.member_epoch:
+        raise CoordinatorError(Errors.STALE_MEMBER_EPOCH, f"The received member epoch {epoch} does not match the "
+                                                          f"expected member epoch {member.member_epoch}.")
+
+
+def validate_offset_commit(coord: Coordinator, group_id: str, member_id: str, instance_id: str | None,
+                           epoch: int, api_version: int) -> CommitValidator | None:
+    group = coord.streams_groups[group_id]
+    if epoch < 0 and not group.members:
+        return None
+    member = _member(coord, group_id, member_id)
+    if api_version < 9:
+        raise CoordinatorError(Errors.UNSUPPORTED_VERSION, "OffsetCommit version 9 or above must be used by members "
+                                                           "using the streams group protocol")
+    if not coord.profile.streams_commit_task_epochs:  # 4.1: strict
+        _strict(member, epoch)
+        return None
+    if epoch == member.member_epoch:
+        return None
+    if epoch > member.member_epoch:
+        raise CoordinatorError(Errors.STALE_MEMBER_EPOCH, f"Received member epoch {epoch} is newer than current "
+                                                          f"member epoch {member.member_epoch}.")
+    topology = group.topology
+    if topology is None:
+        raise CoordinatorError(Errors.STALE_MEMBER_EPOCH, "Topology is not available for offset commit validation.")
+    source: dict[str, str] = {}
+    for sub in topology.subtopologies:
+        for name in sub.source_topics:
+            source[name] = sub.subtopology_id
+        for info in sub.repartition_source_topics:
+            source[info.name] = sub.subtopology_id
+
+    def validate(topic_name: str, topic_id: str, partition: int) -> None:
+        sid = source.get(topic_name)
+        if sid is None:
+            raise CoordinatorError(Errors.STALE_MEMBER_EPOCH, f"Topic {topic_name} is not in the topology.")
+        assignment_epoch = member.assigned.get(ACTIVE, {}).get(sid, {}).get(partition)
+        if assignment_epoch is None:
+            assignment_epoch = member.pending_revocation.get(ACTIVE, {}).get(sid, {}).get(partition)
+        if assignment_epoch is None:
+            raise CoordinatorError(Errors.STALE_MEMBER_EPOCH, f"Task {sid}-{partition} is not assigned or pending "
+                                                              "revocation for member.")
+        if epoch < assignment_epoch:
+            raise CoordinatorError(Errors.STALE_MEMBER_EPOCH, f"Received member epoch {epoch} is older than "
+                                                              f"assignment epoch {assignment_epoch} for task "
+                                                              f"{sid}-{partition}.")
+
+    return validate
+
+
+def validate_offset_fetch(coord: Coordinator, group_id: str, member_id: str | None, epoch: int) -> None:
+    if member_id is None and epoch < 0:
+        return
+    _strict(_member(coord, group_id, member_id), epoch)
+
+
+def is_subscribed_to_topic(coord: Coordinator, group_id: str, topic: str) -> bool:
+    """``StreamsGroup.isSubscribedToTopic`` (4.3 l.814): not when EMPTY (no members) or without a
+    topology; else whether the topic is a source or repartition source topic."""
+    group = coord.streams_groups[group_id]
+    if not group.members or group.topology is None:
+        return False
+    return any(topic in sub.source_topics or any(t.name == topic for t in sub.repartition_source_topics)
+               for sub in group.topology.subtopologies)

@@ -1,0 +1,122 @@
+"""Write the golden offset traces under tests/golden/offsets/ (run once; commit the output).
+
+One commit/fetch session per group type, recorded by driving the model (``TraceRecorder``), with
+the records: a consumer group (KIP-848 members on OffsetCommit v9, a commit at an older epoch
+that KIP-1251 accepts and one it refuses, a zombie after leaving, batched and single fetches), a
+streams group (a member committing its active tasks), and a simple (classic) group of a client
+without group management (OffsetCommit v2-v8 with retention, OffsetFetch v1-v7, OffsetDelete). The values
+tests/offsets/test_check_offsets.py pins are those of Kafka's OffsetMetadataManagerTest.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from kgspec.conformance.recorder import TraceRecorder, owned
+
+OUT = Path(__file__).resolve().parent.parent / "tests" / "golden" / "offsets"
+NO_BATCHING = {"group.consumer.assignment.interval.ms": 0}
+STREAMS_CONFIGS = {"group.streams.initial.rebalance.delay.ms": 0, "group.streams.assignment.interval.ms": 0}
+TOPOLOGY = {"epoch": 0, "subtopologies": [{
+    "subtopologyId": "0", "sourceTopics": ["input"], "sourceTopicRegex": [], "stateChangelogTopics": [],
+    "repartitionSinkTopics": [], "repartitionSourceTopics": [], "copartitionGroups": []}]}
+
+
+def commit(r: TraceRecorder, ts: int, member: str, epoch: int, topic: str, offsets: dict[int, int], *,
+           group: str = "g", version: int = 9, metadata: str | None = "", **fields: Any) -> dict[str, Any]:
+    request: dict[str, Any] = {"groupId": group, "generationIdOrMemberEpoch": epoch, "memberId": member,
+                               "topics": [{"name": topic, "partitions": [
+                                   {"partitionIndex": p, "committedOffset": o, "committedLeaderEpoch": -1,
+                                    "committedMetadata": metadata} for p, o in offsets.items()]}]}
+    if version >= 7:
+        request["groupInstanceId"] = None
+    request.update(fields)
+    return r.call(ts, member or "admin", request, api_key=8, version=version)
+
+
+def fetch(r: TraceRecorder, ts: int, client: str, groups: list[dict[str, Any]], version: int = 9) -> dict[str, Any]:
+    return r.call(ts, client, {"groups": groups, "requireStable": True}, api_key=9, version=version)
+
+
+def consumer() -> TraceRecorder:
+    r = TraceRecorder("kafka-4.3", NO_BATCHING, records=True)
+    r.topic(0, "foo", 4)
+    a = r.join(1000, "m1", ["foo"], serverAssignor="range")
+    a = r.heartbeat(1100, "m1", a["memberEpoch"], topicPartitions=owned(a))
+    commit(r, 1200, "m1", a["memberEpoch"], "foo", {0: 10, 1: 11, 2: 12, 3: 13}, metadata="m1")  # accepted
+    b = r.join(2000, "m2", ["foo"])
+    a = r.heartbeat(2100, "m1", a["memberEpoch"], topicPartitions=owned(a))  # revoke half
+    old = a["memberEpoch"]
+    commit(r, 2150, "m1", old, "foo", {0: 20})  # still assigned
+    a = r.heartbeat(2200, "m1", a["memberEpoch"], topicPartitions=owned(a) if a.get("assignment") else
+                    [{"topicId": r.coord.topics.id_of("foo"), "partitions": [0, 1]}])
+    b = r.heartbeat(2300, "m2", b["memberEpoch"], topicPartitions=[])
+    b = r.heartbeat(2400, "m2", b["memberEpoch"], topicPartitions=owned(b))
+    commit(r, 2500, "m1", old - 1, "foo", {1: 21})  # KIP-1251: an older epoch, a partition m1 holds since then
+    commit(r, 2550, "m1", old - 1, "foo", {2: 22})  # an older epoch for a partition m1 gave up: refused
+    commit(r, 2600, "m2", b["memberEpoch"], "foo", {2: 32, 3: 33})
+    fetch(r, 2700, "m2", [{"groupId": "g", "memberId": "m2", "memberEpoch": b["memberEpoch"],
+                           "topics": [{"name": "foo", "partitionIndexes": [0, 1, 2, 3]}]}])
+    fetch(r, 2800, "m1", [{"groupId": "g", "memberId": "m1", "memberEpoch": b["memberEpoch"] + 5, "topics": None}])
+    r.heartbeat(3000, "m2", -1)  # m2 leaves: its commits are now a zombie's
+    commit(r, 3100, "m2", b["memberEpoch"], "foo", {2: 99})  # UNKNOWN_MEMBER_ID
+    commit(r, 3200, "m1", 99, "foo", {0: 1})  # an epoch from the future: STALE_MEMBER_EPOCH
+    commit(r, 3300, "m1", a["memberEpoch"], "foo", {0: 1}, version=8)  # KIP-848 member on v8: UNSUPPORTED_VERSION
+    commit(r, 3400, "", -1, "foo", {0: 5})  # admin on a non-empty group: UNKNOWN_MEMBER_ID
+    fetch(r, 3500, "admin", [{"groupId": "g", "memberId": None, "memberEpoch": -1, "topics": None},
+                             {"groupId": "h", "memberId": None, "memberEpoch": -1, "topics": None}])
+    commit(r, 3600, "m1", a["memberEpoch"], "nope", {0: 1})  # unknown topic: the broker answers
+    r.call(3700, "admin", {"groupId": "g", "topics": [{"name": "foo", "partitions": [{"partitionIndex": 0}]}]},
+           api_key=47, version=0)  # OffsetDelete of a subscribed topic: GROUP_SUBSCRIBED_TO_TOPIC
+    return r
+
+
+def streams() -> TraceRecorder:
+    r = TraceRecorder("kafka-4.3", STREAMS_CONFIGS, records=True)
+    r.topic(0, "input", 2)
+    s = r.streams_join(1000, "s1", TOPOLOGY, "p1", activeTasks=[], standbyTasks=[], warmupTasks=[])
+    s = r.streams_heartbeat(1100, "s1", s["memberEpoch"], activeTasks=s["activeTasks"], standbyTasks=[],
+                            warmupTasks=[])
+    epoch = s["memberEpoch"]
+    commit(r, 1200, "s1", epoch, "input", {0: 7, 1: 8})
+    commit(r, 1300, "s1", epoch - 1, "input", {0: 9})  # older than the task's assignment epoch: refused
+    commit(r, 1400, "s1", epoch, "input", {0: 9}, version=8)  # streams members need v9
+    fetch(r, 1500, "s1", [{"groupId": "g", "memberId": "s1", "memberEpoch": epoch, "topics": None}])
+    fetch(r, 1600, "s1", [{"groupId": "g", "memberId": "s1", "memberEpoch": epoch + 1, "topics": None}])
+    return r
+
+
+def simple() -> TraceRecorder:
+    r = TraceRecorder("kafka-4.3", records=True)
+    r.topic(0, "bar", 3)
+    commit(r, 1000, "", -1, "bar", {0: 100}, version=2, retentionTimeMs=-1)
+    commit(r, 1100, "", -1, "bar", {1: 101}, version=4, retentionTimeMs=1234)  # value v1, an expire time
+    commit(r, 1200, "", -1, "bar", {2: 102, 3: 103}, version=8, metadata="x" * 4097)  # too large; no partition 3
+    commit(r, 1300, "member", 1, "bar", {0: 1}, version=8)  # a simple group has no members
+    commit(r, 1400, "member", 1, "bar", {0: 1}, group="other", version=5)  # unknown group below v9
+    r.call(1500, "admin", {"groupId": "g", "topics": [{"name": "bar", "partitionIndexes": [0, 1, 2]}]},
+           api_key=9, version=1)
+    r.call(1600, "admin", {"groupId": "g", "topics": None, "requireStable": False}, api_key=9, version=7)
+    r.call(1700, "admin", {"groupId": "other", "topics": None}, api_key=9, version=3)
+    fetch(r, 1800, "admin", [{"groupId": "g", "memberId": None, "memberEpoch": -1,
+                              "topics": [{"topicId": r.coord.topics.id_of("bar"), "partitionIndexes": [0, 1]}]}],
+          version=10)
+    r.call(1900, "admin", {"groupId": "g", "topics": [{"name": "bar", "partitions": [
+        {"partitionIndex": 0}, {"partitionIndex": 2}, {"partitionIndex": 5}]}]}, api_key=47, version=0)  # tombstone for 0
+    r.call(2000, "admin", {"groupId": "", "topics": []}, api_key=47, version=0)  # INVALID_GROUP_ID
+    return r
+
+
+SCENARIOS = {"consumer_commits": consumer, "streams_commits": streams, "simple_commits": simple}
+
+
+def main() -> None:
+    OUT.mkdir(parents=True, exist_ok=True)
+    for name, build in SCENARIOS.items():
+        path = build().write(OUT / f"{name}.jsonl")
+        print(f"wrote {path} ({sum(1 for _ in path.open())} lines)")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,198 @@
+"""``kgspec check`` on the golden offset traces (they conform), one-line mutants of them
+(flagged at their line), and replay: the records alone rebuild the offsets the calls built.
+
+The goldens are written by scripts/make_golden_offsets.py from the model; the values pinned here
+are those Kafka's OffsetMetadataManagerTest and ConsumerGroupTest assert.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kgspec.conformance.writers.dump_log import write_dump_log
+from kgspec.model.coordinator import Coordinator
+from kgspec.model.errors import Errors
+from kgspec.model.records import Record
+
+from tests.helpers import Event, check, check_events, golden_script, read_jsonl
+
+GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "offsets"
+MAKE = golden_script("make_golden_offsets")
+
+
+def load(name: str) -> list[Event]:
+    return read_jsonl(GOLDEN / f"{name}.jsonl")
+
+
+def line_of(events: list[Event], ts: int, api: int) -> int:
+    for i, e in enumerate(events, 1):
+        if e.get("tsMs") == ts and e.get("requestHeader", {}).get("requestApiKey") == api:
+            return i
+    raise AssertionError(f"no API {api} call at {ts}")
+
+
+def findings(report: dict[str, Any]) -> list[tuple[int, str, str | None]]:
+    return [(f["line"], f["kind"], f.get("field")) for f in report["findings"]]
+
+
+@pytest.mark.parametrize("name", sorted(MAKE.SCENARIOS))
+def test_golden_offset_traces_conform(name: str) -> None:
+    status, report = check(GOLDEN / f"{name}.jsonl")
+    assert report["findings"] == []
+    assert status == 0
+    assert {g["verdict"] for g in report["groups"]} == {"conforms"}
+
+
+@pytest.mark.parametrize("name", sorted(MAKE.SCENARIOS))
+def test_offset_goldens_are_current(name: str, tmp_path: Path) -> None:
+    written = MAKE.SCENARIOS[name]().write(tmp_path / f"{name}.jsonl")
+    assert written.read_text() == (GOLDEN / f"{name}.jsonl").read_text(), "run scripts/make_golden_offsets.py"
+
+
+def test_golden_values_are_kafkas() -> None:
+    events = load("consumer_commits")
+    by_ts = {(e["tsMs"], e["requestHeader"]["requestApiKey"]): e["response"] for e in events if "requestHeader" in e}
+
+    def codes(ts: int) -> list[int]:
+        return [p["errorCode"] for t in by_ts[(ts, 8)]["topics"] for p in t["partitions"]]
+
+    assert codes(2500) == [Errors.NONE]  # KIP-1251: older epoch, partition held since it
+    assert codes(2550) == [Errors.STALE_MEMBER_EPOCH]  # "not assigned or pending revocation for member"
+    assert codes(3100) == [Errors.UNKNOWN_MEMBER_ID]  # a member that left
+    assert codes(3200) == [Errors.STALE_MEMBER_EPOCH]  # "newer than current member epoch"
+    assert codes(3300) == [Errors.UNSUPPORTED_VERSION]  # a KIP-848 member on v8
+    assert codes(3400) == [Errors.UNKNOWN_MEMBER_ID]  # epoch -1 on a group with members
+    assert codes(3600) == [Errors.UNKNOWN_TOPIC_OR_PARTITION]
+    assert by_ts[(2800, 9)]["groups"][0]["errorCode"] == Errors.STALE_MEMBER_EPOCH  # fetch is strict
+    simple = {(e["tsMs"], e["requestHeader"]["requestApiKey"]): e["response"] for e in load("simple_commits")
+              if "requestHeader" in e}
+    assert [p["errorCode"] for p in simple[(1200, 8)]["topics"][0]["partitions"]] == [
+        Errors.OFFSET_METADATA_TOO_LARGE, Errors.UNKNOWN_TOPIC_OR_PARTITION]
+    assert simple[(1400, 8)]["topics"][0]["partitions"][0]["errorCode"] == Errors.ILLEGAL_GENERATION  # v5, no group
+
+
+def _mutate_commit_error(events: list[Event], ts: int, code: int) -> int:
+    line = line_of(events, ts, 8)
+    events[line - 1]["response"]["topics"][0]["partitions"][0]["errorCode"] = code
+    return line
+
+
+def test_an_accepted_zombie_commit_is_a_mismatch_and_breaks_commit_fencing(tmp_path: Path) -> None:
+    events = load("consumer_commits")
+    line = _mutate_commit_error(events, 3100, 0)  # the coordinator lets the member that left commit
+    status, report = check_events(tmp_path, events)
+    assert status == 1
+    assert findings(report)[:2] == [(line, "response-mismatch", "errorCode"), (line, "invariant", "commit-fencing")]
+
+
+def test_a_commit_for_a_partition_given_up_accepted_breaks_commit_fencing(tmp_path: Path) -> None:
+    events = load("consumer_commits")
+    line = _mutate_commit_error(events, 2550, 0)
+    _, report = check_events(tmp_path, events)
+    assert findings(report)[:2] == [(line, "response-mismatch", "errorCode"), (line, "invariant", "commit-fencing")]
+    assert "does not hold it" in report["findings"][1]["message"]
+
+
+def test_a_refused_good_commit_is_a_mismatch(tmp_path: Path) -> None:
+    events = load("consumer_commits")
+    line = _mutate_commit_error(events, 2500, Errors.STALE_MEMBER_EPOCH)
+    _, report = check_events(tmp_path, events)
+    # the model writes the record the trace does not show: the record check says so too
+    assert findings(report)[0] == (line, "response-mismatch", "errorCode")
+
+
+def test_a_wrong_fetched_offset_is_a_mismatch(tmp_path: Path) -> None:
+    events = load("consumer_commits")
+    line = line_of(events, 2700, 9)
+    events[line - 1]["response"]["groups"][0]["topics"][0]["partitions"][1]["committedOffset"] = 5
+    _, report = check_events(tmp_path, events)
+    assert findings(report) == [(line, "response-mismatch", "committedOffset")]
+
+
+def test_a_wrong_group_error_in_a_fetch_is_a_mismatch(tmp_path: Path) -> None:
+    events = load("streams_commits")
+    line = line_of(events, 1600, 9)
+    events[line - 1]["response"]["groups"][0]["errorCode"] = 0
+    _, report = check_events(tmp_path, events)
+    assert findings(report) == [(line, "response-mismatch", "errorCode")]
+
+
+def test_a_wrong_offset_record_is_a_mismatch_at_its_line(tmp_path: Path) -> None:
+    events = load("simple_commits")
+    line = next(i for i, e in enumerate(events, 1) if "record" in e and e["record"]["value"]["version"] == 1)
+    events[line - 1]["record"]["value"]["data"]["expireTimestamp"] += 1
+    _, report = check_events(tmp_path, events)
+    assert findings(report) == [(line, "response-mismatch", "record")]
+
+
+def test_a_streams_commit_accepted_at_an_old_epoch_is_flagged(tmp_path: Path) -> None:
+    events = load("streams_commits")
+    line = _mutate_commit_error(events, 1300, 0)
+    _, report = check_events(tmp_path, events)
+    assert findings(report)[:2] == [(line, "response-mismatch", "errorCode"), (line, "invariant", "commit-fencing")]
+
+
+def test_a_batched_fetch_is_split_by_group() -> None:
+    events = load("consumer_commits")
+    _, report = check(GOLDEN / "consumer_commits.jsonl")
+    assert {g["groupId"] for g in report["groups"]} == {"g", "h"}  # h: named only by the batched fetch
+    assert next(e for e in events if e.get("tsMs") == 3500)["response"]["groups"][1] == {
+        "groupId": "h", "topics": [], "errorCode": 0}  # an unknown group: no offsets, no error
+
+
+# --- replay ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(MAKE.SCENARIOS))
+def test_replay_of_the_records_rebuilds_the_offsets(name: str) -> None:
+    recorder = MAKE.SCENARIOS[name]()
+    fresh = Coordinator("kafka-4.3")
+    for event in recorder.events:
+        if "record" in event:
+            fresh.replay(Record.from_json(json.loads(json.dumps(event["record"]))))
+    assert fresh.offsets.snapshot() == recorder.coord.offsets.snapshot()
+    assert fresh.offsets.snapshot()["offsets"]  # not vacuous
+
+
+@pytest.mark.parametrize("name", sorted(MAKE.SCENARIOS))
+def test_records_alone_check_clean(name: str, tmp_path: Path) -> None:
+    events = [e for e in load(name) if "record" in e or "header" in e or "topic" in e]
+    status, report = check_events(tmp_path, events)
+    assert report["findings"] == []
+    assert status == 0
+
+
+def test_a_dump_log_of_offset_records_replays(tmp_path: Path) -> None:
+    out = io.StringIO()
+    write_dump_log(load("consumer_commits"), out)
+    path = tmp_path / "00000000000000000000.log.dump"
+    path.write_text(out.getvalue())
+    status, report = check(path)
+    assert report["findings"] == []
+    assert status == 0
+    assert '"type":"1"' in out.getvalue()
+
+
+# --- OffsetDelete ------------------------------------------------------------------------------
+
+
+def test_an_offset_delete_of_a_subscribed_topic_answered_none_is_a_mismatch(tmp_path: Path) -> None:
+    events = load("consumer_commits")
+    line = line_of(events, 3700, 47)
+    assert events[line - 1]["response"]["topics"][0]["partitions"][0]["errorCode"] == Errors.GROUP_SUBSCRIBED_TO_TOPIC
+    events[line - 1]["response"]["topics"][0]["partitions"][0]["errorCode"] = 0
+    _, report = check_events(tmp_path, events)
+    assert findings(report) == [(line, "response-mismatch", "errorCode")]
+
+
+def test_a_missing_offset_tombstone_is_flagged(tmp_path: Path) -> None:
+    events = load("simple_commits")
+    line = line_of(events, 1900, 47)
+    assert events[line]["record"]["value"] is None  # the tombstone follows the call
+    del events[line]
+    _, report = check_events(tmp_path, events)
+    assert findings(report) == [(line, "response-mismatch", "record")]
