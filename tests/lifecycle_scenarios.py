@@ -18,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from kgspec.model.connect.member import STATE_NAMES as CONNECT_STATE_NAMES
 from kgspec.model.consumer import records as crec
 from kgspec.model.coordinator import Coordinator
 from kgspec.model.errors import Errors
@@ -27,6 +28,14 @@ from kgspec.spec import members as ms
 
 from kgspec.sim.client import ClientOptions, SimClient
 from tests.classic.harness import Harness as ClassicHarness
+from tests.connect.harness import (
+    COMPUTE_ASSIGNMENT,
+    CONFIG,
+    INVALID_ASSIGNMENT,
+    Cluster,
+    assignor,
+    ct,
+)
 from tests.consumer.helpers import Harness, tid
 from tests.streams.helpers import S8_TOPOLOGY, coordinator, request
 
@@ -520,6 +529,159 @@ def classic_unloaded() -> None:
     assert seen == ["PREPARING_REBALANCE", "COMPLETING_REBALANCE", "STABLE", "EMPTY"]
 
 
+# --- Connect (the draft, profile kip) -------------------------------------------------------
+
+ALL5 = ["AC0", "AT1", "AT2", "BC0", "BT1"]
+
+
+def _phase(c: Cluster) -> str:
+    return c.coord.connect_groups[c.group].computation.phase
+
+
+def _worker(c: Cluster, member: str) -> str:
+    return CONNECT_STATE_NAMES[c.coord.connect_groups[c.group].members[member].state]
+
+
+def _connect_one_worker() -> Cluster:
+    """W1 joins, is asked to compute, and installs everything without a prepare; it reconciles."""
+    c = Cluster()
+    c.configure(CONFIG)
+    assert c.hb("W1", 0)["errorCode"] == COMPUTE_ASSIGNMENT
+    assert _phase(c) == "NOTIFIED"
+    assert c.install("W1", 0, 1, {"W1": ALL5})["errorCode"] == 0  # NOTIFIED -> installed
+    c.at(1_000)
+    c.hb("W1", 0, ct())
+    return c
+
+
+def connect_reconciliation_corners() -> None:
+    """Each worker outcome out of UNREVOKED and UNRELEASED, and STABLE -> UNRELEASED."""
+    c = _connect_one_worker()
+    c.at(2_000)
+    c.hb("W2", 0)  # group epoch 2: W1, the sticky computing worker, is chosen at once (REQUESTED)
+    assert _phase(c) == "REQUESTED"
+    c.prepare("W1", 1)  # REQUESTED -> prepared
+    c.install("W1", 1, 2, {"W1": ["AC0", "AT1", "AT2"], "W2": ["BC0", "BT1"]})
+    c.at(3_000)
+    c.hb("W2", 1, ct())  # STABLE -> UNRELEASED: W1 still holds BC0, BT1
+    assert _worker(c, "W2") == "UNRELEASED"
+    c.hb("W1", 1, ct(*ALL5))  # STABLE -> UNREVOKED
+    assert _worker(c, "W1") == "UNREVOKED"
+    c.at(4_000)
+    c.configure({"A": [1, 2], "B": [1], "C": []})  # group epoch 3
+    c.prepare("W1", 1)
+    c.install("W1", 1, 3, {"W1": ["AC0", "CC0"], "W2": ["BC0", "BT1", "AT1", "AT2"]})
+    c.hb("W2", 2, ct())  # UNRELEASED -> UNRELEASED: everything still held by W1
+    assert _worker(c, "W2") == "UNRELEASED"
+    c.hb("W1", 1, ct("AC0", "AT1", "AT2"))  # acked BC0, BT1; the new target revokes AT1, AT2 too
+    assert _worker(c, "W1") == "UNREVOKED"
+    c.hb("W2", 3, ct())  # UNRELEASED -> UNRELEASED with BC0, BT1 (AT1, AT2 still W1's)
+    assert _worker(c, "W2") == "UNRELEASED"
+    c.at(5_000)
+    c.configure({"A": [1, 2], "B": [1]})  # group epoch 4: CC0 goes away
+    c.prepare("W1", 1)
+    c.install("W1", 1, 4, {"W1": ["AC0", "BT1"], "W2": ["BC0", "AT1", "AT2"]})
+    c.hb("W2", 3, ct("BC0", "BT1"))  # UNRELEASED -> UNREVOKED: BT1 left its target and it owns it
+    assert _worker(c, "W2") == "UNREVOKED"
+    c.hb("W1", 1, ct("AC0"))  # UNREVOKED -> UNRELEASED: acked, but BT1 is W2's still
+    assert _worker(c, "W1") == "UNRELEASED"
+    c.hb("W2", 3, ct("BC0"))  # UNREVOKED -> STABLE: BT1 revoked, AT1 and AT2 released by W1
+    assert _worker(c, "W2") == "STABLE"
+    c.hb("W1", 4, ct("AC0"))  # UNRELEASED -> STABLE: BT1 released
+    assert _worker(c, "W1") == "STABLE"
+
+
+INVALID = {"W9": ALL5}  # a worker that does not exist: INVALID_ASSIGNMENT
+
+
+def connect_computation_corners() -> None:
+    """The assignment computation ('Assignment Process') off its main path."""
+    # Rejected installs (NOTIFIED, then REQUESTED: the same worker is asked again), then a valid
+    # install straight from REQUESTED.
+    c = Cluster()
+    c.configure(CONFIG)
+    assert c.hb("W1", 0)["errorCode"] == COMPUTE_ASSIGNMENT
+    assert c.install("W1", 0, 1, INVALID)["errorCode"] == INVALID_ASSIGNMENT  # NOTIFIED -> rejected
+    assert _phase(c) == "REQUESTED"
+    assert c.install("W1", 0, 1, INVALID)["errorCode"] == INVALID_ASSIGNMENT  # REQUESTED -> rejected
+    assert c.install("W1", 0, 1, {"W1": ALL5})["errorCode"] == 0  # REQUESTED -> installed
+    assert _phase(c) == "IDLE"
+    # PREPARED: prepared again, rejected, then a stale install after the group moved on.
+    c.at(1_000)
+    c.configure({"A": [1, 2], "B": [1], "C": []})  # group epoch 2
+    c.prepare("W1", 0)
+    c.prepare("W1", 0)  # PREPARED -> prepared
+    assert c.install("W1", 0, 2, INVALID)["errorCode"] == INVALID_ASSIGNMENT  # PREPARED -> rejected
+    c.prepare("W1", 0)
+    c.configure(CONFIG)  # group epoch 3 while W1 computes for 2
+    assert c.install("W1", 0, 2, {"W1": ["AC0", "AT1", "AT2", "BC0", "BT1", "CC0"]})["errorCode"] == 0
+    assert _phase(c) == "REQUESTED"  # PREPARED -> installed_stale
+    # The computing worker leaves: NOTIFIED, PREPARED and REQUESTED (sticky, not yet notified).
+    c = Cluster()
+    c.configure(CONFIG)
+    c.hb("W1", 0)
+    c.hb("W2", 0)
+    assert _phase(c) == "NOTIFIED"
+    c.hb("W1", -1)  # NOTIFIED -> computing_worker_left
+    assert c.hb("W2", 0)["errorCode"] == COMPUTE_ASSIGNMENT
+    c.hb("W3", 0)
+    c.prepare("W2", 0)
+    c.hb("W2", -1)  # PREPARED -> computing_worker_left
+    assert c.hb("W3", 0)["errorCode"] == COMPUTE_ASSIGNMENT
+    c.install("W3", 0, c.coord.connect_groups["g"].group_epoch, {"W3": ALL5})
+    c.hb("W4", 0)  # group epoch + 1: W3, sticky, is chosen without a heartbeat (REQUESTED)
+    assert _phase(c) == "REQUESTED"
+    c.hb("W3", -1)  # REQUESTED -> computing_worker_left
+    # The last worker leaves: NOTIFIED, PREPARED, REQUESTED.
+    for steps in ("notified", "prepared", "requested"):
+        c = Cluster()
+        c.configure(CONFIG)
+        c.hb("W1", 0)
+        if steps == "prepared":
+            c.prepare("W1", 0)
+        if steps == "requested":
+            c.install("W1", 0, 1, INVALID)
+        assert _phase(c) == steps.upper()
+        c.hb("W1", -1)  # -> group_emptied
+        assert _phase(c) == "IDLE"
+    # No worker's version range covers every other's: nobody is notified.
+    c = Cluster()
+    c.configure(CONFIG)
+    c.hb("W1", 0, assignors=[assignor(0, 1)])
+    c.install("W1", 0, 1, {"W1": ALL5})
+    c.hb("W2", 0, assignors=[assignor(1, 2)])  # REQUESTED -> no_eligible_worker
+    assert _phase(c) == "REQUESTED"
+
+
+def _connect_revoking() -> Cluster:
+    """W1 revoking BC0 and BT1 (UNREVOKED) for W2, which waits for them (UNRELEASED)."""
+    c = _connect_one_worker()
+    c.at(2_000)
+    c.hb("W2", 0)
+    c.prepare("W1", 1)
+    c.install("W1", 1, 2, {"W1": ["AC0", "AT1", "AT2"], "W2": ["BC0", "BT1"]})
+    c.at(3_000)
+    c.hb("W2", 1, ct())
+    c.hb("W1", 1, ct(*ALL5))
+    assert (_worker(c, "W1"), _worker(c, "W2")) == ("UNREVOKED", "UNRELEASED")
+    return c
+
+
+def connect_workers_leave_and_are_fenced() -> None:
+    """-1 and the timers, from each worker state."""
+    c = _connect_revoking()
+    c.hb("W1", -1)  # UNREVOKED -> left
+    c.hb("W2", -1)  # UNRELEASED -> left
+    assert c.coord.connect_groups["g"].members == {}
+    c = _connect_revoking()
+    c.at(100_000)  # both sessions expire: UNREVOKED and UNRELEASED -> fenced
+    assert c.coord.connect_groups["g"].members == {}
+    c = _connect_one_worker()
+    assert _worker(c, "W1") == "STABLE"
+    c.at(100_000)  # STABLE -> fenced
+    assert c.coord.connect_groups["g"].members == {}
+
+
 #: name -> scenario; each runs on fresh coordinators.
 SCENARIOS: dict[str, Callable[[], None]] = {
     "consumer static leave corners": consumer_static_leave_corners,
@@ -534,4 +696,7 @@ SCENARIOS: dict[str, Callable[[], None]] = {
     "client in-flight errors": client_in_flight_errors,
     "client poll timeouts": client_poll_timeouts,
     "classic unloaded": classic_unloaded,
+    "connect reconciliation corners": connect_reconciliation_corners,
+    "connect computation corners": connect_computation_corners,
+    "connect workers leave and are fenced": connect_workers_leave_and_are_fenced,
 }
