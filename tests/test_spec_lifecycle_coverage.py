@@ -2,8 +2,10 @@
 
 Every golden trace (``tests/golden/**``, through ``kgspec check``) and a set of simulated runs
 (``kgspec/sim``: consumer and streams groups, static members, lossy networks, failovers, several
-profiles) run with a recording hook on ``kgspec.spec.tables.fire``, the one helper through which
-the model changes a member, group or topology state. Then:
+profiles) and the focused scenarios of ``tests/lifecycle_scenarios.py`` (the corners no trace
+reaches, through the model's real entry points) run with a recording hook on
+``kgspec.spec.tables.fire``, the one helper through which the model changes a member, group or
+topology state. Then:
 
 (a) **coverage**: every declared ``(state, trigger)`` of every machine is fired at least once,
     except those matching a reason in ``NOT_ON_TRACES`` (each reason must still apply). The
@@ -16,8 +18,8 @@ the model changes a member, group or topology state. Then:
 (b) **no state change outside a table**, checked at run time: ``Coordinator.apply`` (the records
     of a handled call or of fired timers; the model's only way to change hard state) is wrapped.
     After each call, every member's lifecycle state (``ConsumerGroup.lifecycle_state``: the
-    MemberState byte's name, TEMPORARILY_LEFT at epoch -2), every streams group's topology state
-    and every group's derived state is compared with the snapshot taken after the previous
+    MemberState byte's name, TEMPORARILY_LEFT at epoch -2; a Connect worker's state), every
+    streams group's topology state and every group's derived state is compared with the snapshot taken after the previous
     ``apply``. Each member or topology change ``s -> d`` must be a chain of transitions fired since
     then (a member that disappears must have fired ``fenced`` or ``left``; a static member's
     replacement continues the lifecycle of the member it replaces; a new member starts at the
@@ -38,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kgspec.model.connect.member import STATE_NAMES as CONNECT_STATE_NAMES
 from kgspec.model.consumer import records as crec
 from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.model.consumer.member import ConsumerMember
@@ -52,6 +55,7 @@ from kgspec.spec.tables import TABLES, InvalidTransition, fire, recording
 from kgspec.sim.scenario import Scenario, run_scenario
 from kgspec.sim.simulator import Simulator
 from tests.helpers import check
+from tests.lifecycle_scenarios import SCENARIOS
 
 ROOT = Path(__file__).resolve().parent
 GOLDEN = sorted((ROOT / "golden").rglob("*.jsonl"))
@@ -66,24 +70,37 @@ SIMULATIONS = [(protocol, profile, members, seed, loss, failover)
 #: some missing transition (a stale reason fails the test), and nothing outside them may be missing.
 NOT_ON_TRACES: dict[str, Callable[[str, str, str], bool]] = {
     # Replay is a load (docs/spec.md): UNKNOWN comes only from a record whose MemberState byte this
-    # version does not know, which no trace carries; test_replay_loads_an_unknown_state_byte_...
-    # below loads one. Every transition out of UNKNOWN needs such a member first.
-    "UNKNOWN is loaded from records only": lambda m, s, t: m.endswith("-member") and (
-        t == "unknown_state_loaded" or s == "UNKNOWN"),
-    # A second -2, -1 after -2, -2 while revoking or waiting: no golden trace or simulated static
-    # client sends these (the simulator's static clients leave with -2 from STABLE and rejoin).
-    "static-leave corner cases": lambda m, s, t: m.endswith("-member") and (
-        s == "TEMPORARILY_LEFT" or t == "static_temporary_leave"),
-    # Topic metadata changing between heartbeats of a not-ready streams group, and group deletion
-    # (the streams downgrade's tombstones): neither the goldens nor the simulator do these.
-    "topology reconfiguration and deletion": lambda m, s, t: m == "streams-topology" and (
-        t == "deleted" or s != "INITIALIZED"),
-    # The simulator's client (kgspec/sim/client.py): it injects no fatal errors or poll timeouts.
-    "client-side paths the simulator does not inject": lambda m, s, t: m == "consumer-client",
-    # The Connect draft (profile kip): the goldens take its main path only.
-    "Connect draft beyond the goldens": lambda m, s, t: m.startswith("connect-"),
-    # Coordinator unload of classic groups (DEAD): no trace unloads a classic group's partition.
-    "classic unload": lambda m, s, t: m == "classic-group" and t == "unloaded",
+    # version does not know, and replay sets it without the table, as Kafka's replay does
+    # (GroupMetadataManager.replay -> ConsumerGroupMember.Builder.updateWith(record):
+    # setState(MemberState.fromValue(record.state())), no transition check). So
+    # ``unknown_state_loaded`` documents the load and is never fired;
+    # test_replay_loads_an_unknown_state_byte_... below and the scenarios (which take every
+    # transition out of UNKNOWN after such a load) show it.
+    "unknown_state_loaded is a load, never fired": lambda m, s, t: m.endswith("-member") and (
+        t == "unknown_state_loaded"),
+    # Three client-side paths the simulator's client (kgspec/sim/client.py) does not implement;
+    # the scenarios drive it through every other transition (fatal errors, poll timeouts, errors
+    # to a heartbeat in flight). It has one coordinator it always knows, so a leave heartbeat is
+    # never skipped (AbstractMembershipManager.onHeartbeatRequestSkipped); in RECONCILING it lets
+    # the running reconciliation finish and fires assignment_received for any new assignment,
+    # where Kafka's processAssignmentReceived goes to STABLE when the target equals the current
+    # assignment; and it sends nothing while UNSUBSCRIBED, so no answer can be fatal there.
+    "client-side paths the simulator's client does not implement": lambda m, s, t: m == "consumer-client" and (
+        (s, t) in {("LEAVING", "leave_heartbeat_skipped"), ("RECONCILING", "assignment_unchanged"),
+                   ("UNSUBSCRIBED", "fatal_error")}),
+    # The Connect draft's computation: installed_stale is declared from every busy phase, but the
+    # model accepts an install without a prepare only at the current group epoch
+    # (model/connect/assignment.py _snapshot_for: otherwise INVALID_ASSIGNMENT, 'No group metadata
+    # was prepared'), and every way out of PREPARED drops the prepared snapshot; so a stale
+    # install is always PREPARED -> installed_stale (the scenarios take it, and every other edge).
+    "Connect: a stale install needs a prepare": lambda m, s, t: m == "connect-assignment" and (
+        t == "installed_stale" and s in ("REQUESTED", "NOTIFIED")),
+    # ClassicGroupState.validPreviousStates lets DEAD be entered from DEAD, and the declaration
+    # copies that table; but in the group coordinator DEAD is entered only by onUnloaded
+    # (GroupMetadataManager.onUnloaded: classicGroup.transitionTo(DEAD), its only caller), which
+    # runs once per loaded shard: a reload builds new groups, so an unload never meets a DEAD one.
+    "classic DEAD -> DEAD: a second unload of one loaded group": lambda m, s, t: m == "classic-group" and (
+        (s, t) == ("DEAD", "unloaded")),
 }
 
 Fired = tuple[str, str, str, str]  # machine, state, trigger, dest
@@ -116,6 +133,9 @@ def snapshot(coord: Coordinator) -> Snapshot:
             s.group_epoch, a, all(m.is_reconciled_to(a) for m in s.members.values()))
         assert s.state == derived, f"streams group {gid}: {s.state} is not the spec's derivation {derived}"
         snap[("streams", gid)] = {"members": _members(s), "group": s.state, "topology": s.topology_state()}
+    for gid, c in coord.connect_groups.items():
+        workers = {mid: (CONNECT_STATE_NAMES[m.state], m.instance_id) for mid, m in c.members.items()}
+        snap[("connect", gid)] = {"members": workers, "group": c.state()}
     return snap
 
 
@@ -252,6 +272,9 @@ def _run_traces(w: Watch) -> None:
         w.where = f"simulation {protocol} {profile} seed {seed}"
         run_scenario(Scenario(groups=2, members=members, duration_ms=600000, seed=seed, loss=loss,
                               failover_every_ms=failover, profile=profile, protocol=protocol))
+    for name, scenario in SCENARIOS.items():
+        w.where = f"scenario {name}"
+        scenario()
 
 
 def test_traces_change_states_only_through_the_tables_and_take_every_transition(watch: Watch) -> None:
@@ -289,6 +312,14 @@ def test_recording_sees_every_fire_and_restores_the_outer_hook() -> None:
     assert inner == [("streams-topology", "ABSENT", "initialized", "INITIALIZED")]
     assert outer == [("consumer-member", "STABLE", "left", "LEFT")]
     assert tables._hook is None
+
+
+@pytest.mark.parametrize("name", sorted(SCENARIOS))
+def test_each_scenario_changes_states_only_through_the_tables(watch: Watch, name: str) -> None:
+    """Each focused scenario (tests/lifecycle_scenarios.py) on its own, for a precise failure."""
+    watch.where = f"scenario {name}"
+    SCENARIOS[name]()
+    assert watch.problems == []
 
 
 def test_every_machine_is_registered_and_compiled() -> None:

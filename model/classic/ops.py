@@ -111,10 +111,12 @@ def replay(coord: Any, record: Record) -> None:
 
 
 def unload(coord: Any, now: int) -> None:
-    """``onUnloaded`` then a reload: parked calls get NOT_COORDINATOR and each group becomes
-    what its last GroupMetadata record says (in-memory progress since then is lost)."""
+    """``onUnloaded`` then a reload: each group goes DEAD (``classicGroup.transitionTo(DEAD)``,
+    the ``unloaded`` transition), parked calls get NOT_COORDINATOR and each group becomes what
+    its last GroupMetadata record says (in-memory progress since then is lost)."""
     step = Step(coord, now)
     for group in coord.classic_groups.values():
+        group.transition("unloaded", now)
         for member in group.members.values():
             step.complete_join(group, member, int(Errors.NOT_COORDINATOR))
             step.complete_sync(member, int(Errors.NOT_COORDINATOR))

@@ -99,7 +99,7 @@ def heartbeat(coord: Coordinator, req: dict[str, Any], now: int, client_id: str,
         if epoch == LEAVE_GROUP_MEMBER_EPOCH:
             if group is None or member is None:
                 raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Member {mid} is not a member of group {gid}.")
-            emit(ops.fence_records(coord, group, mid))
+            emit(ops.fence_records(coord, group, mid, "left"))
             ops.sync(coord, group)
             explain.append(f"worker {mid} left: group epoch bumped to {group.group_epoch}")
             return result_type({"errorCode": 0, "errorMessage": None, "memberEpoch": LEAVE_GROUP_MEMBER_EPOCH,

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from kgspec.model.connect import records as crec
 from kgspec.model.connect.group import Computation, ConnectGroup, eligible_workers
-from kgspec.model.connect.member import UNREVOKED, ConnectMember
+from kgspec.model.connect.member import STATE_NAMES, UNREVOKED, ConnectMember
 from kgspec.model.connect.resources import config_resources, items
 from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.model.records import Record
@@ -128,8 +128,13 @@ def adopt_selection(coord: Coordinator, group_id: str, member_id: str, chosen: b
 # --- membership ----------------------------------------------------------------------------------
 
 
-def fence_records(coord: Coordinator, group: ConnectGroup, member_id: str) -> list[Record]:
-    """Remove a worker: tombstones, then the group epoch + 1 ('A worker is fenced or removed')."""
+def fence_records(coord: Coordinator, group: ConnectGroup, member_id: str,
+                  trigger: str = "fenced") -> list[Record]:
+    """Remove a worker: tombstones, then the group epoch + 1 ('A worker is fenced or removed').
+
+    ``trigger`` is the worker's ``connect-member`` transition: ``fenced`` (timers, a fenced
+    epoch) or ``left`` (a heartbeat with epoch -1)."""
+    tables.fire("connect-member", STATE_NAMES[group.members[member_id].state], trigger)
     gid = group.group_id
     cancel_member_timers(coord, gid, member_id)
     return [crec.current_assignment_tombstone(gid, member_id), crec.member_metadata_tombstone(gid, member_id),
