@@ -94,13 +94,18 @@ def loads(data: bytes) -> Any:
     return pickle.loads(data)  # rows written by this job's own parse stage
 
 
-def event_from_payload(data: bytes, line: int, start_ts: float) -> Event:
-    """A group's event from its row: a native line (``{...}``) parsed again, or a pickle.
+PICKLE_MAGIC: Final = pickle.dumps(None, protocol=5)[:2]  # b"\x80\x05": no trace line starts so
 
-    ``line``: its line in the file; ``start_ts``: the timestamp its block starts from, for a
-    record that inherited the block's unknown one (:data:`UNKNOWN_TS`).
+
+def event_from_payload(data: bytes, line: int, start_ts: float) -> Event:
+    """A group's event from its row: a native line parsed again, or a pickle this job wrote.
+
+    Only bytes that start as this job's pickles do are unpickled; a native line is shipped only
+    when it parsed as an event (valid UTF-8, so never starting with ``0x80``), a leading BOM
+    included. ``line``: its line in the file; ``start_ts``: the timestamp its block starts from,
+    for a record that inherited the block's unknown one (:data:`UNKNOWN_TS`).
     """
-    if data[:1] == b"{":
+    if data[:2] != PICKLE_MAGIC:
         event = parse_line(data, line, False)
         assert isinstance(event, Event)  # it parsed as one in the parse stage
         return event

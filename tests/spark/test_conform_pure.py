@@ -416,3 +416,16 @@ def test_a_describe_types_its_groups_below_their_own_calls() -> None:
     assert [(r[4], r[5], r[6]) for r in route(0, 0, 0.0, 0, describe(["a", "b", "a"]))] == [
         ("g", "a", "streams?"), ("g", "b", "streams?")]
     assert [(r[4], r[5], r[6]) for r in route(0, 0, 0.0, 0, describe("a"))] == [("o", None, "streams")]
+
+
+def test_a_native_line_with_a_bom_is_parsed_again_never_unpickled() -> None:
+    """A valid line starting with a BOM (which ``kgspec check`` accepts) was taken for a pickle
+    by the replay stage and crashed it; only this job's own pickles are unpickled now."""
+    from kgspec.conformance.spark.parse import PICKLE_MAGIC, dumps, event_from_payload
+
+    line = b'\xef\xbb\xbf{"tsMs":5,"tick":{"coordinatorFailover":true}}'
+    event = event_from_payload(line, 7, 0.0)
+    assert (event.kind, event.line, event.ts_ms, event.body) == ("tick", 7, 5.0, {"coordinatorFailover": True})
+    assert dumps(event)[:2] == PICKLE_MAGIC
+    again = event_from_payload(dumps(event), 9, 0.0)
+    assert (again.kind, again.line, again.ts_ms) == ("tick", 9, 5.0)
