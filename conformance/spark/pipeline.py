@@ -41,6 +41,7 @@ from kgspec.conformance.events import Event
 from kgspec.conformance.findings import Finding, GroupSummary, InputSummary, Report
 from kgspec.conformance.readers.detect import detect_format, read_sample
 from kgspec.conformance.readers.errors import TraceFormatError
+from kgspec.conformance.readers.source import GZIP_MAGIC, Source
 from kgspec.model.mutants import Mutants
 
 from .blocks import SUMMARY_COLUMNS, Layout, summarize_parse
@@ -385,6 +386,7 @@ def _run(spark: Any, opts: ConformOptions, seed: int, defaults: _SessionDefaults
            .select(F.col("_metadata.file_path").alias("uri"), F.col("_metadata.file_block_start").alias("block"),
                    F.col("value")))
     paths, files = _input_files(spark, raw, names, opts.format)
+    broken = _broken_gzip_findings(files, names)
     defaults.split_inputs(_splittable_sizes(files))
     stages.lap("formats")
     formats = {info.index: info.fmt for info in files.values()}
@@ -392,9 +394,37 @@ def _run(spark: Any, opts: ConformOptions, seed: int, defaults: _SessionDefaults
     with contextlib.ExitStack() as cached:
         parsed = _cache(cached, raw.select("uri", "block", F.col("value").cast("binary").alias("v"))
                         .mapInArrow(_parse_fn(files, ParseOptions(tz=opts.tz)), PARSED_SCHEMA))
-        result = _run_parsed(spark, opts, parsed, paths, formats, seed, stages, cached)
+        result = _run_parsed(spark, opts, parsed, paths, formats, seed, stages, cached, broken)
     result.stage_seconds = stages.seconds
     return result
+
+
+def _broken_gzip_findings(files: dict[str, FileInfo], names: _Names) -> list[Finding]:
+    """A ``malformed`` finding for each local gzip file whose data breaks off (truncated, garbage,
+    a bad CRC), on the line where reading stops, as ``kgspec check`` reports it. Spark's
+    ``ignoreCorruptFiles`` keeps what it read before the damage and drops the rest silently, so
+    the driver reads each local gzip once to the end to find out (remote files: Spark alone)."""
+    found: list[Finding] = []
+    for key in sorted(files):
+        local = _local_path(key)
+        if local is None or not os.path.isfile(local):
+            continue
+        try:
+            with open(local, "rb") as fh:
+                if fh.read(2) != GZIP_MAGIC:
+                    continue
+            source = Source(local)
+        except (OSError, TraceFormatError):
+            continue  # unreadable as a whole: Spark's listing and sample report it
+        try:
+            while source.stream.read(1 << 20):
+                pass
+            problem, (line, _) = source.error, source.error_line
+        finally:
+            source.close()
+        if problem is not None:
+            found.append(Finding(names.name(key)[1], line, None, "malformed", problem, None))
+    return found
 
 
 def _cache(cached: contextlib.ExitStack[Any], frame: Any) -> Any:
@@ -419,13 +449,15 @@ class _StageClock:
 
 
 def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str], formats: dict[int, str],
-                seed: int, stages: _StageClock, cached: contextlib.ExitStack[Any]) -> ConformResult:
+                seed: int, stages: _StageClock, cached: contextlib.ExitStack[Any],
+                broken: list[Finding] | None = None) -> ConformResult:
     from pyspark.sql import functions as F
 
     # The counts, block layouts and held headers (the rows are few: per partition and per block).
     summary = summarize_parse((tuple(r) for r in parsed.where(F.col("cls").isin("n", "b", HEADER_HELD))
                                .select(*SUMMARY_COLUMNS).collect()), paths)
     layout, headers, driver_findings = summary.layout, summary.headers, summary.findings
+    driver_findings.extend(broken or [])
     stages.lap("parse")
 
     # Cluster-wide events, resolved per file in order.

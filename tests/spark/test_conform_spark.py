@@ -219,3 +219,19 @@ def test_cli_session_on_two_local_cores_runs_the_serial_collector() -> None:
                            check=True).stdout.strip().splitlines()[-1]
             for extra in ([], ["spark.driver.extraJavaOptions=-XX:+UseG1GC"])]
     assert runs == ["['Copy', 'MarkSweepCompact']", "['G1 Young Generation', 'G1 Old Generation']"]
+
+
+@pytest.mark.spark
+def test_a_truncated_gzip_is_reported_as_check_reports_it(spark: Any, tmp_path: Path) -> None:
+    """Spark's ignoreCorruptFiles kept the lines before the damage and dropped the rest in
+    silence, so a truncated ``.gz`` conformed; now its break is the same finding as in check."""
+    golden = Path(__file__).resolve().parents[1] / "golden" / "consumer" / "reconciliation.jsonl"
+    data = gzip.compress(golden.read_bytes())
+    broken = tmp_path / "cut.jsonl.gz"
+    broken.write_bytes(data[: len(data) * 2 // 3])
+    expected = _check_json([broken])
+    [found] = [f for f in expected["findings"] if "gzip" in f["message"]]
+    assert (found["kind"], found["groupId"]) == ("malformed", None)
+    got = _conform_json(spark, [broken])
+    got.pop("sampling")
+    assert [f for f in got["findings"] if "gzip" in f["message"]] == [found]
