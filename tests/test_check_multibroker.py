@@ -315,6 +315,12 @@ def test_the_merge_keeps_each_inputs_order_and_breaks_ties_by_input() -> None:
     b: list[ReadItem] = [call(1, 5), call(2, 7), Skipped(3, "y"), call(4, 9)]
     merged = [(index, item.line) for index, item in merge_by_time([iter(a), iter(b)])]
     assert merged == [(0, 1), (0, 2), (0, 3), (1, 1), (1, 2), (1, 3), (0, 4), (1, 4)]
+    # equal arrivals: by completion, then a call before a topic change, then the inputs' order
+    slow = Event(1, "call", 5, {}, total_time_ms=2)
+    topic = Event(1, "topic", 5, {"name": "t", "topicId": "AAAAAAAAAAAAAAAAAAAAAA", "partitions": 1})
+    quick = Event(1, "call", 5, {}, total_time_ms=0)
+    merged = [index for index, _ in merge_by_time([iter([slow]), iter([topic]), iter([quick])])]
+    assert merged == [2, 1, 0]
 
 
 def test_a_first_call_to_the_wrong_broker_is_not_judged(tmp_path: Path) -> None:

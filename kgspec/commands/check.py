@@ -304,18 +304,21 @@ def merge_by_time(streams: list[Iterator[ReadItem]]) -> Iterator[tuple[int, Read
     Each input keeps its own order (its reader's, by arrival for a request log); an item is
     keyed by the latest time its input has shown (an item without one, a skipped or malformed
     line, takes its input's current time), so the merge orders inputs against each other and
-    never reorders an input. Equal times keep the inputs' order on the command line, then each
+    never reorders an input. Equal arrival times are ordered by completion (arrival plus
+    ``totalTimeMs``), as the lines of one broker's log are; at equal completion a call comes
+    before a topic change (the coordinator learns of a topic from the metadata image, published
+    after the admin call completes); then the inputs' order on the command line, then each
     input's order: the same inputs always give the same sequence.
     """
-    def keyed(index: int, items: Iterator[ReadItem]) -> Iterator[tuple[float, int, int, ReadItem]]:
-        clock = float("-inf")
+    def keyed(index: int, items: Iterator[ReadItem]) -> Iterator[tuple[float, float, bool, int, int, ReadItem]]:
+        clock = done = float("-inf")
+        topic = False
         for seq, item in enumerate(items):
-            ts = item.ts_ms if type(item) is Event else None
-            if ts is not None and ts > clock:
-                clock = ts
-            yield clock, index, seq, item
+            if type(item) is Event and item.ts_ms is not None and item.ts_ms >= clock:
+                clock, done, topic = item.ts_ms, item.ts_ms + (item.total_time_ms or 0), item.kind == "topic"
+            yield clock, done, topic, index, seq, item
 
-    for _, index, _, item in heapq.merge(*(keyed(i, s) for i, s in enumerate(streams))):
+    for _, _, _, index, _, item in heapq.merge(*(keyed(i, s) for i, s in enumerate(streams))):
         yield index, item
 
 
