@@ -62,6 +62,8 @@ class CoordinatorMoves:
         self.hold_errors = True  # False: NOT_COORDINATOR answers are judged at once, as any call
         self.brokers: dict[str, str] = {}  # group id -> the broker that answered its last call
         self.held: dict[str, list[Held]] = {}  # group id -> answers held, with their input
+        self.assumed: dict[str, str] = {}  # group id -> the broker it left with that broker's other groups
+        self.since: dict[str, float] = {}  # group id -> when its current broker first answered it
         self._releasing: Event | None = None
 
     def call(self, event: Event, api: int | None, gid: str) -> bool:
@@ -84,19 +86,35 @@ class CoordinatorMoves:
                 g.generation += 1  # the next call must come through here, not the steady cache
             return True
         held = self.held.pop(gid, None)
+        assumed = self.assumed.pop(gid, None)
+        if assumed is not None:  # failed over already: with its broker's other groups, or --failover
+            if broker is not None:
+                self.brokers[gid] = broker
+                self.since[gid] = event.ts_ms or 0
+            if held is not None:  # answers while the group moved: explained by the move
+                self._note(held[0][0], gid, "failover-explains", assumed or None, broker,
+                           f"the move of group {gid}'s coordinator explains its coordinator-error answers",
+                           held[0][2])["explains"] = [h.line for h, _, _ in held]
+                held = None
+            known = broker
         loaded = held is not None and any(
             h.response.get("errorCode") == COORDINATOR_LOAD_IN_PROGRESS and broker_of(h.connection) == broker
             for h, _, _ in held)
         moved = broker is not None and known is not None and broker != known
-        if broker is not None:
+        if broker is not None and broker != self.brokers.get(gid):
             self.brokers[gid] = broker
+            self.since[gid] = event.ts_ms or 0
         if moved or loaded:
+            g = self.checker.groups.get(gid)
+            left = g.last_ts if g is not None and g.last_ts is not None else float("-inf")  # before this call
             why = f"answered by {broker} after {known}" if moved else \
                 f"{broker or 'the broker'} answered COORDINATOR_LOAD_IN_PROGRESS at line {held[0][0].line}" \
                 if held else ""
             self.failover(gid, event, "coordinator-move", known, broker,
                           f"group {gid}'s coordinator moved ({why}): replayed as a failover at tsMs "
                           f"{_num(event.ts_ms)}", held)
+            if moved and known is not None:
+                self._broker_left(known, gid, event, left)
         elif held is not None:
             judged = []
             for answer in held:
@@ -128,6 +146,26 @@ class CoordinatorMoves:
             g.generation += 1
             g.coord.failover(int(ts))
 
+    def _broker_left(self, old: str, gid: str, event: Event, left: float) -> None:
+        """The first group seen to leave broker ``old`` takes the broker's other groups with it: a
+        broker stops leading its ``__consumer_offsets`` partitions together (a restart, a crash, a
+        controlled shutdown), so each of its groups fails over now, not at its own next call,
+        which may come after topic changes and timers the new coordinator saw after loading.
+        The broker's groups are those it answered before ``left`` (the group's time before this
+        call), not those that came to it after (in a move of other brokers' groups to it)."""
+        checker = self.checker
+        ts = event.ts_ms or 0
+        for other, broker in list(self.brokers.items()):
+            g = checker.groups.get(other)
+            if broker != old or other == gid or g is None or (g.last_ts is not None and g.last_ts > ts) \
+                    or self.since.get(other, ts) > left:
+                continue
+            del self.brokers[other]
+            self.assumed[other] = old
+            self.failover(other, event, "coordinator-move", old, None,
+                          f"group {other}'s coordinator moved with broker {old}'s groups (group {gid}'s calls "
+                          f"left it here): replayed as a failover at tsMs {_num(ts)}")
+
     def settle(self) -> None:
         """Before a tick, a topic event or the end: held answers nothing explained are judged,
         in their place (a native failover tick does not explain them: the model answers parked
@@ -140,7 +178,9 @@ class CoordinatorMoves:
         """A failover the user supplied (``--failover GROUP@TS``), noted on ``event``, the first
         event at or after ``ts``: it explains the group's held answers."""
         held = self.held.pop(gid, None)
-        self.failover(gid, event, "failover-option", self.brokers.get(gid), None,
+        before = self.brokers.pop(gid, None)
+        self.assumed[gid] = before or ""  # its next call on another broker is this move, not a new one
+        self.failover(gid, event, "failover-option", before, None,
                       f"group {gid}'s coordinator failover at tsMs {_num(ts)} (--failover)", held, ts)
 
     def _release(self, held: list[Held]) -> None:
