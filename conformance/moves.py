@@ -9,6 +9,9 @@ carrying ``coordinatorFailover``; a broker's request log does not, but shows it:
   calls, answered by one broker until then, are answered by another, the coordinator moved
   and the new one loaded the group from its records: the checker replays a failover for that
   group (``Coordinator.failover``, what the native tick does) at the call's time, before it.
+- **the broker leaves**: a broker stops leading its partitions together (a restart, a crash),
+  so the first group seen to leave a broker takes the broker's other groups with it: each is
+  failed over at that call (``_broker_left``), and its later calls on another broker are that move.
 - **COORDINATOR_LOAD_IN_PROGRESS** (14): the answering broker is loading the group, so it is
   the group's new coordinator: the next call it answers normally follows a failover, even
   without broker addresses.
@@ -22,7 +25,10 @@ carrying ``coordinatorFailover``; a broker's request log does not, but shows it:
   ``tick`` with ``coordinatorFailover``), see ``docs/checking.md``.
 
 Every inferred move is listed in the report (``Report.inferred``, the JSON report's
-``inferred``: path, line, group, time, from and to) and never counts as a finding.
+``inferred``: path, line, group, kind, time, from and to, and the lines of the answers it
+explains) and never counts as a finding. Kinds: ``coordinator-move``, ``failover-option``
+(``--failover``), ``not-coordinator`` (another broker's answer, not judged), ``failover-explains``
+(held answers a move explained).
 """
 
 from __future__ import annotations
