@@ -273,6 +273,8 @@ class AllowingChecker(TraceChecker):
         super().__init__(path, report, **options)
         self.allowed = allowed
         self._current: Event | None = None
+        self.moves.hold_errors = False  # a peer's coordinator errors are judged call by call
+        self._first_finding = len(report.findings)  # this checker's findings follow (--merge: of every input)
         self._pending: list[Finding] = []  # target departures seen while computing
         self._last_heartbeat: dict[tuple[str, str], float] = {}
         self._session_timeout: int | None = None  # Kafka's, before widening for the peer
@@ -395,8 +397,8 @@ class AllowingChecker(TraceChecker):
 
     def finish(self) -> None:
         super().finish()
-        failing = {f.group_id for f in self.report.findings if f.path == self.path
-                   and f.kind not in ("malformed", "unsupported")}
+        failing = {f.group_id for f in self.report.findings[self._first_finding:]
+                   if f.kind not in ("malformed", "unsupported")}
         for g in self.groups.values():
             g.summary.diverged = g.summary.group_id in failing
 

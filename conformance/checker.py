@@ -26,6 +26,7 @@ from kgspec.conformance.describes import DESCRIBES, DescribeChecks
 from kgspec.conformance.events import Event, Malformed, ReadItem, Skipped
 from kgspec.conformance.findings import Finding, GroupSummary, InputSummary, Report
 from kgspec.conformance.listing import ListingChecks
+from kgspec.conformance.moves import CoordinatorMoves
 from kgspec.conformance.offsets import OFFSET_APIS, OffsetChecks
 from kgspec.conformance.records import RecordChecks
 from kgspec.conformance.session import MAX_FINDINGS_PER_GROUP, GroupSession, num, ts_of
@@ -97,6 +98,7 @@ class TraceChecker:
         self.describes = DescribeChecks(self)  # the three describes (conformance/describes.py)
         self.records = RecordChecks(self)  # coordinator records (conformance/records.py)
         self.offsets = OffsetChecks(self)  # OffsetCommit, OffsetFetch (conformance/offsets.py)
+        self.moves = CoordinatorMoves(self)  # coordinator moves in broker logs (conformance/moves.py)
 
     # --- feeding -------------------------------------------------------------------------
 
@@ -136,6 +138,8 @@ class TraceChecker:
             return
         self.input.events += 1
         kind = item.kind
+        if self.moves.held and (kind == "tick" or kind == "topic"):
+            self.moves.settle()
         if kind == "header":
             if first:
                 self._header(item)
@@ -150,6 +154,7 @@ class TraceChecker:
             self.records.record(item)
 
     def finish(self) -> None:
+        self.moves.settle()
         for gid, g in self.groups.items():
             if g.clock_seq != self.clock_seq:
                 self.catch_up(g)
@@ -368,6 +373,8 @@ class TraceChecker:
                 name = event.api_name or f"API {api}"
                 self.finding(None, Finding(self.path, event.line, None, "unsupported",
                                             f"{name} calls are not modelled yet", "requestHeader.requestApiKey"))
+            return
+        if self.moves.call(event, api, gid):
             return
         if api is None and event.api_name in CONNECT_API_NAMES:
             g = self.group(gid, "connect")

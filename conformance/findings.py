@@ -68,6 +68,9 @@ class Report:
     inputs: list[InputSummary] = dataclasses.field(default_factory=list)
     groups: list[GroupSummary] = dataclasses.field(default_factory=list)
     findings: list[Finding] = dataclasses.field(default_factory=list)
+    # What the checker inferred rather than read (coordinator moves in broker logs,
+    # conformance/moves.py): informational, never a finding; the JSON's "inferred" when any.
+    inferred: list[dict[str, Any]] = dataclasses.field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -80,12 +83,15 @@ class Report:
             self.findings,
             key=lambda f: (f.path, order.get(f.group_id or "", -1), f.line),
         )
-        return {
+        out = {
             "format": "kgspec-report/1",
             "inputs": [i.to_json() for i in self.inputs],
             "groups": [g.to_json() for g in self.groups],
             "findings": [f.to_json() for f in findings],
         }
+        if self.inferred:  # an extension of the report (contract §2: coordinator moves)
+            out["inferred"] = self.inferred
+        return out
 
 
 # Characters a terminal would act on or hide rather than show: C0 and C1 controls and DEL (Cc),

@@ -19,6 +19,13 @@ and records have no request-log form and are left out. ``total_time_ms(i)`` give
 call's time in the coordinator (whole milliseconds, so the log's millisecond clock
 loses nothing); within one arrival millisecond times are made non-decreasing so that
 the reader's (arrival, line) order is the run's order.
+
+Several brokers (``brokers=["10.0.0.1:9092", ...]``): a cluster's group coordinator is the
+leader of the group's ``__consumer_offsets`` partition, so each group's calls come from one
+broker, named in the ``connection`` field, and a coordinator failover (a ``tick`` with
+``coordinatorFailover``) moves every group to the next broker, as a leader change would. The
+group's broker is ``brokers[(crc32(groupId) + failovers so far) % len(brokers)]``; topic calls
+come from the first broker. ``broker_of`` (line by line) lets a test split the log per broker.
 """
 
 from __future__ import annotations
@@ -27,7 +34,7 @@ import datetime as dt
 import heapq
 import json
 import zlib
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from typing import Any, TextIO
 
 from kgspec.model.config import is_number
@@ -50,18 +57,22 @@ def default_total_time(index: int) -> float:
 def write_request_log(events: Iterable[dict[str, Any]], out: TextIO, *,
                       start: dt.datetime = dt.datetime(2025, 6, 1, tzinfo=dt.UTC),
                       total_time_ms: Callable[[int], float] = default_total_time,
-                      connection: str = "127.0.0.1:9092-127.0.0.1:{port}-0") -> list[int | None]:
+                      connection: str = "127.0.0.1:9092-127.0.0.1:{port}-0",
+                      brokers: Sequence[str] | None = None) -> list[int | None]:
     """Write the calls and topic changes of ``events``; returns the native event index per line.
 
     ``tsMs`` are read as milliseconds after ``start`` (in UTC, as the reader assumes) and must
     not decrease (a run's events are in time order). Streams: only calls not yet completed
-    at the current arrival time are held.
+    at the current arrival time are held. ``brokers``: each group's calls come from its
+    coordinator's address, which moves at each failover (see the module doc); ``connection`` is
+    then ignored.
     """
     lines: list[int | None] = []
     base_ms = int(start.timestamp() * 1000)
     pending: list[tuple[float, int, float, dict[str, Any]]] = []  # heap of (completion, index, total, body)
     same_arrival: list[tuple[float, float, int, dict[str, Any]]] = []  # (arrival, total, index, body)
     known: dict[str, tuple[str, int]] = {}
+    failovers = 0
 
     def settle() -> None:
         _monotone_within_arrival(same_arrival)
@@ -80,7 +91,11 @@ def write_request_log(events: Iterable[dict[str, Any]], out: TextIO, *,
             lines.append(index)
 
     for index, event in enumerate(events):
-        body = _call_body(event, index, known, total_time_ms, connection)
+        tick = event.get("tick")
+        if brokers and type(tick) is dict and tick.get("coordinatorFailover"):
+            failovers += 1
+        body = _call_body(event, index, known, total_time_ms,
+                          connection if not brokers else _broker_connection(event, brokers, failovers))
         if body is None:
             continue
         arrival = float(event["tsMs"])
@@ -93,6 +108,25 @@ def write_request_log(events: Iterable[dict[str, Any]], out: TextIO, *,
     settle()
     release(float("inf"))
     return lines
+
+
+def _broker_connection(event: dict[str, Any], brokers: Sequence[str], failovers: int) -> str:
+    """The connection template of the broker that coordinates the event's group now."""
+    request = event.get("request")
+    group = request.get("groupId") if type(request) is dict else None
+    if type(group) is not str:
+        return f"{brokers[0]}-127.0.0.1:{{port}}-0"
+    broker = brokers[(zlib.crc32(group.encode("utf-8")) + failovers) % len(brokers)]
+    return f"{broker}-127.0.0.1:{{port}}-0"
+
+
+def broker_of(line: str) -> str | None:
+    """The broker address of a written line (the ``connection`` field's first part)."""
+    at = line.find('"connection":"')
+    if at < 0:
+        return None
+    start = at + len('"connection":"')
+    return line[start:line.index('"', start)].split("-", 1)[0]
 
 
 def _monotone_within_arrival(entries: list[tuple[float, float, int, dict[str, Any]]]) -> None:

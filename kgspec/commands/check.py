@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import datetime as dt
 import difflib
+import heapq
 import json
 import sys
 import traceback
@@ -23,8 +25,8 @@ from kgspec.commands.output import (
 )
 from kgspec.conformance.allowlist import AllowedReport, AllowingChecker, AllowList, AllowListError
 from kgspec.conformance.checker import TraceChecker
-from kgspec.conformance.events import ReadItem
-from kgspec.conformance.findings import Finding, Report, jsonable, printable
+from kgspec.conformance.events import Event, ReadItem
+from kgspec.conformance.findings import Finding, InputSummary, Report, jsonable, printable
 from kgspec.conformance.readers import FORMATS, TraceFormatError, open_trace
 from kgspec.conformance.readers.logtime import resolve_tz
 from kgspec.conformance.readers.source import STDIN
@@ -60,6 +62,13 @@ def register(sub: Any) -> None:
     p.add_argument("--mutant", action="append", default=[], choices=sorted(CATALOGUE),
                    help="check against a model with this seeded bug switched on (repeatable)")
     p.add_argument("--tz", help="time zone of request-log timestamps (default UTC)")
+    p.add_argument("--merge", action="store_true",
+                   help="check the traces as one, merged by time (several brokers' request logs of one "
+                        "cluster: a group whose coordinator moved has its calls in several files); "
+                        "findings still name each file and line")
+    p.add_argument("--failover", action="append", default=[], metavar="GROUP@TS",
+                   help="the coordinator of GROUP ('*': every group seen so far) failed over at TS (the trace's "
+                        "tsMs, or an ISO date-time in --tz), for logs that do not show the move (repeatable)")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the summary line")
     p.set_defaults(run=run)
     one_line_errors(p)
@@ -94,6 +103,32 @@ def parse_configs(pairs: list[str]) -> dict[str, Any]:
     return configs
 
 
+def parse_failovers(values: list[str], tz: str | None = None) -> list[tuple[float, str]]:
+    """``--failover GROUP@TS`` values, sorted by time; ValueError names a bad one. ``TS`` is the
+    trace's milliseconds or an ISO date-time (``2025-06-01T00:00:30.250``, in ``tz`` unless it
+    carries its own offset), as epoch milliseconds."""
+    out: list[tuple[float, str]] = []
+    for value in values:
+        group, sep, ts = value.rpartition("@")
+        at = float("nan")
+        try:
+            at = float(ts)
+        except ValueError:
+            try:
+                when = dt.datetime.fromisoformat(ts)
+            except ValueError:
+                pass
+            else:
+                if when.tzinfo is None:
+                    when = when.replace(tzinfo=resolve_tz(tz))
+                at = when.timestamp() * 1000
+        if not sep or not group or not at == at or at in (float("inf"), float("-inf")):
+            raise ValueError(f"--failover needs GROUP@TS (TS in the trace's milliseconds or an ISO date-time), "
+                             f"got {value!r}")
+        out.append((at, group))
+    return sorted(out)
+
+
 KNOWN_CONFIGS: Final = sorted({*DEFAULTS, *GROUP_LEVEL})
 EXIT_INTERNAL: Final = 3  # a bug of kgspec's own, never a property of the input (contract section 2)
 
@@ -113,6 +148,7 @@ def run(args: argparse.Namespace) -> int:
         resolve_tz(args.tz)
         if args.traces.count(STDIN) > 1:
             raise UsageError("standard input ('-') can be read only once")
+        failovers = parse_failovers(args.failover, args.tz)
         allowed = AllowedReport(AllowList.load(args.allow)) if args.allow else None
         report_file = ReportFile(args.json, [*args.traces, *([args.allow] if args.allow else [])]) \
             if args.json and args.json != "-" else None
@@ -122,7 +158,8 @@ def run(args: argparse.Namespace) -> int:
     options: dict[str, Any] = {"profile": args.profile, "configs": configs, "clients": args.clients,
                                "mutants": Mutants(tuple(args.mutant))}
     try:
-        report = check_traces(args.traces, args.format, args.tz, allowed, options)
+        report = check_traces(args.traces, args.format, args.tz, allowed, options, merge=args.merge,
+                              failovers=failovers)
     except (TraceFormatError, InternalError) as exc:
         if report_file is not None:
             report_file.discard()
@@ -169,13 +206,18 @@ def run(args: argparse.Namespace) -> int:
 
 
 def check_traces(paths: list[str], fmt: str, tz: str | None, allowed: AllowedReport | None,
-                 options: dict[str, Any]) -> Report:
-    """Check each trace in turn into one report.
+                 options: dict[str, Any], *, merge: bool = False,
+                 failovers: list[tuple[float, str]] | None = None) -> Report:
+    """Check each trace in turn into one report (``merge``: all of them as one, by time).
 
     ``TraceFormatError`` for an input that is no trace (exit 2); any other exception is a bug of
     kgspec's and becomes an ``InternalError`` naming the input and the line being read or checked.
+    ``failovers``: (tsMs, group or '*') the user says the coordinator moved at (``--failover``).
     """
     report = Report()
+    if merge and len(paths) > 1:
+        _check_merged(paths, fmt, tz, allowed, options, report, failovers or [])
+        return report
     for path in paths:
         items: Iterator[ReadItem] | None = None
         item: ReadItem | None = None
@@ -185,7 +227,10 @@ def check_traces(paths: list[str], fmt: str, tz: str | None, allowed: AllowedRep
             checker = TraceChecker(path, report, **options) if allowed is None \
                 else AllowingChecker(path, report, allowed, **options)
             feed = checker.feed
+            due = list(failovers or [])
             for item in items:
+                if due and type(item) is Event and item.ts_ms is not None and item.ts_ms >= due[0][0]:
+                    _failovers_due(checker, due, item)
                 feed(item)
             finishing = True
             checker.finish()
@@ -204,6 +249,77 @@ def check_traces(paths: list[str], fmt: str, tz: str | None, allowed: AllowedRep
                 where = f"while checking {name} line {item.line if item is not None else '?'}"
             raise InternalError(where, exc) from exc
     return report
+
+
+def _failovers_due(checker: TraceChecker, due: list[tuple[float, str]], item: Event) -> None:
+    """Replay the ``--failover`` moves due by ``item``'s time, before it."""
+    ts = item.ts_ms if item.ts_ms is not None else float("-inf")
+    while due and due[0][0] <= ts:
+        at, group = due.pop(0)
+        for gid in (list(checker.groups) if group == "*" else [group]):
+            checker.moves.failover_option(gid, at, item)
+
+
+def _check_merged(paths: list[str], fmt: str, tz: str | None, allowed: AllowedReport | None,
+                  options: dict[str, Any], report: Report, failovers: list[tuple[float, str]]) -> None:
+    """``--merge``: one checker over every input, items merged by time (``merge_by_time``); the
+    checker's path and line counts follow the input of each item, so findings name its file and line."""
+    streams: list[Iterator[ReadItem]] = []
+    name = printable(paths[0])
+    item: ReadItem | None = None
+    finishing = False
+    try:
+        for path in paths:
+            name = printable(path)
+            streams.append(open_trace(path, fmt, tz=tz))
+        checker = TraceChecker(paths[0], report, **options) if allowed is None \
+            else AllowingChecker(paths[0], report, allowed, **options)
+        summaries = [checker.input]
+        for path in paths[1:]:
+            summaries.append(InputSummary(path))
+            report.inputs.append(summaries[-1])
+        feed = checker.feed
+        due = list(failovers)
+        for index, item in merge_by_time(streams):
+            name = printable(paths[index])
+            checker.path, checker.input = paths[index], summaries[index]
+            if due and type(item) is Event and item.ts_ms is not None and item.ts_ms >= due[0][0]:
+                _failovers_due(checker, due, item)
+            feed(item)
+        finishing = True
+        checker.finish()
+    except TraceFormatError:
+        raise
+    except Exception as exc:
+        if finishing:
+            where = "at the end of the merged inputs"
+        else:
+            where = f"while checking the merged inputs ({name} line {item.line if item is not None else '?'})"
+        raise InternalError(where, exc) from exc
+
+
+def merge_by_time(streams: list[Iterator[ReadItem]]) -> Iterator[tuple[int, ReadItem]]:
+    """Items of several inputs as one stream, ordered by time: ``(input index, item)``.
+
+    Each input keeps its own order (its reader's, by arrival for a request log); an item is
+    keyed by the latest time its input has shown (an item without one, a skipped or malformed
+    line, takes its input's current time), so the merge orders inputs against each other and
+    never reorders an input. Equal arrival times are ordered by completion (arrival plus
+    ``totalTimeMs``), as the lines of one broker's log are; at equal completion a call comes
+    before a topic change (the coordinator learns of a topic from the metadata image, published
+    after the admin call completes); then the inputs' order on the command line, then each
+    input's order: the same inputs always give the same sequence.
+    """
+    def keyed(index: int, items: Iterator[ReadItem]) -> Iterator[tuple[float, float, bool, int, int, ReadItem]]:
+        clock = done = float("-inf")
+        topic = False
+        for seq, item in enumerate(items):
+            if type(item) is Event and item.ts_ms is not None and item.ts_ms >= clock:
+                clock, done, topic = item.ts_ms, item.ts_ms + (item.total_time_ms or 0), item.kind == "topic"
+            yield clock, done, topic, index, seq, item
+
+    for _, _, _, index, _, item in heapq.merge(*(keyed(i, s) for i, s in enumerate(streams))):
+        yield index, item
 
 
 def print_allowed(allowed: AllowedReport, out: TextIO) -> None:
@@ -245,6 +361,13 @@ def print_human(report: Report, out: TextIO, quiet: bool = False) -> None:
             more = counts[path, gid] - 1
             if more > 0:
                 put(f"  ... and {more} more finding(s) for this {where}")
+    if report.inferred and not quiet:
+        moves = [n for n in report.inferred if n["kind"] != "not-coordinator"]
+        groups = len({n["groupId"] for n in moves})
+        first = moves[0] if moves else report.inferred[0]
+        put(f"{len(moves)} coordinator move(s) inferred or supplied in {groups} group(s), replayed as failovers; "
+            f"{len(report.inferred) - len(moves)} NOT_COORDINATOR answer(s) of other brokers not judged "
+            f"(JSON report: inferred); first: {first['path']}:{first['line']}: {first['message']}")
     lines = sum(i.lines for i in report.inputs)
     verdicts = [g.verdict for g in report.groups]
     put(f"{len(report.inputs)} trace(s), {lines} line(s), {len(report.groups)} group(s): "
