@@ -22,7 +22,15 @@ from kgspec.conformance.connect import CONNECT_API_NAMES, ConnectChecks
 from kgspec.conformance.consumer import ConsumerChecks, request_problem
 from kgspec.conformance.describes import DESCRIBES, DescribeChecks
 from kgspec.conformance.events import Event, Malformed, ReadItem, Skipped
-from kgspec.conformance.findings import Finding, GroupSummary, InputSummary, Report
+from kgspec.conformance.findings import (
+    EVENTS,
+    MALFORMED,
+    SKIPPED,
+    Finding,
+    GroupSummary,
+    InputSummary,
+    Report,
+)
 from kgspec.conformance.listing import ListingChecks
 from kgspec.conformance.records import RecordChecks
 from kgspec.conformance.session import MAX_FINDINGS_PER_GROUP, GroupSession, num, ts_of
@@ -36,7 +44,7 @@ from kgspec.model.apis import (
     version_range,
 )
 from kgspec.model.config import unknown_config_names
-from kgspec.model.coordinator import Coordinator
+from kgspec.model.coordinator import Coordinator, TimerStorm
 from kgspec.model.mutants import NONE, Mutants
 from kgspec.model.profiles import DEFAULT_PROFILE, PROFILES, get_profile
 from kgspec.model.step import NO_CHOICES, Choices
@@ -98,9 +106,13 @@ class TraceChecker:
             kind = item.kind
             if kind == "call" or kind == "record":  # the common cases first
                 counts = self.input
-                if not item.same_line:
+                if not item.same_line:  # InputSummary.open(item.line, EVENTS), inline
                     counts.lines += 1
-                counts.events += 1
+                    counts.events += 1
+                    counts.line = item.line
+                    counts.bucket = EVENTS
+                elif counts.bucket == SKIPPED:
+                    counts.join(EVENTS)
                 if kind == "record":
                     self.records.record(item)
                     return
@@ -114,15 +126,17 @@ class TraceChecker:
                         return
                 self._call(item, api)
                 return
+        bucket = MALFORMED if isinstance(item, Malformed) else SKIPPED if isinstance(item, Skipped) else EVENTS
         if not getattr(item, "same_line", False):  # several events may share one input line
-            self.input.lines += 1
+            self.input.open(item.line, bucket)
+        else:
+            self.input.join(bucket)
         first, self._first = self._first, False
         if isinstance(item, Malformed):
             self.finding(None, Finding(self.path, item.line, None, "malformed", item.message, item.field))
             return
         if isinstance(item, Skipped):
             return
-        self.input.events += 1
         kind = item.kind
         if kind == "header":
             if first:
@@ -138,6 +152,7 @@ class TraceChecker:
             self.records.record(item)
 
     def finish(self) -> None:
+        self.input.line = -1  # what is found from here on moves no line between buckets
         for gid, g in self.groups.items():
             self.classic.finish(g)
             if g.saw_records and g.expected_records:
@@ -214,10 +229,21 @@ class TraceChecker:
                                      f"time goes backwards for group {g.summary.group_id}: "
                                      f"tsMs {num(ts)} after {num(g.last_ts)}", "tsMs"))
             return False
+        if g.retired:
+            return False
+        if g.last_ts is None and ts < g.coord.now:  # the group's first event: any epoch, negative too
+            g.coord.now = int(ts)
         g.last_ts = ts
         # A group that has seen classic calls (online migration too) may hold parked responses.
-        firings = self.classic.advance(g, int(ts)) if g.summary.group_id in self.classic.groups \
-            else g.coord.advance(int(ts))
+        try:
+            firings = self.classic.advance(g, int(ts)) if g.summary.group_id in self.classic.groups \
+                else g.coord.advance(int(ts))
+        except TimerStorm as exc:  # a documented limit (docs/checking.md): the group is not followed further
+            g.retire()
+            self.finding(g, Finding(self.path, line, g.summary.group_id, "unsupported",
+                                    f"the model cannot follow group {g.summary.group_id} further ({exc}); "
+                                    "its later events are not checked", "tsMs"))
+            return False
         for firing in firings:
             g.generation += 1
             for record in firing.records:
@@ -302,6 +328,8 @@ class TraceChecker:
             problem = streams_request_problem(event.request)
         else:
             problem = request_problem(event.request)
+        if problem is None:  # a value the schema refuses (Infinity for an int32, ...) never reaches the model
+            problem = call_shape_problem(self.profile, api, version, event.request, None)
         if problem is not None:
             self.finding(g, Finding(self.path, event.line, gid, "malformed", problem[1], problem[0]))
             return
@@ -319,6 +347,8 @@ class TraceChecker:
         return NO_CHOICES
 
     def finding(self, g: GroupSession | None, finding: Finding) -> None:
+        if finding.kind == "malformed" and finding.line == self.input.line:
+            self.input.join(MALFORMED)  # the checker found the line malformed: it is no event
         if g is not None:
             if finding.kind in ("malformed", "unsupported"):
                 g.summary.incomplete = True

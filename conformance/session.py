@@ -47,6 +47,16 @@ class GroupSession:
     # Typed by a describe only (an admin call names any type's group): the group's first call
     # or record of its own gives it its type.
     typed_by_describe: bool = False
+    # The model could not follow the group (a timer storm, ``TimerStorm``): its later events are
+    # counted but not checked.
+    retired: bool = False
+
+    def retire(self) -> None:
+        self.retired = True
+        self.summary.incomplete = True
+        self.generation += 1
+        self.steady.clear()
+        self.expected_records.clear()
 
 
 @dataclass(slots=True)

@@ -246,8 +246,11 @@ def print_human(report: Report, out: TextIO, quiet: bool = False) -> None:
             if more > 0:
                 put(f"  ... and {more} more finding(s) for this {where}")
     lines = sum(i.lines for i in report.inputs)
+    malformed, skipped = sum(i.malformed for i in report.inputs), sum(i.skipped for i in report.inputs)
+    buckets = ", ".join(f"{n} {what}" for n, what in ((malformed, "malformed"), (skipped, "skipped")) if n)
     verdicts = [g.verdict for g in report.groups]
-    put(f"{len(report.inputs)} trace(s), {lines} line(s), {len(report.groups)} group(s): "
+    put(f"{len(report.inputs)} trace(s), {lines} line(s){f' ({buckets})' if buckets else ''}, "
+        f"{len(report.groups)} group(s): "
         f"{verdicts.count('conforms')} conform, {verdicts.count('diverges')} diverge, "
         f"{verdicts.count('incomplete')} incomplete; {len(report.findings)} finding(s)")
 
