@@ -304,7 +304,7 @@ class TraceChecker:
             # The classic model keeps request fields (instance ids, protocols) for later calls: a
             # mistyped one must not reach it. (Consumer and streams requests are checked below.)
             version = event.api_version if event.api_version is not None else 0
-            problem = call_shape_problem(self.profile, api, version, event.request, None)
+            problem = call_shape_problem(self.profile, api, version, event.request, None, every_field=True)
             if problem is not None:
                 self.finding(g, Finding(self.path, event.line, gid, "malformed", problem[1], problem[0]))
                 return

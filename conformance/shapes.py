@@ -30,14 +30,16 @@ _RECORD_PROBLEM: Final = re.compile(r"field `([^`]+)`(?: must be| is null| = )|m
 
 
 def call_shape_problem(profile: str, api: int | None, version: int, request: dict[str, Any] | None,
-                       response: dict[str, Any] | None, *, missing: bool = True) -> tuple[str, str] | None:
+                       response: dict[str, Any] | None, *, missing: bool = True,
+                       every_field: bool = False) -> tuple[str, str] | None:
     """(field, message) for the first mistyped field of the call, or None when the schema has none.
 
     Only shape errors count: traces may leave top-level fields out (``throttleTimeMs``) and the
     contract compares only the fields they carry. ``response`` None checks the request alone,
     ``request`` None the response alone. ``missing`` False: values of the wrong type only, not
     a struct's field left out (what the checks ask of a response before comparing it: a
-    hand-written answer with an error code leaves out what it does not need).
+    hand-written answer with an error code leaves out what it does not need). ``every_field``: a
+    top-level field left out counts too (the classic model reads every field its version has).
     """
     name = MESSAGES.get(api) if api is not None else None
     release = PROFILE_RELEASES.get(profile)
@@ -47,7 +49,7 @@ def call_shape_problem(profile: str, api: int | None, version: int, request: dic
         if body is None:
             continue
         for problem in validate_message(body, release, f"{name}{side.capitalize()}", version):
-            found = _TYPE_PROBLEM.search(problem)
+            found = (_RECORD_PROBLEM if every_field else _TYPE_PROBLEM).search(problem)
             if found is not None and (missing or found.group(1)):
                 return f"{side}.{found.group(1) or found.group(2)}", f"{side}: {problem}"
     return None

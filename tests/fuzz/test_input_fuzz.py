@@ -297,6 +297,13 @@ REGRESSIONS: dict[str, str] = {
     "a negative rebalance timeout": _JOIN.replace('"requestApiVersion":0', '"requestApiVersion":1').replace(
         '"sessionTimeoutMs":10000', '"sessionTimeoutMs":10000,"rebalanceTimeoutMs":-1') % 1000
         + '\n{"tsMs":90000,"tick":{}}',
+    "a JoinGroup without sessionTimeoutMs": _JOIN.replace('"sessionTimeoutMs":10000,', '') % 1000,
+    "a Heartbeat without generationId": '{"tsMs":1,"requestHeader":{"requestApiKey":12,"requestApiVersion":0},'
+                                        '"request":{"groupId":"k","memberId":"c-1"},"response":{"errorCode":0}}',
+    "a Connect record with an empty connector name": (
+        '{"tsMs":1,"record":{"key":{"type":1000,"data":{"groupId":"c"}},"value":{"version":0,"data":{"epoch":1}}}}\n'
+        '{"tsMs":1,"record":{"key":{"type":1003,"data":{"groupId":"c"}},"value":{"version":0,"data":{'
+        '"assignmentEpoch":1,"members":[{"memberId":"w","connectorsAndTasks":[{"connectors":[""]}]}]}}}}'),
     "a regex with a huge repetition": _CALL.replace('"subscribedTopicNames":["foo"]',
                                                     '"subscribedTopicRegex":"(a{1000}){1000}"') % (1, "30000"),
 }
