@@ -20,6 +20,7 @@ from kgspec.conformance.findings import Finding
 from kgspec.conformance.invariant_hooks import member_epochs
 from kgspec.conformance.retarget import adopt_observed_target
 from kgspec.conformance.session import GroupSession, SteadyAnswer, ts_of
+from kgspec.conformance.shapes import call_shape_problem
 from kgspec.model.apis import CONSUMER_GROUP_HEARTBEAT
 from kgspec.model.consumer import ops as consumer_ops
 from kgspec.model.consumer.heartbeat import steady_timer_ops
@@ -115,15 +116,16 @@ class ConsumerChecks:
                                   "client_host": client_host(event.connection)}
         result = coord.decide(CONSUMER_GROUP_HEARTBEAT, version, req, choices=choices, **kwargs)
         assert result.response is not None
-        try:
-            diffs = heartbeat_differences(result.response, obs)
-        except (AttributeError, TypeError, KeyError, ValueError):
-            # The trace's copy of the answer is mistyped (``_call`` reports it as malformed); the
-            # coordinator did answer, so the model keeps in step with it.
+        shape = call_shape_problem(self.checker.profile, CONSUMER_GROUP_HEARTBEAT, version, None, obs, missing=False)
+        if shape is not None:
+            # The trace's copy of the answer is mistyped: a malformed finding; the coordinator did
+            # answer, so the model keeps in step with it.
             coord.commit(result)
             if result.records:
                 g.generation += 1
-            raise
+            self.checker.finding(g, Finding(self.checker.path, event.line, gid, "malformed", shape[1], shape[0]))
+            return
+        diffs = heartbeat_differences(result.response, obs)
         if diffs and [d[0] for d in diffs] == ["assignment"] and obs.get("errorCode", 0) == 0:
             adopted = adopt_observed_target(coord, g.pinned, gid, req, version, kwargs, result, obs, choices)
             if adopted is not None:

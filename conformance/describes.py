@@ -20,6 +20,7 @@ from kgspec.conformance.compare import (
 from kgspec.conformance.events import Event
 from kgspec.conformance.findings import Finding
 from kgspec.conformance.session import ts_of
+from kgspec.conformance.shapes import call_shape_problem
 from kgspec.model.apis import (
     APIS,
     CONSUMER_GROUP_DESCRIBE,
@@ -56,6 +57,10 @@ class DescribeChecks:
                                         f"{label} v{event.api_version} is not modelled "
                                         "(v{}-v{})".format(*version_range(api, get_profile(self.checker.profile))),
                                         "requestHeader.requestApiVersion"))
+            return
+        shape = call_shape_problem(self.checker.profile, api, version, None, event.response, missing=False)
+        if shape is not None:  # an answer the schema refuses is not compared (nor asked of the model)
+            self.checker.finding(None, Finding(self.checker.path, event.line, None, "malformed", shape[1], shape[0]))
             return
         ts = ts_of(event)
         expected_groups = []

@@ -53,14 +53,53 @@ class GroupSummary:
         return {"groupId": self.group_id, "type": self.type, "events": self.events, "verdict": self.verdict}
 
 
+# The one bucket each input line is counted in (contract §2: lines = events + malformed + skipped);
+# when several items share a line, the highest wins: a line with a malformed part is malformed.
+SKIPPED: Final = 0
+EVENTS: Final = 1
+MALFORMED: Final = 2
+
+
 @dataclass(slots=True)
 class InputSummary:
     path: str
-    lines: int = 0
-    events: int = 0
+    lines: int = 0  # non-blank lines read
+    events: int = 0  # lines that are events (one or more) and not malformed
+    malformed: int = 0  # lines that are the subject of a malformed finding (the reader's or the checker's)
+    skipped: int = 0  # lines the format carries that are no coordinator events
+    line: int = 0  # the line being counted, and its bucket
+    bucket: int = SKIPPED
+
+    def open(self, line: int, bucket: int) -> None:
+        """A new input line, in ``bucket``."""
+        self.lines += 1
+        self.line = line
+        self.bucket = bucket
+        if bucket == EVENTS:
+            self.events += 1
+        elif bucket == MALFORMED:
+            self.malformed += 1
+        else:
+            self.skipped += 1
+
+    def join(self, bucket: int) -> None:
+        """Another item (or a malformed finding) of the current line: it moves up to ``bucket``."""
+        current = self.bucket
+        if bucket <= current or self.lines == 0:
+            return
+        if current == EVENTS:
+            self.events -= 1
+        else:
+            self.skipped -= 1
+        if bucket == EVENTS:
+            self.events += 1
+        else:
+            self.malformed += 1
+        self.bucket = bucket
 
     def to_json(self) -> dict[str, Any]:
-        return {"path": self.path, "lines": self.lines, "events": self.events}
+        return {"path": self.path, "lines": self.lines, "events": self.events, "malformed": self.malformed,
+                "skipped": self.skipped}
 
 
 @dataclass(slots=True)

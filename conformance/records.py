@@ -20,6 +20,7 @@ from kgspec.conformance.invariant_hooks import (
     record_invariant_problems,
 )
 from kgspec.conformance.session import GroupSession
+from kgspec.conformance.shapes import record_shape_problem
 from kgspec.invariants.catalogue import NO_DOUBLE_OWNERSHIP, REPLAY
 from kgspec.model.consumer.group import OwnershipConflict
 from kgspec.model.consumer.records import CONSUMER_RECORD_TYPES, ReplayError
@@ -65,7 +66,8 @@ class RecordChecks:
         if record.type in CONNECT_RECORD_TYPES:
             g = self.checker.group(gid, "connect")
             g.summary.events += 1
-            self.checker.connect.record(g, event, record)
+            if not self._shape_problem(g, event, record):
+                self.checker.connect.record(g, event, record)
             return
         gtype = _RECORD_GROUP_TYPES.get(record.type)
         if gtype is None and record.type in OFFSET_RECORD_TYPES:  # offsets: the group's session (conformance/offsets.py)
@@ -86,6 +88,10 @@ class RecordChecks:
                 self.checker.finding(g, Finding(self.checker.path, event.line, gid, "malformed", f"record key {name} must be a string",
                                          f"record.key.data.{name}"))
                 return
+        # A value Kafka's deserializer refuses (a float or Infinity for an int32, a list for a
+        # string, a required field left out) is malformed, never handed to the model.
+        if self._shape_problem(g, event, record):
+            return
         if not self.checker.advance(g, float(event.ts_ms) if event.ts_ms is not None else 0.0, event.line):  # _ts
             return
         g.saw_records = True
@@ -93,6 +99,16 @@ class RecordChecks:
             self.compare(g, event, record)
         else:
             self.replay(g, event, record)
+
+    def _shape_problem(self, g: GroupSession, event: Event, record: Record) -> bool:
+        """A value Kafka's deserializer refuses (a float or Infinity for an int32, a list for a
+        string, a required field left out) is malformed, never handed to the model."""
+        shape = record_shape_problem(self.checker.profile, record.type, record.key, record.value, record.version)
+        if shape is None:
+            return False
+        self.checker.finding(g, Finding(self.checker.path, event.line, g.summary.group_id, "malformed",
+                                        shape[1], shape[0]))
+        return True
 
     def compare(self, g: GroupSession, event: Event, observed: Record) -> None:
         gid = g.summary.group_id
@@ -138,7 +154,7 @@ class RecordChecks:
         except OwnershipConflict as exc:
             self.checker.finding(g, Finding(self.checker.path, event.line, gid, "invariant", str(exc), NO_DOUBLE_OWNERSHIP))
             return
-        except (ReplayError, KeyError, TypeError, ValueError) as exc:
+        except ReplayError as exc:  # the shape was checked first: anything else is a bug, raised
             self.checker.finding(g, Finding(self.checker.path, event.line, gid, "invariant",
                                      f"Kafka's replay would reject {record.describe()}: {exc}", REPLAY))
             return

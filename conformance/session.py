@@ -53,6 +53,16 @@ class GroupSession:
     order: int = 0
     wake: float | None = None
     clock_seq: int = 0
+    # The model could not follow the group (a timer storm, ``TimerStorm``): its later events are
+    # counted but not checked.
+    retired: bool = False
+
+    def retire(self) -> None:
+        self.retired = True
+        self.summary.incomplete = True
+        self.generation += 1
+        self.steady.clear()
+        self.expected_records.clear()
 
 
 @dataclass(slots=True)

@@ -11,7 +11,9 @@ from __future__ import annotations
 import re
 from typing import Any, Final
 
+from kgspec.model.connect.schemas import CONNECT_RECORD_SCHEMAS
 from kgspec.model.message_schemas import validate_message
+from kgspec.model.record_schemas import RECORD_SCHEMAS, parse_versions, validate_fields
 
 # The schema tables cover 4.1, 4.3 and trunk; 4.2's messages are 4.1's for these APIs, and the
 # kip profile extends trunk.
@@ -23,14 +25,21 @@ MESSAGES: Final = {11: "JoinGroup", 12: "Heartbeat", 13: "LeaveGroup", 14: "Sync
 # A value of the wrong type, out of range or wrongly null, or a struct given without one of its
 # fields; not a top-level field left out (traces omit ``throttleTimeMs``) or an unknown one.
 _TYPE_PROBLEM: Final = re.compile(r"field `([^`]+)`(?: must be| is null| = )|missing required field `([^`]+[.\[][^`]*)`")
+# For records every required field counts (a record is whole bytes: none is ever left out).
+_RECORD_PROBLEM: Final = re.compile(r"field `([^`]+)`(?: must be| is null| = )|missing required field `([^`]+)`")
 
 
-def call_shape_problem(profile: str, api: int | None, version: int, request: dict[str, Any],
-                       response: dict[str, Any] | None) -> tuple[str, str] | None:
+def call_shape_problem(profile: str, api: int | None, version: int, request: dict[str, Any] | None,
+                       response: dict[str, Any] | None, *, missing: bool = True,
+                       every_field: bool = False) -> tuple[str, str] | None:
     """(field, message) for the first mistyped field of the call, or None when the schema has none.
 
     Only shape errors count: traces may leave top-level fields out (``throttleTimeMs``) and the
-    contract compares only the fields they carry. ``response`` None checks the request alone.
+    contract compares only the fields they carry. ``response`` None checks the request alone,
+    ``request`` None the response alone. ``missing`` False: values of the wrong type only, not
+    a struct's field left out (what the checks ask of a response before comparing it: a
+    hand-written answer with an error code leaves out what it does not need). ``every_field``: a
+    top-level field left out counts too (the classic model reads every field its version has).
     """
     name = MESSAGES.get(api) if api is not None else None
     release = PROFILE_RELEASES.get(profile)
@@ -40,7 +49,40 @@ def call_shape_problem(profile: str, api: int | None, version: int, request: dic
         if body is None:
             continue
         for problem in validate_message(body, release, f"{name}{side.capitalize()}", version):
-            found = _TYPE_PROBLEM.search(problem)
-            if found is not None:
+            found = (_RECORD_PROBLEM if every_field else _TYPE_PROBLEM).search(problem)
+            if found is not None and (missing or found.group(1)):
                 return f"{side}.{found.group(1) or found.group(2)}", f"{side}: {problem}"
     return None
+
+
+def record_shape_problem(profile: str, record_type: int, key: dict[str, Any],
+                         value: dict[str, Any] | None, version: int) -> tuple[str, str] | None:
+    """(field, message) for the first field of a record the schema says cannot be: a value of the
+    wrong type (a float, ``Infinity`` or a boolean where an integer goes, an integer out of its
+    range, ...), a null that is not nullable, or a required field left out, as Kafka's
+    deserializer would refuse it. None for a record type without a schema here.
+
+    A value version the schema does not know is read with the fields of the version Kafka writes.
+    """
+    release = PROFILE_RELEASES.get(profile, "trunk")
+    schema = RECORD_SCHEMAS[release].get(record_type) or CONNECT_RECORD_SCHEMAS.get(record_type)
+    if schema is None:
+        return None
+    for problem in validate_fields(key, schema.key, 0):
+        found = _RECORD_PROBLEM.search(problem)
+        if found is not None:
+            return f"record.key.data.{found.group(1) or found.group(2)}", f"record key: {problem}"
+    if value is None:
+        return None
+    if not (schema.valid_value_versions and _versions_hold(schema.valid_value_versions, version)):
+        version = schema.written_version
+    for problem in validate_fields(value, schema.value, version):
+        found = _RECORD_PROBLEM.search(problem)
+        if found is not None:
+            return f"record.value.data.{found.group(1) or found.group(2)}", f"record value: {problem}"
+    return None
+
+
+def _versions_hold(spec: str, version: int) -> bool:
+    versions = parse_versions(spec)
+    return versions is not None and versions[0] <= version <= versions[1]

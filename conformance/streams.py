@@ -14,9 +14,11 @@ from kgspec.conformance.connection import client_host
 from kgspec.conformance.events import Event
 from kgspec.conformance.findings import Finding
 from kgspec.conformance.session import GroupSession, ts_of
+from kgspec.conformance.shapes import call_shape_problem
 from kgspec.invariants.epochs import EPOCH_FENCING
 from kgspec.invariants.streams import response_problems
 from kgspec.invariants.streams_group import streams_epoch_fencing
+from kgspec.model.apis import STREAMS_GROUP_HEARTBEAT
 from kgspec.model.step import Choices
 from kgspec.model.streams.alternatives import swap_towards
 from kgspec.model.streams.heartbeat import owned_tasks
@@ -34,18 +36,20 @@ class StreamsChecks:
 
     def heartbeat(self, g: GroupSession, event: Event, version: int) -> None:
         g.generation += 1
-
+        # A response the schema refuses is not compared (``mangled``: its field and why).
+        mangled = call_shape_problem(self.checker.profile, STREAMS_GROUP_HEARTBEAT, version, None, event.response, missing=False)
         for kind, field_name, message, exp, got in run_heartbeat(
                 g.coord, g.summary.group_id, g.pinned, event.request, event.response, version,
                 int(ts_of(event)), event.client_id or "", client_host(event.connection), g.expected_records,
-                event.line, classify=not g.summary.diverged):
+                event.line, classify=not g.summary.diverged, mangled=mangled):
             self.checker.finding(g, Finding(self.checker.path, event.line, g.summary.group_id, kind, message, field_name, exp, got))
 
 
 def run_heartbeat(coord: Any, gid: str, pinned: dict[str, int], req: dict[str, Any],
                             obs: dict[str, Any], version: int, now: int, client_id: str, client_host: str,
                             expected_records: Any, line: int,
-                            classify: bool = True) -> list[tuple[str, str, str, Any, Any]]:
+                            classify: bool = True,
+                            mangled: tuple[str, str] | None = None) -> list[tuple[str, str, str, Any, Any]]:
     """Run one StreamsGroupHeartbeat against the model; (kind, field, message, expected, observed).
 
     A different legal sticky assignment is adopted when the observed tasks keep the assignor's
@@ -62,14 +66,13 @@ def run_heartbeat(coord: Any, gid: str, pinned: dict[str, int], req: dict[str, A
     before_pending = None if member is None else member.pending_revocation
     before_epoch = None if member is None else member.member_epoch
     result = coord.decide(88, version, req, **kwargs)
-    try:
-        diffs = streams_heartbeat_differences(result.response, obs)
-    except (AttributeError, TypeError, KeyError, ValueError):
-        # The trace's copy of the answer is mistyped (the checker reports it as malformed); the
-        # coordinator did answer, so the model keeps in step with it.
+    if mangled is not None:
+        # The trace's copy of the answer is mistyped: a malformed finding; the coordinator did
+        # answer, so the model keeps in step with it.
         coord.commit(result)
         expected_records.extend((line, record) for record in result.records)
-        raise
+        return [("malformed", mangled[0], mangled[1], None, None)]
+    diffs = streams_heartbeat_differences(result.response, obs)
     # Before commit: ``member`` is the model's member as the call found it.
     fenced = streams_epoch_fencing(member, req, obs) if classify and diffs and obs.get("errorCode", 0) == 0 else []
     task_fields = {"activeTasks", "standbyTasks"}

@@ -77,6 +77,14 @@ TOPIC_FOLLOWERS = (CONSUMER, STREAMS)  # the protocols whose groups follow topic
 BY_API = _route("API", lambda p: p.apis)
 BY_RECORD = _route("record type", lambda p: p.record_types)
 BY_TIMER = _route("timer kind", lambda p: p.timer_kinds)
+# A bound on the timers one move of the clock fires: timers that keep re-arming themselves at or
+# before the new time (a negative rebalance timeout, say) would otherwise fire for ever.
+MAX_FIRINGS_PER_ADVANCE = 20_000
+
+
+class TimerStorm(RuntimeError):
+    """More than ``MAX_FIRINGS_PER_ADVANCE`` timers fired in one move of the clock: the model
+    cannot follow the group further (the checker reports it and stops checking the group)."""
 _DROP = object()  # a soft value removed in the step being decided
 
 
@@ -397,6 +405,9 @@ class Coordinator:
             self._now = now
             return firings
         for timer in timers.pop_due(now):
+            if len(firings) >= MAX_FIRINGS_PER_ADVANCE:
+                raise TimerStorm(f"more than {MAX_FIRINGS_PER_ADVANCE} timers fire by {now} "
+                                 f"(the last: {timer.kind} at {timer.deadline_ms})")
             self._now = timer.deadline_ms
             protocol = BY_TIMER.get(timer.kind)
             if protocol is None:

@@ -244,9 +244,11 @@ def test_bad_lines_become_findings_and_checking_goes_on(tmp_path: Path) -> None:
     assert found == [(5, "malformed", None), (6, "unsupported", "requestHeader.requestApiKey"),
                      (7, "malformed", "request.memberEpoch"), (8, "malformed", "tsMs"),
                      (9, "malformed", "topic.topicId"), (10, "malformed", None)]
-    # Every line is accounted for: an event, or a line the reader could not read (5, 9, 10).
+    # Every line is accounted for, in one bucket: an event, or malformed: lines the reader could
+    # not read (5, 9, 10) and lines the checker found malformed (7, 8: no events).
     assert report["inputs"][0]["lines"] == len(lines)
-    assert report["inputs"][0]["events"] == len(lines) - 3
+    assert report["inputs"][0]["events"] == len(lines) - 5
+    assert (report["inputs"][0]["malformed"], report["inputs"][0]["skipped"]) == (5, 0)
     # the rest of the trace still conforms: no response mismatch anywhere
     assert not [f for f in report["findings"] if f["kind"] == "response-mismatch"]
     assert report["groups"][0]["verdict"] == "incomplete"

@@ -178,7 +178,7 @@ def test_metadata_calls_become_topics_until_the_trace_has_its_own() -> None:
     meta = {"tsMs": 10, "totalTimeMs": 2, "requestHeader": {"requestApiKey": 3, "requestApiKeyName": "METADATA"},
             "request": {"topics": None},
             "response": {"topics": [{"errorCode": 0, "name": "foo", "topicId": FOO, "partitions": [{}, {}]}]}}
-    text = "\n".join([json.dumps(meta), json.dumps({"tsMs": 20, "topic": {"name": "foo", "partitions": 4}}),
+    text = "\n".join([json.dumps(meta), json.dumps({"tsMs": 20, "topic": {"name": "foo", "topicId": FOO, "partitions": 4}}),
                       json.dumps(meta)]) + "\n"
     items = _read(text)
     first = items[0]

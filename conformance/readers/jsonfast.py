@@ -33,8 +33,25 @@ def has_long_digit_run(data: bytes) -> bool:
     return data.translate(_DIGITS_TO_ZERO).find(_LONG_RUN) >= 0
 
 
+class TooDeep(ValueError):
+    """A JSON text nested beyond what the parsers take (orjson stops at 1,024 levels, the standard
+    library's recursion at about 1,000): a ``malformed`` line, never a crash (docs/checking.md).
+    No Kafka message nests more than a dozen levels."""
+
+    def __init__(self) -> None:
+        super().__init__("JSON nested too deeply (the checker reads about 1,000 levels at most)")
+
+
+def _json_loads(data: bytes) -> Any:
+    """``json.loads``, with a recursion that runs out (deep nesting) as a ``ValueError``."""
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise TooDeep() from None
+
+
 def _stdlib(data: bytes) -> Any:
-    return json.loads(data)
+    return _json_loads(data)
 
 
 def _make_loads() -> tuple[Callable[[bytes], Any], Callable[[bytes], Any] | None]:
@@ -53,7 +70,7 @@ def _make_loads() -> tuple[Callable[[bytes], Any], Callable[[bytes], Any] | None
                 return fast(data)
             except decode_error:
                 pass
-        return json.loads(data)
+        return _json_loads(data)
 
     return loads, fast
 

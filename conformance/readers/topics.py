@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any, Final
 
 from ..events import Event, ReadItem, Skipped
+from .validate import topic_event
 
 METADATA: Final = 3
 CREATE_TOPICS: Final = 19
@@ -61,7 +62,7 @@ class TopicTracker:
     def _from_create_topics(self, request: dict[str, Any], response: dict[str, Any]) -> list[dict[str, Any]]:
         if request.get("validateOnly") is True:
             return []
-        requested = {t.get("name"): t for t in _objects(request.get("topics"))}
+        requested = {t["name"]: t for t in _objects(request.get("topics")) if isinstance(t.get("name"), str)}
         out: list[dict[str, Any]] = []
         for topic in _objects(response.get("topics")):
             name = topic.get("name")
@@ -81,7 +82,8 @@ class TopicTracker:
     def _from_create_partitions(self, request: dict[str, Any], response: dict[str, Any]) -> list[dict[str, Any]]:
         if request.get("validateOnly") is True:
             return []
-        counts = {t.get("name"): _positive_int(t.get("count")) for t in _objects(request.get("topics"))}
+        counts = {t["name"]: _positive_int(t.get("count")) for t in _objects(request.get("topics"))
+                  if isinstance(t.get("name"), str)}
         out: list[dict[str, Any]] = []
         for result in _objects(response.get("results")):
             name = result.get("name")
@@ -134,7 +136,12 @@ def topic_items(call: Event, tracker: TopicTracker, ts_ms: float) -> list[ReadIt
     bodies = tracker.topics_from_call(call.api_key, call.request, call.response)
     if not bodies:
         return [Skipped(call.line, f"{api_label(call)}: no topic change")]
-    return [Event(call.line, "topic", ts_ms, body, same_line=i > 0) for i, body in enumerate(bodies)]
+    items: list[ReadItem] = []
+    for i, body in enumerate(bodies):  # each as a native topic event must be (readers/validate.py)
+        item = topic_event({"topic": body}, call.line, ts_ms)
+        item.same_line = i > 0
+        items.append(item)
+    return items
 
 
 def api_label(call: Event) -> str:

@@ -15,6 +15,8 @@ from ..events import Event, Malformed
 
 KIND_KEYS: Final = ("header", "requestHeader", "topic", "record", "tick")
 _UUID_RE: Final = re.compile(r"[A-Za-z0-9_-]{22}")
+# Times are Kafka's int64 milliseconds (any epoch, negative too); a number beyond them is no time.
+MAX_ABS_TIME_MS: Final = (1 << 63) - 1
 
 
 def is_int(value: object) -> bool:
@@ -43,6 +45,8 @@ def timestamp(obj: dict[str, Any], line: int) -> float | Malformed:
     ts = obj["tsMs"]
     if not is_number(ts):
         return Malformed(line, "`tsMs` must be a number", "tsMs")
+    if not -MAX_ABS_TIME_MS <= ts <= MAX_ABS_TIME_MS:
+        return Malformed(line, "`tsMs` is beyond Kafka's 64-bit millisecond times", "tsMs")
     return ts
 
 
@@ -56,7 +60,7 @@ def call_event(obj: dict[str, Any], line: int, ts: float) -> Event | Malformed:
         total, connection = obj.get("totalTimeMs"), obj.get("connection")
         if type(api_key) is int and (api_name is None or (type(api_name) is str and api_name)) \
                 and (version is None or type(version) is int) and (client_id is None or type(client_id) is str) \
-                and (total is None or (is_number(total) and total >= 0)) \
+                and (total is None or (is_number(total) and 0 <= total <= MAX_ABS_TIME_MS)) \
                 and (connection is None or type(connection) is str):
             return Event(line, "call", ts, obj, api_key, api_name, version, client_id, request, response, total,
                          connection)
@@ -93,7 +97,7 @@ def _checked_call_event(obj: dict[str, Any], line: int, ts: float) -> Event | Ma
     if not isinstance(response, dict):
         return Malformed(line, "`response` must be an object", "response")
     total = obj.get("totalTimeMs")
-    if total is not None and not (is_number(total) and total >= 0):
+    if total is not None and not (is_number(total) and 0 <= total <= MAX_ABS_TIME_MS):
         return Malformed(line, "`totalTimeMs` must be a non-negative number", "totalTimeMs")
     connection = obj.get("connection")
     if connection is not None and not isinstance(connection, str):
@@ -123,6 +127,8 @@ def topic_event(obj: dict[str, Any], line: int, ts: float) -> Event | Malformed:
         partitions = topic["partitions"]
         if not (is_int(partitions) and partitions >= 0):
             return Malformed(line, "`topic.partitions` must be a non-negative integer", "topic.partitions")
+        if topic_id is None:
+            return Malformed(line, "missing `topic.topicId` (a topic that is not deleted has an id)", "topic.topicId")
     return Event(line, "topic", ts, topic)
 
 

@@ -313,8 +313,8 @@ def parse_block_rows(rows: Iterable[tuple[str, int, bytes | None]], files: dict[
                 continue
             if not getattr(item, "same_line", False):  # as TraceChecker.feed counts lines
                 counter[0] += 1
-            if isinstance(item, Event):
-                counter[1] += 1
+                if isinstance(item, Event):  # events count lines too (a line of several is one)
+                    counter[1] += 1
             native = parser.fmt == "native" and len(items) == 1 and isinstance(item, Event)
             yield from route(fi, block, okey, sub, item, line_bytes=parser.content if native else None)
     if parser is not None:
@@ -359,8 +359,9 @@ def resolve_cluster(rows: Iterable[tuple[int, float, int, int, int, str, bytes]]
         for i, item in enumerate(items):
             if not getattr(item, "same_line", False):
                 counter[0] += 1
+                if isinstance(item, Event):  # as above: one line of several topics is one event line
+                    counter[1] += 1
             if isinstance(item, Event):
-                counter[1] += 1
                 yield (fi, okey, line, sub + i, "c", None, None, dumps(item), None, None, None, None, block)
     for fi, (items_n, events_n) in counts.items():
         yield count_row(fi, items_n, events_n)

@@ -546,6 +546,8 @@ def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str],
             ordered.append(((path_index[r["path"]], r["line"], r["sub"], r["seq"]), f))
     ordered.sort(key=lambda x: x[0])
     report.findings.extend(f for _, f in ordered)
+    _settle_buckets(report, paths, {(path_index[f.path], f.line) for f in driver_findings if f.kind == "malformed"}
+                    | {(r["fi"], layout.line(r["fi"], r["block"], r["line"])) for r in malformed})
 
     total = sum(t["total"] for t in tally.values())
     sampled = sum(t["sampled"] for t in tally.values())
@@ -559,6 +561,20 @@ def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str],
         "byType": {t: v for t, v in tally.items() if v["total"]},
     }
     return ConformResult(report, sampling, {paths[i]: fmt for i, fmt in formats.items()})
+
+
+def _settle_buckets(report: Report, paths: list[str], read_malformed: set[tuple[int, int]]) -> None:
+    """Each input line in one bucket, as ``kgspec check`` counts them (contract §2): the parse
+    stage counted lines and event lines; a line the replay found malformed (time going
+    backwards, a refused request or record) is malformed, not an event; the rest is skipped."""
+    index = {p: i for i, p in enumerate(paths)}
+    found = {(index[f.path], f.line) for f in report.findings if f.kind == "malformed" and f.path in index}
+    for i, entry in enumerate(report.inputs):
+        bad = {line for fi, line in found | read_malformed if fi == i}
+        by_replay = {line for fi, line in found - read_malformed if fi == i}
+        entry.events -= len(by_replay)
+        entry.malformed = len(bad)
+        entry.skipped = entry.lines - entry.events - entry.malformed
 
 
 def _write_findings(spark: Any, target: str, out: Any, parsed: Any, paths: list[str], layout: Layout,

@@ -369,8 +369,11 @@ def print_human(report: Report, out: TextIO, quiet: bool = False) -> None:
             f"{len(report.inferred) - len(moves)} NOT_COORDINATOR answer(s) of other brokers not judged "
             f"(JSON report: inferred); first: {first['path']}:{first['line']}: {first['message']}")
     lines = sum(i.lines for i in report.inputs)
+    malformed, skipped = sum(i.malformed for i in report.inputs), sum(i.skipped for i in report.inputs)
+    buckets = ", ".join(f"{n} {what}" for n, what in ((malformed, "malformed"), (skipped, "skipped")) if n)
     verdicts = [g.verdict for g in report.groups]
-    put(f"{len(report.inputs)} trace(s), {lines} line(s), {len(report.groups)} group(s): "
+    put(f"{len(report.inputs)} trace(s), {lines} line(s){f' ({buckets})' if buckets else ''}, "
+        f"{len(report.groups)} group(s): "
         f"{verdicts.count('conforms')} conform, {verdicts.count('diverges')} diverge, "
         f"{verdicts.count('incomplete')} incomplete; {len(report.findings)} finding(s)")
 

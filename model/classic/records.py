@@ -17,7 +17,7 @@ from collections.abc import Mapping
 
 from kgspec.model.classic.group import ClassicGroup
 from kgspec.model.classic.member import ClassicMember
-from kgspec.model.records import GROUP_METADATA, Record
+from kgspec.model.records import GROUP_METADATA, Record, ReplayError
 from kgspec.spec.classic import EMPTY, STABLE
 
 VALUE_VERSION = 3
@@ -81,6 +81,9 @@ def replay(groups: dict[str, ClassicGroup], record: Record) -> None:
                       generation_id=value["generation"], protocol_type=protocol_type,
                       protocol_name=protocol, leader_id=value.get("leader"))
     for member in members:
-        group.add(member)
+        try:
+            group.add(member)
+        except ValueError as exc:  # two members of one static instance id: the model stops there
+            raise ReplayError(str(exc)) from exc
     groups[group_id] = group
 

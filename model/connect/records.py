@@ -141,7 +141,7 @@ def _replay_target(group: ConnectGroup, value: dict[str, Any] | None) -> None:
     group.assignment_epoch = int(value["assignmentEpoch"])
     group.target_error = int(value.get("error", 0))
     group.delayed_until = int(value.get("delayedUntilMs", -1))
-    group.target = {m["memberId"]: TargetEntry(parse(m["connectorsAndTasks"]), int(m.get("error", 0)),
+    group.target = {m["memberId"]: TargetEntry(_parsed(m["connectorsAndTasks"]), int(m.get("error", 0)),
                                                int(m.get("version", 0)), m.get("metadata"))
                     for m in value["members"]}
 
@@ -163,7 +163,16 @@ def _replay_assignment(group: ConnectGroup, member_id: str, value: dict[str, Any
     m.previous_member_epoch = int(value["previousMemberEpoch"])
     m.state = state
     m.error = int(value.get("error", 0))
-    m.assigned = to_holdings(parse(value["connectorsAndTasks"]))
-    m.pending_revocation = to_holdings(parse(value["connectorsAndTasksPendingRevocation"]))
+    m.assigned = to_holdings(_parsed(value["connectorsAndTasks"]))
+    m.pending_revocation = to_holdings(_parsed(value["connectorsAndTasksPendingRevocation"]))
     m.version = int(value.get("version", 0))
     m.metadata = value.get("metadata")
+
+
+def _parsed(value: Any) -> Resources:
+    """A record's ``connectorsAndTasks``; what ``parse`` refuses (an empty connector name, ...) the
+    replay rejects."""
+    try:
+        return parse(value)
+    except ValueError as exc:
+        raise ReplayError(str(exc)) from exc
