@@ -40,6 +40,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import functools
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -60,8 +61,10 @@ _INT_RANGES: Final[dict[str, tuple[int, int]]] = {
 }
 
 
+@functools.cache
 def parse_versions(spec: str | None) -> tuple[int, int] | None:
-    """Kafka version range: ``"0+"`` -> (0, 32767), ``"0-1"`` -> (0, 1), ``"1"`` -> (1, 1)."""
+    """Kafka version range: ``"0+"`` -> (0, 32767), ``"0-1"`` -> (0, 1), ``"1"`` -> (1, 1).
+    Memoised: the schemas spell a few dozen ranges, read for every field of every call."""
     if spec is None or spec == "none":
         return None
     if spec.endswith("+"):
@@ -242,12 +245,25 @@ def _field_problems(f: FieldSchema, value: Any, path: str, version: int) -> list
     return _type_problem(f, value, path, version)
 
 
+_PRESENT: dict[tuple[int, int], tuple[Sequence[FieldSchema], dict[str, FieldSchema]]] = {}
+
+
+def _present(schema: Sequence[FieldSchema], version: int) -> dict[str, FieldSchema]:
+    """The fields of ``schema`` present in ``version``, by name; computed once per schema and
+    version (schemas are module constants; the entry keeps its schema, so its id stays unique)."""
+    key = (id(schema), version)
+    entry = _PRESENT.get(key)
+    if entry is None or entry[0] is not schema:
+        entry = _PRESENT[key] = (schema, {f.name: f for f in schema if f.present_in(version)})
+    return entry[1]
+
+
 def validate_fields(
     data: Mapping[str, Any], schema: Sequence[FieldSchema], version: int, prefix: str = ""
 ) -> list[str]:
     """Unknown fields, missing non-tagged fields, nullability and JSON types, recursively."""
     findings: list[str] = []
-    present = {f.name: f for f in schema if f.present_in(version)}
+    present = _present(schema, version)
     for name in data:
         if name not in present:
             known = any(f.name == name for f in schema)
