@@ -156,7 +156,7 @@ def test_small_blocks_give_checks_lines_headers_and_timestamps(spark: Any, datas
     got.pop("sampling")
     expected = _check_json(inputs)
     assert got == expected
-    assert expected["inputs"][3] == {"path": str(empty), "lines": 0, "events": 0}
+    assert expected["inputs"][3] == {"path": str(empty), "lines": 0, "events": 0, "malformed": 0, "skipped": 0}
 
 
 @pytest.mark.spark
