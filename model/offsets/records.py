@@ -14,7 +14,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from kgspec.model.records import Record
+from kgspec.model.records import Record, ReplayError
 
 LEGACY_OFFSET_COMMIT = 0
 OFFSET_COMMIT = 1
@@ -59,14 +59,31 @@ def offset_tombstone(group_id: str, topic: str, partition: int) -> Record:
     return Record(OFFSET_COMMIT, {"group": group_id, "topic": topic, "partition": partition}, None)
 
 
+_INT64 = (-(1 << 63), (1 << 63) - 1)
+
+
+def _int_field(value: dict[str, Any], name: str, default: int | None = None) -> int:
+    """An int64 field of an offset record's value; ``ReplayError`` (Kafka's deserializer refuses
+    the record) when it is missing without a default, or not an int64."""
+    raw = value.get(name, default)
+    if type(raw) is not int or not _INT64[0] <= raw <= _INT64[1]:
+        raise ReplayError(f"OffsetCommit record value: `{name}` must be an int64, not {raw!r}")
+    return raw
+
+
 def committed_from_record(record: Record) -> Committed:
     """``OffsetAndMetadata.fromRecord``: an expire timestamp of -1 (or absent) is none; a
-    leader epoch below 0 (or absent, v0-2) is none (-1)."""
+    leader epoch below 0 (or absent, v0-2) is none (-1). A value Kafka could not have
+    deserialized (a missing offset, a non-integer) is a ``ReplayError``."""
     v = record.value
     assert v is not None
-    expire = v.get("expireTimestamp", NO_TIMESTAMP)
-    epoch = v.get("leaderEpoch", -1)
+    expire = _int_field(v, "expireTimestamp", NO_TIMESTAMP)
+    epoch = _int_field(v, "leaderEpoch", -1)
+    offset = _int_field(v, "offset")
+    commit_timestamp = _int_field(v, "commitTimestamp", 0)
     metadata = v.get("metadata")
-    return Committed(int(v["offset"]), int(epoch) if int(epoch) >= 0 else -1,
-                     metadata if isinstance(metadata, str) else "", int(v.get("commitTimestamp", 0)),
-                     None if expire == NO_TIMESTAMP else int(expire), v.get("topicId") or ZERO_UUID)
+    topic_id = v.get("topicId")
+    if topic_id is not None and not isinstance(topic_id, str):
+        raise ReplayError(f"OffsetCommit record value: `topicId` must be a string, not {topic_id!r}")
+    return Committed(offset, epoch if epoch >= 0 else -1, metadata if isinstance(metadata, str) else "",
+                     commit_timestamp, None if expire == NO_TIMESTAMP else expire, topic_id or ZERO_UUID)

@@ -196,3 +196,19 @@ def test_a_missing_offset_tombstone_is_flagged(tmp_path: Path) -> None:
     del events[line]
     _, report = check_events(tmp_path, events)
     assert findings(report) == [(line, "response-mismatch", "record")]
+
+
+@pytest.mark.parametrize("value", [{"metadata": "", "commitTimestamp": 1}, {"offset": 1.5, "commitTimestamp": 1},
+                                   {"offset": 10, "commitTimestamp": "x"}, {"offset": 10, "topicId": 7}])
+def test_an_offset_record_kafka_could_not_read_is_a_replay_finding(value: dict[str, object],
+                                                                   tmp_path: Path) -> None:
+    """Found by the input fuzz suite: a record-only trace whose offset value lacked ``offset``
+    stopped the checker (exit 3, a KeyError in the replay); Kafka's deserializer refuses it."""
+    events = [{"header": {"format": "kgspec-trace/1", "profile": "kafka-4.3", "configs": {}}},
+              {"tsMs": 1000, "record": {"key": {"type": 1, "data": {"group": "g", "topic": "t", "partition": 0}},
+                                        "value": {"version": 3, "data": value}}}]
+    status, report = check_events(tmp_path, events)
+    assert status == 1
+    [finding] = report["findings"]
+    assert (finding["line"], finding["groupId"], finding["kind"], finding["field"]) == (2, "g", "invariant", "replay")
+    assert "must be" in finding["message"]
