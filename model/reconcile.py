@@ -19,9 +19,11 @@ from collections.abc import Callable, Mapping
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from enum import Enum
+from typing import Protocol
 
 from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.model.mutants import Mutants
+from kgspec.spec.members import TEMPORARILY_LEFT
 
 # container -> index -> assignment epoch
 Holding = dict[str, dict[int, int]]
@@ -44,6 +46,10 @@ class Phase(Enum):
 
 
 #: The member machines' trigger for each outcome of ``CurrentAssignmentBuilder`` (spec/members.py).
+# Both heartbeats' static leave (ConsumerGroupHeartbeatRequest / StreamsGroupHeartbeatRequest
+# LEAVE_GROUP_STATIC_MEMBER_EPOCH): the member is kept, TEMPORARILY_LEFT.
+LEAVE_GROUP_STATIC_MEMBER_EPOCH = -2
+
 PHASE_TRIGGERS = {Phase.STABLE: "reconciled", Phase.UNREVOKED: "revocation_needed",
                   Phase.UNRELEASED: "assigned_with_unreleased"}
 
@@ -252,3 +258,26 @@ def apply_role_changes(split: Split, current: Holdings, target: Targets, changes
                 if not revoking and i in granted.get(container, _NOTHING):
                     continue  # promoted in this step: the old role goes
                 split.keep.setdefault(change.source, {}).setdefault(container, {})[i] = e
+
+
+class _LifecycleMember(Protocol):
+    member_id: str
+    member_epoch: int
+    instance_id: str | None
+    state: int
+
+
+def member_lifecycle_state(member: _LifecycleMember, members: Mapping[str, object],
+                           static_member: Callable[[str | None], _LifecycleMember | None],
+                           state_names: Mapping[int, str]) -> str:
+    """A consumer or streams member's state in its ``*-member`` machine (spec/members.py):
+    TEMPORARILY_LEFT at epoch -2 (Kafka keeps the MemberState byte), else the byte's name. A
+    static member's replacement, not in the group yet, carries on the lifecycle of the member it
+    replaces."""
+    if member.member_epoch == LEAVE_GROUP_STATIC_MEMBER_EPOCH:
+        return TEMPORARILY_LEFT
+    if member.instance_id is not None and member.member_id not in members:
+        replaced = static_member(member.instance_id)
+        if replaced is not None:
+            return member_lifecycle_state(replaced, members, static_member, state_names)
+    return state_names[member.state]

@@ -14,16 +14,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from kgspec.model.consumer.member import (
-    LEAVE_GROUP_STATIC_MEMBER_EPOCH,
     STABLE,
     STATE_NAMES,
     ConsumerMember,
 )
 from kgspec.model.errors import member_or_throw
 from kgspec.model.mutants import NONE, Mutants
-from kgspec.model.reconcile import Holding
+from kgspec.model.reconcile import Holding, member_lifecycle_state
 from kgspec.spec import groups as groups_spec
-from kgspec.spec.members import TEMPORARILY_LEFT
 
 # The ``consumer-group`` machine's state names (spec/groups.py); Kafka's wire names ("Stable")
 # appear only in describe and list responses (spec.groups.DESCRIBED_NAMES).
@@ -201,16 +199,8 @@ class ConsumerGroup:
         return member_or_throw(self.members, member_id, self.group_id)
 
     def lifecycle_state(self, member: ConsumerMember) -> str:
-        """``member``'s state in the ``consumer-member`` machine: TEMPORARILY_LEFT at epoch -2
-        (Kafka keeps the MemberState byte), else the byte's name. A static member's replacement,
-        not in the group yet, carries on the lifecycle of the member it replaces."""
-        if member.member_epoch == LEAVE_GROUP_STATIC_MEMBER_EPOCH:
-            return TEMPORARILY_LEFT
-        if member.instance_id is not None and member.member_id not in self.members:
-            replaced = self.static_member(member.instance_id)
-            if replaced is not None:
-                return self.lifecycle_state(replaced)
-        return STATE_NAMES[member.state]
+        """``member``'s state in the ``consumer-member`` machine (``reconcile.member_lifecycle_state``)."""
+        return member_lifecycle_state(member, self.members, self.static_member, STATE_NAMES)
 
     def static_member(self, instance_id: str | None) -> ConsumerMember | None:
         if instance_id is None:

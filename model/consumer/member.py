@@ -5,6 +5,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgspec.model.reconcile import (
+    LEAVE_GROUP_STATIC_MEMBER_EPOCH as LEAVE_GROUP_STATIC_MEMBER_EPOCH,  # re-exported
+)
 from kgspec.model.reconcile import Holding
 
 # modern/MemberState.java
@@ -26,7 +29,6 @@ STATE_CODES = {name: code for code, name in STATE_NAMES.items()}
 # ConsumerGroupHeartbeatRequest constants.
 JOIN_GROUP_MEMBER_EPOCH = 0
 LEAVE_GROUP_MEMBER_EPOCH = -1
-LEAVE_GROUP_STATIC_MEMBER_EPOCH = -2
 
 
 def state_from_code(code: int) -> int:

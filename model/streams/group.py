@@ -14,11 +14,10 @@ from __future__ import annotations
 from typing import Any
 
 from kgspec.model.errors import member_or_throw
-from kgspec.model.reconcile import Holdings
+from kgspec.model.reconcile import Holdings, member_lifecycle_state
 from kgspec.model.streams.configure import ConfiguredTopology, Status
 from kgspec.model.streams.member import (
     ACTIVE,
-    LEAVE_GROUP_STATIC_MEMBER_EPOCH,
     ROLES,
     STANDBY,
     STATE_NAMES,
@@ -30,7 +29,6 @@ from kgspec.model.streams.offsets import MemberTaskOffsets
 from kgspec.model.streams.topology import Topology
 from kgspec.spec import groups as groups_spec
 from kgspec.spec import topology as topology_spec
-from kgspec.spec.members import TEMPORARILY_LEFT
 
 # The ``streams-group`` machine's state names (spec/groups.py); Kafka's wire names ("NotReady")
 # appear only in describe and list responses (spec.groups.DESCRIBED_NAMES).
@@ -141,14 +139,8 @@ class StreamsGroup:
         return member_or_throw(self.members, member_id, self.group_id)
 
     def lifecycle_state(self, member: StreamsMember) -> str:
-        """``member``'s state in the ``streams-member`` machine (as ``ConsumerGroup.lifecycle_state``)."""
-        if member.member_epoch == LEAVE_GROUP_STATIC_MEMBER_EPOCH:
-            return TEMPORARILY_LEFT
-        if member.instance_id is not None and member.member_id not in self.members:
-            replaced = self.static_member(member.instance_id)
-            if replaced is not None:
-                return self.lifecycle_state(replaced)
-        return STATE_NAMES[member.state]
+        """``member``'s state in the ``streams-member`` machine (``reconcile.member_lifecycle_state``)."""
+        return member_lifecycle_state(member, self.members, self.static_member, STATE_NAMES)
 
     def topology_state(self) -> str:
         """The group's state in the ``streams-topology`` machine: ABSENT without a topology record,

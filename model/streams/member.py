@@ -10,6 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from kgspec.model.reconcile import (
+    LEAVE_GROUP_STATIC_MEMBER_EPOCH as LEAVE_GROUP_STATIC_MEMBER_EPOCH,  # re-exported
+)
 from kgspec.model.reconcile import Holdings
 
 ACTIVE = "active"
@@ -31,7 +34,6 @@ STATE_NAMES = {STABLE: "STABLE", UNREVOKED_TASKS: "UNREVOKED_TASKS",
 STATE_CODES = {name: code for code, name in STATE_NAMES.items()}
 
 LEAVE_GROUP_MEMBER_EPOCH = -1
-LEAVE_GROUP_STATIC_MEMBER_EPOCH = -2
 
 TaskSets = dict[str, dict[str, frozenset[int]]]  # role -> subtopology -> partitions
 
