@@ -88,9 +88,6 @@ class Decision:
     committed: bool = False
 
 
-# The name the handlers and older callers use.
-Result = Decision
-
 
 @dataclass(slots=True)
 class Firing:

@@ -22,7 +22,7 @@ from kgspec.model.connect.member import STATE_NAMES as CONNECT_STATE_NAMES
 from kgspec.model.consumer import records as crec
 from kgspec.model.coordinator import Coordinator
 from kgspec.model.errors import Errors
-from kgspec.model.step import Result
+from kgspec.model.step import Decision
 from kgspec.model.streams import records as srec
 from kgspec.spec import members as ms
 
@@ -43,7 +43,7 @@ UNKNOWN_STATE_BYTE = 42  # no MemberState has it: MemberState.fromValue -> UNKNO
 FOO6 = {"foo": [0, 1, 2, 3, 4, 5]}
 
 
-def _ok(result: Result) -> dict[str, Any]:
+def _ok(result: Decision) -> dict[str, Any]:
     assert result.response is not None
     assert result.response["errorCode"] == 0, result.response
     return result.response
@@ -151,18 +151,18 @@ def consumer_unknown_state() -> None:
 
 
 def _streams_call(c: Coordinator, now: int, member: str, epoch: int, instance: str | None = None,
-                  **fields: Any) -> Result:
+                  **fields: Any) -> Decision:
     c.advance(now)
     return c.handle(88, 0, request(member, epoch, instanceId=instance, **fields), now=now, client_id="app")
 
 
-def _streams_join(c: Coordinator, now: int, member: str, process: str, instance: str | None = None) -> Result:
+def _streams_join(c: Coordinator, now: int, member: str, process: str, instance: str | None = None) -> Decision:
     return _streams_call(c, now, member, 0, instance, rebalanceTimeoutMs=30000, topology=S8_TOPOLOGY,
                          processId=process, activeTasks=[], standbyTasks=[], warmupTasks=[])
 
 
 def _streams_owning(c: Coordinator, now: int, member: str, instance: str | None = None,
-                    owned: dict[str, Any] | None = None) -> Result:
+                    owned: dict[str, Any] | None = None) -> Decision:
     """A heartbeat at the member's epoch reporting ``owned`` (default: what it holds)."""
     g = c.streams_groups["g"]
     m = g.members[member]
@@ -306,7 +306,7 @@ def streams_topology_reconfigured() -> None:
         assert g.topology_state() == outcome, (i, outcome, g.topology_state())
 
 
-def _classic_join(c: Coordinator, now: int) -> Result:
+def _classic_join(c: Coordinator, now: int) -> Decision:
     request = {"groupId": "g", "sessionTimeoutMs": 10_000, "rebalanceTimeoutMs": 60_000, "memberId": "",
                "groupInstanceId": None, "protocolType": "consumer",
                "protocols": [{"name": "range", "metadata": "AAE="}], "reason": None}

@@ -12,7 +12,7 @@ GroupMetadata records with ``replayRecords = false``; the model does the same (s
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from kgspec.model.classic import records as crec
 from kgspec.model.classic.apis import VERSIONS
@@ -37,10 +37,8 @@ from kgspec.model.classic.step import (
 from kgspec.model.classic.sync import sync
 from kgspec.model.errors import Errors, require_version
 from kgspec.model.records import GROUP_METADATA, Record
+from kgspec.model.step import Decision
 from kgspec.model.timers import Timer
-
-if TYPE_CHECKING:
-    from kgspec.model.step import Result
 
 CLASSIC_APIS = {key: VERSIONS[key] for key in (JOIN_GROUP, HEARTBEAT, LEAVE_GROUP, SYNC_GROUP)}
 CLASSIC_API_NAMES = {"JOIN_GROUP": JOIN_GROUP, "HEARTBEAT": HEARTBEAT, "LEAVE_GROUP": LEAVE_GROUP,
@@ -48,7 +46,7 @@ CLASSIC_API_NAMES = {"JOIN_GROUP": JOIN_GROUP, "HEARTBEAT": HEARTBEAT, "LEAVE_GR
 
 
 def handle(coord: Any, api_key: int, version: int, request: dict[str, Any], now: int, client_id: str,
-           client_host: str, result_type: type[Result], member_id: str | None = None) -> Result:
+           client_host: str, member_id: str | None = None) -> Decision:
     """One classic call. A JoinGroup or SyncGroup that must wait returns ``response=None`` and
     ``pending=<call id>``; its response later comes out of ``Coordinator.take_completed()``."""
     require_version(api_key, version, CLASSIC_APIS[api_key])
@@ -62,10 +60,10 @@ def handle(coord: Any, api_key: int, version: int, request: dict[str, Any], now:
             sync(step, call, request, version)
         response = outbox.take(call)
         _finish(coord, step)
-        return result_type(response, step.records, step.explain, pending=None if response is not None else call.call_id)
+        return Decision(response, step.records, step.explain, pending=None if response is not None else call.call_id)
     response = heartbeat(step, request, version) if api_key == HEARTBEAT else leave(step, request, version)
     _finish(coord, step)
-    return result_type(response, step.records, step.explain)
+    return Decision(response, step.records, step.explain)
 
 
 def _finish(coord: Any, step: Step) -> None:

@@ -7,7 +7,7 @@ coordinator) and, when Kafka would complete the future, puts a :class:`Completio
 coordinator's outbox:
 
 - ``Coordinator.handle`` returns the response directly when the call completes within its
-  own step; otherwise ``Result.response`` is None and ``Result.pending`` is the call id;
+  own step; otherwise ``Decision.response`` is None and ``Decision.pending`` is the call id;
 - every completion of a *parked* call (by a later request or by a timer fired in
   ``Coordinator.advance``) is queued; ``Coordinator.take_completed()`` drains the queue in
   completion order. A completion carries the call id, API, version, group, the time the

@@ -39,7 +39,7 @@ class ClassicProtocol:
     def handle(self, coord: Coordinator, call: Call) -> Decision:
         assert isinstance(call.api_key, int)
         return ops.handle(coord, call.api_key, call.version, call.request, call.now, call.client_id,
-                          call.client_host, Decision, call.choices.member_id)
+                          call.client_host, call.choices.member_id)
 
     def fire(self, coord: Coordinator, timer: Timer) -> tuple[list[Record], str]:
         return ops.fire(coord, timer)

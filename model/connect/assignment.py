@@ -27,10 +27,10 @@ from kgspec.model.connect import records as crec
 from kgspec.model.connect.group import ConnectGroup, Snapshot, TargetEntry, selected_assignor
 from kgspec.model.connect.resources import items, label, parse, to_json
 from kgspec.model.errors import CoordinatorError, Errors
+from kgspec.model.step import Decision
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
-    from kgspec.model.step import Result
 
 
 def _invalid(message: str) -> CoordinatorError:
@@ -64,11 +64,11 @@ def _check_common(coord: Coordinator, req: dict[str, Any]) -> tuple[ConnectGroup
     return group, mid
 
 
-def prepare(coord: Coordinator, req: dict[str, Any], now: int, result_type: type[Result]) -> Result:
+def prepare(coord: Coordinator, req: dict[str, Any], now: int) -> Decision:
     try:
         group, mid = _check_common(coord, req)
     except CoordinatorError as exc:
-        return result_type(ops.error_response(exc), [], [exc.message or ""], exc)
+        return Decision(ops.error_response(exc), [], [exc.message or ""], exc)
     comp = group.computation
     comp.snapshot = Snapshot(group.group_epoch, frozenset(group.members), group.config, dict(group.target))
     ops.fire(comp, "prepared")
@@ -83,16 +83,16 @@ def prepare(coord: Coordinator, req: dict[str, Any], now: int, result_type: type
             "connectorsAndTasks": to_json(group.target_of(m.member_id).resources)})
     response = {"errorCode": 0, "errorMessage": None, "groupEpoch": group.group_epoch, "assignorName": name,
                 "members": members}
-    return result_type(response, [], [f"worker {mid} prepared the assignment at group epoch {group.group_epoch}"])
+    return Decision(response, [], [f"worker {mid} prepared the assignment at group epoch {group.group_epoch}"])
 
 
-def install(coord: Coordinator, req: dict[str, Any], now: int, result_type: type[Result]) -> Result:
+def install(coord: Coordinator, req: dict[str, Any], now: int) -> Decision:
     explain: list[str] = []
     try:
         entries = _parse_members(req)
         group, mid = _check_common(coord, req)
     except CoordinatorError as exc:
-        return result_type(ops.error_response(exc), [], [exc.message or ""], exc)
+        return Decision(ops.error_response(exc), [], [exc.message or ""], exc)
     comp = group.computation
     try:
         snapshot = _snapshot_for(group, req.get("groupEpoch"))
@@ -108,7 +108,7 @@ def install(coord: Coordinator, req: dict[str, Any], now: int, result_type: type
         ops.fire(comp, "install_rejected")
         comp.snapshot = None
         coord.timers.cancel(ops.assignment_timer_key(group.group_id))
-        return result_type(ops.error_response(exc), [], [exc.message or ""], exc)
+        return Decision(ops.error_response(exc), [], [exc.message or ""], exc)
     gid, epoch = group.group_id, snapshot.group_epoch
     # Workers that left during the computation drop out of the target.
     installed = {m: t for m, t in target.items() if m in group.members}
@@ -125,7 +125,7 @@ def install(coord: Coordinator, req: dict[str, Any], now: int, result_type: type
     if comp.phase != "IDLE":
         comp.member_id = mid  # the group moved on: the same worker computes again (sticky)
     explain.append(f"target assignment installed at epoch {epoch}")
-    return result_type({"errorCode": 0, "errorMessage": None}, records, explain)
+    return Decision({"errorCode": 0, "errorMessage": None}, records, explain)
 
 
 def _parse_members(req: dict[str, Any]) -> dict[str, TargetEntry]:

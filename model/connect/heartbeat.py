@@ -19,10 +19,10 @@ from kgspec.model.connect.reconcile import reconcile
 from kgspec.model.connect.resources import Resources, items, parse, to_json
 from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.model.records import Record
+from kgspec.model.step import Decision
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
-    from kgspec.model.step import Result
 
 
 def _invalid(message: str) -> CoordinatorError:
@@ -81,8 +81,7 @@ def validate(req: dict[str, Any]) -> tuple[tuple[Assignor, ...] | None, Resource
     return assignors, owned
 
 
-def heartbeat(coord: Coordinator, req: dict[str, Any], now: int, client_id: str, client_host: str,
-              result_type: type[Result]) -> Result:
+def heartbeat(coord: Coordinator, req: dict[str, Any], now: int, client_id: str, client_host: str) -> Decision:
     records: list[Record] = []
     explain: list[str] = []
 
@@ -102,7 +101,7 @@ def heartbeat(coord: Coordinator, req: dict[str, Any], now: int, client_id: str,
             emit(ops.fence_records(coord, group, mid, "left"))
             ops.sync(coord, group)
             explain.append(f"worker {mid} left: group epoch bumped to {group.group_epoch}")
-            return result_type({"errorCode": 0, "errorMessage": None, "memberEpoch": LEAVE_GROUP_MEMBER_EPOCH,
+            return Decision({"errorCode": 0, "errorMessage": None, "memberEpoch": LEAVE_GROUP_MEMBER_EPOCH,
                                 "heartbeatIntervalMs": 0, "assignment": None}, records, explain)
         if member is None:
             if epoch != 0:
@@ -133,7 +132,7 @@ def heartbeat(coord: Coordinator, req: dict[str, Any], now: int, client_id: str,
         else:
             coord.timers.cancel(ops.rebalance_timer_key(gid, mid))
     except CoordinatorError as exc:
-        return result_type({**ops.error_response(exc), "memberEpoch": 0, "heartbeatIntervalMs": 0,
+        return Decision({**ops.error_response(exc), "memberEpoch": 0, "heartbeatIntervalMs": 0,
                             "assignment": None}, records, [*explain, exc.message or ""], exc)
     changed = items(before.assigned) != items(member.assigned) or before.member_epoch != member.member_epoch
     give = epoch == 0 or epoch != member.member_epoch or changed
@@ -146,7 +145,7 @@ def heartbeat(coord: Coordinator, req: dict[str, Any], now: int, client_id: str,
                 "memberEpoch": member.member_epoch,
                 "heartbeatIntervalMs": coord.config.int("group.connect.heartbeat.interval.ms"),
                 "assignment": assignment}
-    return result_type(response, records, explain)
+    return Decision(response, records, explain)
 
 
 def _lost_response(member: ConnectMember, epoch: int, owned: Resources | None) -> bool:

@@ -42,11 +42,11 @@ class ConnectProtocol:
             return Decision({"errorCode": int(Errors.UNSUPPORTED_VERSION),
                              "errorMessage": f"{api} has only version 0 (draft: validVersions 0)"})
         if api == ops.CONNECT_GROUP_HEARTBEAT:
-            return heartbeat(coord, request, now, call.client_id, call.client_host, Decision)
+            return heartbeat(coord, request, now, call.client_id, call.client_host)
         if api == ops.CONNECT_GROUP_PREPARE_ASSIGNMENT:
-            return prepare(coord, request, now, Decision)
+            return prepare(coord, request, now)
         if api == ops.CONNECT_GROUP_INSTALL_ASSIGNMENT:
-            return install(coord, request, now, Decision)
+            return install(coord, request, now)
         raise ValueError(f"{api} is not a Connect API")
 
     def fire(self, coord: Coordinator, timer: Timer) -> tuple[list[Record], str]:

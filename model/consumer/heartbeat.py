@@ -131,7 +131,7 @@ class ConsumerHeartbeat:
         self.now = now
         self.records: list[Record] = []
         self.explain: list[str] = []  # why the outcome is what it is, for findings
-        # Online migration: in-memory changes applied after the records (see Result.effects).
+        # Online migration: in-memory changes applied after the records (see Decision.effects).
         self.effects: list[Callable[[], None]] = []
 
     # --- entry points ---------------------------------------------------------------

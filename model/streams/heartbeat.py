@@ -162,7 +162,7 @@ class StreamsHeartbeat:
     explain: list[str] = field(default_factory=list)
     internal_topics_to_create: dict[str, CreatableTopic] = field(default_factory=dict)
     # Online migration: in-memory changes beside the records (parked classic calls failed), run
-    # after the records are applied (``Result.effects``).
+    # after the records are applied (``Decision.effects``).
     effects: list[Callable[[], None]] = field(default_factory=list)
     # kip online migration: a classic JoinGroup translated into this heartbeat
     # (model/migration/streams_mixed.py): the member's classic metadata and the topology epoch

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from kgspec.model.coordinator import Coordinator
-from kgspec.model.step import Result
+from kgspec.model.step import Decision
 
 RANGE = (("range", "AAE="),)  # name, metadata (base64, as Kafka's JSON converters print bytes)
 
@@ -32,7 +32,7 @@ class Harness:
         self._collect()
         return firings
 
-    def call(self, api: int, version: int, request: dict[str, Any], ts: int, client_id: str = "client") -> Result:
+    def call(self, api: int, version: int, request: dict[str, Any], ts: int, client_id: str = "client") -> Decision:
         self.advance(ts)
         result = self.coord.handle(api, version, request, now=ts, client_id=client_id)
         self._collect()
@@ -41,7 +41,7 @@ class Harness:
     def join(self, ts: int, member_id: str = "", *, version: int = 9, client_id: str = "client",
              instance_id: str | None = None, session: int = 10_000, rebalance: int = 60_000,
              protos: tuple[tuple[str, str], ...] = RANGE, protocol_type: str = "consumer",
-             group: str = "g", reason: str | None = None) -> Result:
+             group: str = "g", reason: str | None = None) -> Decision:
         req: dict[str, Any] = {"groupId": group, "sessionTimeoutMs": session, "rebalanceTimeoutMs": rebalance,
                                "memberId": member_id, "groupInstanceId": instance_id,
                                "protocolType": protocol_type, "protocols": protocols(*protos), "reason": reason}
@@ -49,7 +49,7 @@ class Harness:
 
     def sync(self, ts: int, member_id: str, generation: int, *, version: int = 5,
              assignments: dict[str, str] | None = None, instance_id: str | None = None,
-             protocol_type: str | None = "consumer", protocol_name: str | None = "range", group: str = "g") -> Result:
+             protocol_type: str | None = "consumer", protocol_name: str | None = "range", group: str = "g") -> Decision:
         req: dict[str, Any] = {"groupId": group, "generationId": generation, "memberId": member_id,
                                "groupInstanceId": instance_id, "protocolType": protocol_type,
                                "protocolName": protocol_name,
@@ -63,7 +63,7 @@ class Harness:
         assert response is not None
         return response
 
-    def leave(self, ts: int, members: list[tuple[str, str | None]], *, version: int = 5, group: str = "g") -> Result:
+    def leave(self, ts: int, members: list[tuple[str, str | None]], *, version: int = 5, group: str = "g") -> Decision:
         if version >= 3:
             req: dict[str, Any] = {"groupId": group, "members": [
                 {"memberId": m, "groupInstanceId": i, "reason": None} for m, i in members]}
@@ -71,7 +71,7 @@ class Harness:
             req = {"groupId": group, "memberId": members[0][0]}
         return self.call(13, version, req, ts)
 
-    def response(self, result: Result) -> dict[str, Any]:
+    def response(self, result: Decision) -> dict[str, Any]:
         """The call's response: returned at once, or completed since (parked)."""
         if result.response is not None:
             return result.response

@@ -13,7 +13,7 @@ from kgspec.model.connect import ops
 from kgspec.model.connect.resources import CONNECTORS, items, label, parse
 from kgspec.model.coordinator import Coordinator
 from kgspec.model.records import Record
-from kgspec.model.step import Result
+from kgspec.model.step import Decision
 
 HB = ops.CONNECT_GROUP_HEARTBEAT
 PREPARE = ops.CONNECT_GROUP_PREPARE_ASSIGNMENT
@@ -76,7 +76,7 @@ class Cluster:
 
     # --- calls ---------------------------------------------------------------------------------
 
-    def call(self, api: str, request: dict[str, Any], client: str = "") -> Result:
+    def call(self, api: str, request: dict[str, Any], client: str = "") -> Decision:
         result = self.coord.handle(api, 0, request, now=self.now, client_id=client)
         self.correlation += 1
         assert result.response is not None

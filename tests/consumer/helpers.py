@@ -21,7 +21,7 @@ from kgspec.model.coordinator import (
 )
 from kgspec.model.hashing import deterministic_topic_id
 from kgspec.model.records import Record
-from kgspec.model.step import Result
+from kgspec.model.step import Decision
 
 GROUP = "grp"
 Names = Mapping[str, Iterable[int]]
@@ -84,7 +84,7 @@ class Harness:
     # --- requests ------------------------------------------------------------------------
 
     def hb(self, member_id: str | None, epoch: int, *, version: int = 1, group: str | None = None,
-           **fields: Any) -> Result:
+           **fields: Any) -> Decision:
         request: dict[str, Any] = {"groupId": self.group_id if group is None else group,
                                    "memberId": member_id, "memberEpoch": epoch}
         request.update(fields)
@@ -95,7 +95,7 @@ class Harness:
 
     def join(self, member_id: str, topics: list[str] | None = None, *, regex: str | None = None,
              assignor: str | None = None, instance: str | None = None, rack: str | None = None,
-             rebalance_timeout: int = 5000, version: int = 1) -> Result:
+             rebalance_timeout: int = 5000, version: int = 1) -> Decision:
         fields: dict[str, Any] = {"rebalanceTimeoutMs": rebalance_timeout, "topicPartitions": []}
         if topics is not None:
             fields["subscribedTopicNames"] = topics
@@ -110,7 +110,7 @@ class Harness:
         return self.hb(member_id, 0, version=version, **fields)
 
     def heartbeat(self, member_id: str, epoch: int | None = None, owned: Names | None = None,
-                  **fields: Any) -> Result:
+                  **fields: Any) -> Decision:
         """A plain heartbeat at the member's epoch (or ``epoch``), reporting ``owned`` if given."""
         if epoch is None:
             epoch = self.member(member_id).member_epoch
@@ -118,12 +118,12 @@ class Harness:
             fields["topicPartitions"] = tps(owned)
         return self.hb(member_id, epoch, **fields)
 
-    def ack(self, member_id: str, **fields: Any) -> Result:
+    def ack(self, member_id: str, **fields: Any) -> Decision:
         """Heartbeat reporting exactly the partitions the coordinator lets the member keep."""
         m = self.member(member_id)
         return self.heartbeat(member_id, m.member_epoch, held_names(self.coord, m.assigned), **fields)
 
-    def leave(self, member_id: str, epoch: int = -1, instance: str | None = None) -> Result:
+    def leave(self, member_id: str, epoch: int = -1, instance: str | None = None) -> Decision:
         fields: dict[str, Any] = {}
         if instance is not None:
             fields["instanceId"] = instance
@@ -186,7 +186,7 @@ def held_names(coord: Coordinator, holding: Mapping[str, Iterable[int]]) -> dict
     return {coord.topics.name_of(t) or t: sorted(p) for t, p in holding.items() if p}
 
 
-def assignment(result: Result) -> dict[str, list[int]] | None:
+def assignment(result: Decision) -> dict[str, list[int]] | None:
     """The response's assignment by topic name (None when the response carries none)."""
     assert result.response is not None
     a = result.response["assignment"]
@@ -201,12 +201,12 @@ def types(records: Iterable[Record]) -> list[str]:
     return [f"{r.type}-" if r.value is None else str(r.type) for r in records]
 
 
-def code(result: Result) -> int:
+def code(result: Decision) -> int:
     assert result.response is not None
     return int(result.response["errorCode"])
 
 
-def epoch(result: Result) -> int:
+def epoch(result: Decision) -> int:
     assert result.response is not None
     return int(result.response["memberEpoch"])
 

@@ -18,7 +18,7 @@ from kgspec.model.coordinator import CONSUMER_GROUP_HEARTBEAT, Coordinator
 from kgspec.model.migration.members import classic_metadata
 from kgspec.model.migration.protocol import encode_assignment, encode_subscription
 from kgspec.model.records import Record
-from kgspec.model.step import Result
+from kgspec.model.step import Decision
 from kgspec.spec.classic import STABLE
 
 from tests.consumer.helpers import MockAssignor, tid, tps
@@ -105,18 +105,18 @@ class MixedHarness:
         for c in self.coord.take_completed():
             self.done[c.call.call_id] = c.response
 
-    def hb(self, member_id: str, epoch: int, **fields: Any) -> Result:
+    def hb(self, member_id: str, epoch: int, **fields: Any) -> Decision:
         request: dict[str, Any] = {"groupId": GROUP, "memberId": member_id, "memberEpoch": epoch, **fields}
         result = self.coord.handle(CONSUMER_GROUP_HEARTBEAT, 1, request, now=self.now, client_id="client",
                                    client_host="/127.0.0.1")
         self._collect()
         return result
 
-    def join_consumer(self, member_id: str, topics: list[str], **fields: Any) -> Result:
+    def join_consumer(self, member_id: str, topics: list[str], **fields: Any) -> Decision:
         return self.hb(member_id, 0, rebalanceTimeoutMs=5000, serverAssignor="range",
                        subscribedTopicNames=topics, topicPartitions=[], **fields)
 
-    def classic(self, api: int, version: int, request: dict[str, Any], client_id: str = "client") -> Result:
+    def classic(self, api: int, version: int, request: dict[str, Any], client_id: str = "client") -> Decision:
         result = self.coord.handle(api, version, {"groupId": GROUP, **request}, now=self.now, client_id=client_id,
                                    client_host="/127.0.0.1")
         self._collect()
@@ -124,14 +124,14 @@ class MixedHarness:
 
     def join_classic(self, member_id: str, protocols: list[tuple[str, str]], *, version: int = 9,
                      session: int = 5000, rebalance: int = 10000, instance: str | None = None,
-                     protocol_type: str = "consumer") -> Result:
+                     protocol_type: str = "consumer") -> Decision:
         return self.classic(11, version, {
             "sessionTimeoutMs": session, "rebalanceTimeoutMs": rebalance, "memberId": member_id,
             "groupInstanceId": instance, "protocolType": protocol_type,
             "protocols": [{"name": n, "metadata": m} for n, m in protocols], "reason": None})
 
     def sync_classic(self, member_id: str, generation: int, *, version: int = 5, name: str | None = "range",
-                     protocol_type: str | None = "consumer", instance: str | None = None) -> Result:
+                     protocol_type: str | None = "consumer", instance: str | None = None) -> Decision:
         return self.classic(14, version, {"generationId": generation, "memberId": member_id,
                                           "groupInstanceId": instance, "protocolType": protocol_type,
                                           "protocolName": name, "assignments": []})
@@ -143,7 +143,7 @@ class MixedHarness:
         assert response is not None
         return response
 
-    def leave_classic(self, members: list[tuple[str, str | None]], version: int = 5) -> Result:
+    def leave_classic(self, members: list[tuple[str, str | None]], version: int = 5) -> Decision:
         return self.classic(13, version, {"members": [{"memberId": m, "groupInstanceId": i, "reason": None}
                                                       for m, i in members]})
 

@@ -11,7 +11,7 @@ from kgspec.model.classic.group import ClassicGroup
 from kgspec.model.classic.records import group_metadata_record
 from kgspec.model.coordinator import Coordinator
 from kgspec.model.errors import Errors
-from kgspec.model.step import Result
+from kgspec.model.step import Decision
 from kgspec.model.streams import records as srec
 from kgspec.spec.classic import PREPARING_REBALANCE
 
@@ -32,7 +32,7 @@ def empty_classic_group(c: Coordinator, gid: str = GID) -> None:
     c.replay(group_metadata_record(ClassicGroup(gid, 0), {}))
 
 
-def streams_join(c: Coordinator, gid: str = GID, now: int = 0, epoch: int = 0, **fields: Any) -> Result:
+def streams_join(c: Coordinator, gid: str = GID, now: int = 0, epoch: int = 0, **fields: Any) -> Decision:
     base: dict[str, Any] = {"rebalanceTimeoutMs": 12000, "topology": TOPOLOGY, "activeTasks": [],
                             "standbyTasks": [], "warmupTasks": []} if epoch == 0 else {}
     base.update(fields)
@@ -54,7 +54,7 @@ def streams_group_with_member(c: Coordinator, gid: str, epoch: int, members: lis
 
 
 def classic_join(c: Coordinator, gid: str, version: int = 9, protocols: list[dict[str, str]] | None = None,
-                 protocol_type: str = "consumer") -> Result:
+                 protocol_type: str = "consumer") -> Decision:
     req = {"groupId": gid, "sessionTimeoutMs": 10000, "rebalanceTimeoutMs": 30000, "memberId": "",
            "groupInstanceId": None, "protocolType": protocol_type, "reason": None,
            "protocols": [{"name": "range", "metadata": ""}] if protocols is None else protocols}

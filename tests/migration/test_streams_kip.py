@@ -21,7 +21,7 @@ from kgspec.model.migration.streams_protocol import (
     encode_streams_assignment,
     encode_subscription_user_data,
 )
-from kgspec.model.step import Result
+from kgspec.model.step import Decision
 from kgspec.model.streams.member import STABLE, UNRELEASED_TASKS, UNREVOKED_TASKS
 from kgspec.spec.classic import PREPARING_REBALANCE
 
@@ -66,11 +66,11 @@ class Harness:
             "A": encode_streams_assignment(fs(A_ACTIVE), fs(A_STANDBY), 3),
             "B": encode_streams_assignment(fs(B_ACTIVE), fs(B_STANDBY), 3)}))
 
-    def streams(self, now: int, member: str, epoch: int, **fields: Any) -> Result:
+    def streams(self, now: int, member: str, epoch: int, **fields: Any) -> Decision:
         self.c.advance(now)
         return self.c.handle(88, 0, request(member, epoch, **fields), now=now, client_id=member)
 
-    def join_streams(self, now: int, member: str = "C", process: str = "pC") -> Result:
+    def join_streams(self, now: int, member: str = "C", process: str = "pC") -> Decision:
         return self.streams(now, member, 0, rebalanceTimeoutMs=30000, topology=TOPOLOGY, processId=process,
                             activeTasks=[], standbyTasks=[], warmupTasks=[])
 
@@ -113,7 +113,7 @@ def sets(tasks: dict[str, frozenset[int]]) -> Tasks:
     return {s: sorted(p) for s, p in tasks.items()}
 
 
-def converted() -> tuple[Harness, Result]:
+def converted() -> tuple[Harness, Decision]:
     h = Harness()
     h.classic_group()
     return h, h.join_streams(100)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from kgspec.model.coordinator import Coordinator
-from kgspec.model.step import Result
+from kgspec.model.step import Decision
 
 FOO = "AAAAAAAAAAAAAAAAAAAAAA"
 BAR = "BBBBBBBBBBBBBBBBBBBBBB"
@@ -49,13 +49,13 @@ def request(member: str, epoch: int, group: str = "g", **fields: Any) -> dict[st
     return req
 
 
-def hb(c: Coordinator, now: int, member: str, epoch: int, **fields: Any) -> Result:
+def hb(c: Coordinator, now: int, member: str, epoch: int, **fields: Any) -> Decision:
     c.advance(now)
     return c.handle(88, 0, request(member, epoch, **fields), now=now, client_id=member)
 
 
 def join(c: Coordinator, now: int, member: str, process: str, topo: dict[str, Any] | None = None,
-         **fields: Any) -> Result:
+         **fields: Any) -> Decision:
     base: dict[str, Any] = {"rebalanceTimeoutMs": 30000, "topology": topo or S8_TOPOLOGY, "processId": process,
                             "activeTasks": [], "standbyTasks": [], "warmupTasks": []}
     base.update(fields)
@@ -82,5 +82,5 @@ def codes(response: dict[str, Any]) -> list[int]:
     return [s["statusCode"] for s in response.get("status") or []]
 
 
-def record_types(result: Result) -> list[int]:
+def record_types(result: Decision) -> list[int]:
     return [r.type for r in result.records]

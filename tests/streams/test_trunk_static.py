@@ -7,24 +7,24 @@ from typing import Any
 
 from kgspec.model.coordinator import Coordinator
 from kgspec.model.errors import Errors
-from kgspec.model.step import Result
+from kgspec.model.step import Decision
 
 from tests.streams.helpers import S8_TOPOLOGY, coordinator, request, tasks
 
 ALL = {"sub1": [0, 1, 2, 3, 4, 5], "sub2": [0, 1, 2]}
 
 
-def call(c: Coordinator, now: int, member: str, epoch: int, instance: str = "i1", **fields: Any) -> Result:
+def call(c: Coordinator, now: int, member: str, epoch: int, instance: str = "i1", **fields: Any) -> Decision:
     c.advance(now)
     return c.handle(88, 0, request(member, epoch, instanceId=instance, **fields), now=now, client_id="app")
 
 
-def static_join(c: Coordinator, now: int, member: str, instance: str = "i1", process: str = "p1") -> Result:
+def static_join(c: Coordinator, now: int, member: str, instance: str = "i1", process: str = "p1") -> Decision:
     return call(c, now, member, 0, instance, rebalanceTimeoutMs=30000, topology=S8_TOPOLOGY, processId=process,
                 activeTasks=[], standbyTasks=[], warmupTasks=[])
 
 
-def summary(r: Result) -> list[tuple[int, str | None, Any]]:
+def summary(r: Decision) -> list[tuple[int, str | None, Any]]:
     return [(x.type, x.key.get("memberId"), None if x.value is None else x.value.get("memberEpoch", x.value.get("epoch")))
             for x in r.records]
 
