@@ -73,7 +73,6 @@ def _route(what: str, keys: Callable[[GroupProtocol], Iterable[Any]]) -> dict[An
     return table
 
 
-TOPIC_FOLLOWERS = (CONSUMER, STREAMS)  # the protocols whose groups follow topic metadata
 BY_API = _route("API", lambda p: p.apis)
 BY_RECORD = _route("record type", lambda p: p.record_types)
 BY_TIMER = _route("timer kind", lambda p: p.timer_kinds)
@@ -235,17 +234,6 @@ class Coordinator:
         finally:
             self._scope = None
         return self._sealed(decision, scope)
-
-    def decide_with(self, now: int, run: Callable[[], dict[str, Any] | None],
-                    choices: Choices = NO_CHOICES) -> Decision:
-        """Run ``run`` (a handler's entry point returning its response) in a step scope: the
-        decision of part of a step (the checker's steady fast path asks for one)."""
-        scope = self._enter(now, choices)
-        try:
-            response = run()
-        finally:
-            self._scope = None
-        return self._sealed(Decision(response), scope)
 
     def timer_ops_of(self, now: int, run: Callable[[], dict[str, Any] | None]
                      ) -> tuple[dict[str, Any] | None, list[tuple[str, Timer | str]]]:
@@ -470,7 +458,7 @@ class Coordinator:
 
     def topics_changed(self, names: set[str], new_topic: bool) -> None:
         """``onMetadataUpdate``: topics ``names`` changed in the image (``new_topic``: created)."""
-        for protocol in TOPIC_FOLLOWERS:
+        for protocol in PROTOCOLS:
             protocol.metadata_changed(self, names, new_topic)
 
     def follow_topics(self) -> int:
@@ -484,7 +472,7 @@ class Coordinator:
         """The topic names this coordinator's groups follow, and whether any has a regex."""
         names: set[str] = set()
         regex = False
-        for protocol in TOPIC_FOLLOWERS:
+        for protocol in PROTOCOLS:
             more, has_regex = protocol.followed_topics(self)
             names |= more
             regex = regex or has_regex

@@ -100,3 +100,37 @@ class GroupProtocol(Protocol):
     def is_subscribed_to_topic(self, coord: Coordinator, group_id: str, topic: str) -> bool:
         """``Group.isSubscribedToTopic``: OffsetDelete answers GROUP_SUBSCRIBED_TO_TOPIC for it."""
         ...
+
+
+class ProtocolDefaults:
+    """What a protocol that does not need a part of the interface does there: a protocol class
+    derives from this and writes only what is its own."""
+
+    name: str
+    applied_as_they_go: frozenset[int | str] = frozenset()  # every call decided, then committed
+    record_types: frozenset[int] = frozenset()
+    timer_kinds: frozenset[str] = frozenset()
+
+    def decide(self, coord: Coordinator, call: Call) -> Decision:
+        raise ValueError(f"{self.name} calls apply as they go: no dry run")
+
+    def handle(self, coord: Coordinator, call: Call) -> Decision:
+        raise NotImplementedError(f"{self.name} calls are decided, then committed")
+
+    def fire(self, coord: Coordinator, timer: Timer) -> tuple[list[Record], str]:
+        raise ValueError(f"{self.name} arms no timers ({timer.kind})")
+
+    def on_loaded(self, coord: Coordinator, now: int) -> None:
+        pass  # no timers to re-arm
+
+    def metadata_changed(self, coord: Coordinator, names: Iterable[str], new_topic: bool) -> None:
+        pass  # its groups do not follow topic metadata
+
+    def followed_topics(self, coord: Coordinator) -> tuple[set[str], bool]:
+        return set(), False
+
+    def unload(self, coord: Coordinator, now: int) -> None:
+        pass  # nothing in memory beside what the records rebuild and soft state (dropped)
+
+    def validate_offset_delete(self, coord: Coordinator, group_id: str) -> None:
+        pass  # Kafka's default Group.validateOffsetDelete: no check

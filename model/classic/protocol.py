@@ -7,7 +7,6 @@ as they go; DescribeGroups only reads, and is decided like any call.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from kgspec.model.classic import offsets as commits
@@ -15,6 +14,7 @@ from kgspec.model.classic import ops
 from kgspec.model.classic.apis import DESCRIBE_GROUPS
 from kgspec.model.classic.describe import describe_groups
 from kgspec.model.classic.step import CLASSIC_TIMER_KINDS
+from kgspec.model.protocol import ProtocolDefaults
 from kgspec.model.records import GROUP_METADATA
 from kgspec.model.step import Decision
 
@@ -25,7 +25,7 @@ if TYPE_CHECKING:
     from kgspec.model.timers import Timer
 
 
-class ClassicProtocol:
+class ClassicProtocol(ProtocolDefaults):
     name = "classic"
     apis: frozenset[int | str] = frozenset({*ops.CLASSIC_APIS, DESCRIBE_GROUPS})
     applied_as_they_go: frozenset[int | str] = frozenset(ops.CLASSIC_APIS)
@@ -49,12 +49,6 @@ class ClassicProtocol:
 
     def on_loaded(self, coord: Coordinator, now: int) -> None:
         ops.on_loaded(coord, now)
-
-    def metadata_changed(self, coord: Coordinator, names: Iterable[str], new_topic: bool) -> None:
-        pass  # classic groups do not follow topic metadata
-
-    def followed_topics(self, coord: Coordinator) -> tuple[set[str], bool]:
-        return set(), False  # classic groups do not follow topic metadata
 
     def unload(self, coord: Coordinator, now: int) -> None:
         ops.unload(coord, now)

@@ -5,13 +5,13 @@ Its APIs have no Kafka key (the draft names them), and its calls are applied as 
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from kgspec.model.connect import ops
 from kgspec.model.connect.assignment import install, prepare
 from kgspec.model.connect.heartbeat import heartbeat
 from kgspec.model.errors import CoordinatorError, Errors
+from kgspec.model.protocol import ProtocolDefaults
 from kgspec.model.step import Decision
 
 if TYPE_CHECKING:
@@ -21,15 +21,15 @@ if TYPE_CHECKING:
     from kgspec.model.timers import Timer
 
 
-class ConnectProtocol:
+class ConnectProtocol(ProtocolDefaults):
+    """The draft's groups assign connectors and tasks, not partitions (no topic metadata to
+    follow); the computation's soft state starts over in ``on_loaded`` (nothing to unload)."""
+
     name = "connect"
     apis: frozenset[int | str] = frozenset(ops.CONNECT_APIS)
     applied_as_they_go: frozenset[int | str] = frozenset(ops.CONNECT_APIS)
     record_types = frozenset(ops.CONNECT_RECORD_TYPES)
     timer_kinds = ops.CONNECT_TIMER_KINDS
-
-    def decide(self, coord: Coordinator, call: Call) -> Decision:
-        raise ValueError("Connect calls apply their records as they go: no dry run")
 
     def handle(self, coord: Coordinator, call: Call) -> Decision:
         """One Connect call (always applied: no dry run)."""
@@ -57,15 +57,6 @@ class ConnectProtocol:
 
     def on_loaded(self, coord: Coordinator, now: int) -> None:
         ops.on_loaded(coord, now)
-
-    def metadata_changed(self, coord: Coordinator, names: Iterable[str], new_topic: bool) -> None:
-        pass  # the draft's groups assign connectors and tasks, not partitions
-
-    def followed_topics(self, coord: Coordinator) -> tuple[set[str], bool]:
-        return set(), False
-
-    def unload(self, coord: Coordinator, now: int) -> None:
-        pass  # the computation's soft state starts over in on_loaded
 
     # The Connect draft keeps its workers' offsets in its own topic (__worker_offsets): a group of
     # workers commits no consumer offsets, so an offset call finds no group of that id (kgspec's

@@ -12,6 +12,7 @@ from kgspec.model.consumer.describe import describe_consumer_groups
 from kgspec.model.consumer.heartbeat import ConsumerHeartbeat, validate
 from kgspec.model.consumer.records import CONSUMER_RECORD_TYPES
 from kgspec.model.errors import CoordinatorError
+from kgspec.model.protocol import ProtocolDefaults
 from kgspec.model.step import Decision
 
 if TYPE_CHECKING:
@@ -27,13 +28,12 @@ def error_response(error: CoordinatorError) -> dict[str, Any]:
             "memberEpoch": 0, "heartbeatIntervalMs": 0, "assignment": None}
 
 
-class ConsumerProtocol:
+class ConsumerProtocol(ProtocolDefaults):
     name = "consumer"
     apis: frozenset[int | str] = frozenset({CONSUMER_GROUP_HEARTBEAT, CONSUMER_GROUP_DESCRIBE})
     record_types = frozenset(CONSUMER_RECORD_TYPES)
     timer_kinds = frozenset({"consumer-session", "consumer-rebalance", "consumer-regex",
                              "consumer-classic-join", "consumer-classic-sync"})
-    applied_as_they_go: frozenset[int | str] = frozenset()
 
     def decide(self, coord: Coordinator, call: Call) -> Decision:
         request = call.request
@@ -42,9 +42,6 @@ class ConsumerProtocol:
         step = ConsumerHeartbeat(coord, request, call.client_id, call.client_host, call.now)
         return coord.run_step(step, lambda: validate(request, call.version, coord.config.assignors()),
                               error_response)
-
-    def handle(self, coord: Coordinator, call: Call) -> Decision:
-        raise NotImplementedError("consumer calls are decided, then committed")
 
     def fire(self, coord: Coordinator, timer: Timer) -> tuple[list[Record], str]:
         return ops.fire(coord, timer)
@@ -61,18 +58,12 @@ class ConsumerProtocol:
     def followed_topics(self, coord: Coordinator) -> tuple[set[str], bool]:
         return ops.followed_topics(coord)
 
-    def unload(self, coord: Coordinator, now: int) -> None:
-        pass  # consumer groups keep nothing beside their records but soft state (dropped)
-
     def validate_offset_commit(self, coord: Coordinator, group_id: str, member_id: str, instance_id: str | None,
                                epoch: int, api_version: int) -> CommitValidator | None:
         return commits.validate_offset_commit(coord, group_id, member_id, instance_id, epoch, api_version)
 
     def validate_offset_fetch(self, coord: Coordinator, group_id: str, member_id: str | None, epoch: int) -> None:
         commits.validate_offset_fetch(coord, group_id, member_id, epoch)
-
-    def validate_offset_delete(self, coord: Coordinator, group_id: str) -> None:
-        pass  # no check (Kafka's default validateOffsetDelete)
 
     def is_subscribed_to_topic(self, coord: Coordinator, group_id: str, topic: str) -> bool:
         return commits.is_subscribed_to_topic(coord, group_id, topic)

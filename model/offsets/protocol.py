@@ -8,12 +8,12 @@ imports no group protocol.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from kgspec.model.offsets import ops
 from kgspec.model.offsets.apis import OFFSET_COMMIT, OFFSET_DELETE, OFFSET_FETCH
 from kgspec.model.offsets.records import OFFSET_RECORD_TYPES, committed_from_record
+from kgspec.model.protocol import ProtocolDefaults
 from kgspec.model.records import ReplayError
 from kgspec.model.step import Decision
 
@@ -21,15 +21,13 @@ if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
     from kgspec.model.protocol import Call, CommitValidator
     from kgspec.model.records import Record
-    from kgspec.model.timers import Timer
 
 
-class OffsetsProtocol:
+class OffsetsProtocol(ProtocolDefaults):
     name = "offsets"
     apis: frozenset[int | str] = frozenset({OFFSET_COMMIT, OFFSET_FETCH, OFFSET_DELETE})
     record_types = OFFSET_RECORD_TYPES
-    timer_kinds: frozenset[str] = frozenset()  # offset expiry is not modelled yet (docs/offsets.md)
-    applied_as_they_go: frozenset[int | str] = frozenset()
+    # No timers: offset expiry is not modelled yet (docs/offsets.md).
 
     def decide(self, coord: Coordinator, call: Call) -> Decision:
         if call.api_key == OFFSET_COMMIT:
@@ -37,12 +35,6 @@ class OffsetsProtocol:
         if call.api_key == OFFSET_DELETE:
             return ops.decide_delete(coord, call)
         return ops.decide_fetch(coord, call)
-
-    def handle(self, coord: Coordinator, call: Call) -> Decision:
-        raise NotImplementedError("offset calls are decided, then committed")
-
-    def fire(self, coord: Coordinator, timer: Timer) -> tuple[list[Record], str]:
-        raise ValueError(f"the offsets component arms no timers ({timer.kind})")
 
     def replay(self, coord: Coordinator, record: Record) -> None:
         """``OMM.replay`` (non-transactional batches): a value puts the offset (creating a simple
@@ -59,17 +51,8 @@ class OffsetsProtocol:
             store.simple_groups.add(gid)
         store.put(gid, topic, partition, committed_from_record(record))
 
-    def on_loaded(self, coord: Coordinator, now: int) -> None:
-        pass
-
-    def metadata_changed(self, coord: Coordinator, names: Iterable[str], new_topic: bool) -> None:
-        pass  # onTopicsDeleted's offset tombstones are not modelled yet
-
-    def followed_topics(self, coord: Coordinator) -> tuple[set[str], bool]:
-        return set(), False  # committed offsets outlive topic changes (expiry is not modelled yet)
-
-    def unload(self, coord: Coordinator, now: int) -> None:
-        pass  # offsets are hard state: rebuilt by replay
+    # Topic changes: onTopicsDeleted's offset tombstones are not modelled yet; offsets are hard
+    # state, rebuilt by replay (nothing to re-arm or unload).
 
     def validate_offset_commit(self, coord: Coordinator, group_id: str, member_id: str, instance_id: str | None,
                                epoch: int, api_version: int) -> CommitValidator | None:

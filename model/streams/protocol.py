@@ -10,6 +10,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from kgspec.model import timers
+from kgspec.model.protocol import ProtocolDefaults
 from kgspec.model.records import Record, ReplayError
 from kgspec.model.step import Decision, SoftSet
 from kgspec.model.streams import commits, ops, target
@@ -26,10 +27,9 @@ if TYPE_CHECKING:
     from kgspec.model.timers import Timer
 
 
-class StreamsProtocol:
+class StreamsProtocol(ProtocolDefaults):
     name = "streams"
     apis: frozenset[int | str] = frozenset({STREAMS_GROUP_HEARTBEAT, STREAMS_GROUP_DESCRIBE})
-    applied_as_they_go: frozenset[int | str] = frozenset()
     record_types = frozenset(srec.STREAMS_RECORD_TYPES)
     timer_kinds = ops.STREAMS_TIMER_KINDS
 
@@ -46,9 +46,6 @@ class StreamsProtocol:
             decision.soft.append(SoftSet("coordinator", "", "last_streams_topics_to_create",
                                          step.internal_topics_to_create))
         return decision
-
-    def handle(self, coord: Coordinator, call: Call) -> Decision:
-        raise NotImplementedError("streams calls are decided, then committed")
 
     def fire(self, coord: Coordinator, timer: Timer) -> tuple[list[Record], str]:
         return fire(coord, timer)
@@ -69,18 +66,12 @@ class StreamsProtocol:
     def followed_topics(self, coord: Coordinator) -> tuple[set[str], bool]:
         return followed_topics(coord)
 
-    def unload(self, coord: Coordinator, now: int) -> None:
-        pass  # soft state lives on the groups and is rebuilt (or lost) with them
-
     def validate_offset_commit(self, coord: Coordinator, group_id: str, member_id: str, instance_id: str | None,
                                epoch: int, api_version: int) -> CommitValidator | None:
         return commits.validate_offset_commit(coord, group_id, member_id, instance_id, epoch, api_version)
 
     def validate_offset_fetch(self, coord: Coordinator, group_id: str, member_id: str | None, epoch: int) -> None:
         commits.validate_offset_fetch(coord, group_id, member_id, epoch)
-
-    def validate_offset_delete(self, coord: Coordinator, group_id: str) -> None:
-        pass  # no check (Kafka's default validateOffsetDelete)
 
     def is_subscribed_to_topic(self, coord: Coordinator, group_id: str, topic: str) -> bool:
         return commits.is_subscribed_to_topic(coord, group_id, topic)
