@@ -85,6 +85,7 @@ class TimerStorm(RuntimeError):
     """More than ``MAX_FIRINGS_PER_ADVANCE`` timers fired in one move of the clock: the model
     cannot follow the group further (the checker reports it and stops checking the group)."""
 _DROP = object()  # a soft value removed in the step being decided
+_MISSING = object()  # a soft value the step being decided did not touch
 
 
 class HeartbeatStep(Protocol):
@@ -187,26 +188,26 @@ class Coordinator:
     def soft_get(self, owner: str, key: str, default: Any = None) -> Any:
         scope = self._scope
         if scope is not None:
-            value = scope.soft_values.get((owner, key), default)
-            if value is not default:
+            value = scope.soft_values.get((owner, key), _MISSING)
+            if value is not _MISSING:
                 return default if value is _DROP else value
         return self._soft.get(owner, {}).get(key, default)
 
     def soft_set(self, owner: str, key: str, value: Any) -> None:
-        scope = self._scope
-        if scope is None:
-            self._soft.setdefault(owner, {})[key] = value
-            return
-        scope.soft_values[(owner, key)] = value
-        scope.soft.append(SoftSet(owner, key, "set", value))
+        self._soft_write(SoftSet(owner, key, "set", value))
 
     def soft_drop(self, owner: str, key: str) -> None:
+        self._soft_write(SoftSet(owner, key, "drop", None))
+
+    def _soft_write(self, op: SoftSet) -> None:
+        """Outside a step, at once; inside one, into the scope (read back by ``soft_get``) and
+        the decision (applied by ``commit``, through the same ``_apply_soft``)."""
         scope = self._scope
         if scope is None:
-            self._soft.get(owner, {}).pop(key, None)
+            self._apply_soft(op)
             return
-        scope.soft_values[(owner, key)] = _DROP
-        scope.soft.append(SoftSet(owner, key, "drop", None))
+        scope.soft_values[(op.owner, op.group_id)] = _DROP if op.name == "drop" else op.value
+        scope.soft.append(op)
 
     # --- one call ------------------------------------------------------------------------------
 

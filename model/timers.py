@@ -14,7 +14,7 @@ from __future__ import annotations
 import heapq
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from kgspec.model.records import Record
@@ -225,6 +225,59 @@ def cancel_member_timers(timers: Timers, group_id: str, member_id: str) -> None:
     timers.cancel(rebalance_key(group_id, member_id))
     timers.cancel(classic_key("join", group_id, member_id))
     timers.cancel(classic_key("sync", group_id, member_id))
+
+
+class _Configured(Protocol):
+    @property
+    def timers(self) -> Timers: ...
+
+    @property
+    def config(self) -> Any: ...
+
+
+class _Member(Protocol):
+    @property
+    def member_id(self) -> str: ...
+
+    @property
+    def member_epoch(self) -> int: ...
+
+    @property
+    def rebalance_timeout_ms(self) -> int: ...
+
+
+class MemberTimers:
+    """One protocol's member timers on a coordinator's wheel: the functions above with the
+    protocol's name (the kinds' prefix) and its session-timeout config bound. ``timeout`` of a
+    session: a classic-protocol member's own (a mixed group's, or kip's online migration)."""
+
+    __slots__ = ("protocol", "session_config")
+
+    def __init__(self, protocol: str, session_config: str) -> None:
+        self.protocol = protocol
+        self.session_config = session_config
+
+    def schedule_session(self, coord: _Configured, group_id: str, member_id: str, now: int,
+                         timeout: int | None = None) -> None:
+        if timeout is None:
+            timeout = coord.config.int(self.session_config)
+        schedule_session(coord.timers, self.protocol, group_id, member_id, now + timeout)
+
+    def schedule_rebalance(self, coord: _Configured, group_id: str, member: _Member, now: int) -> None:
+        schedule_rebalance(coord.timers, self.protocol, group_id, member.member_id, member.member_epoch,
+                           now + member.rebalance_timeout_ms)
+
+    def cancel_rebalance(self, coord: _Configured, group_id: str, member_id: str) -> None:
+        coord.timers.cancel(rebalance_key(group_id, member_id))
+
+    def cancel_all(self, coord: _Configured, group_id: str, member_id: str) -> None:
+        """Its session and rebalance timeouts, and a classic-protocol member's join / sync ones."""
+        cancel_member_timers(coord.timers, group_id, member_id)
+
+    def schedule_classic(self, coord: _Configured, group_id: str, member_id: str, what: str, deadline: int,
+                         if_absent: bool = False) -> None:
+        """A classic-protocol member's ``join-{g}-{m}`` / ``sync-{g}-{m}`` timeout (it fences)."""
+        schedule_classic(coord.timers, self.protocol, what, group_id, member_id, deadline, if_absent)
 
 
 def fire_member_timer(timer: Timer, member_id: str, member_epoch: int, no_session_fencing: bool,

@@ -226,31 +226,13 @@ def fence_records(coord: Coordinator, group: ConsumerGroup, members: list[Consum
     return records
 
 
-def schedule_session_timeout(coord: Coordinator, group_id: str, member_id: str, now: int,
-                                      timeout: int | None = None) -> None:
-    """``timeout``: a classic-protocol member's own session timeout (mixed groups)."""
-    if timeout is None:
-        timeout = coord.config.int("group.consumer.session.timeout.ms")
-    timers.schedule_session(coord.timers, "consumer", group_id, member_id, now + timeout)
-
-
-def schedule_rebalance_timeout(coord: Coordinator, group_id: str, member: ConsumerMember, now: int) -> None:
-    timers.schedule_rebalance(coord.timers, "consumer", group_id, member.member_id, member.member_epoch,
-                              now + member.rebalance_timeout_ms)
-
-
-def cancel_rebalance_timeout(coord: Coordinator, group_id: str, member_id: str) -> None:
-    coord.timers.cancel(timers.rebalance_key(group_id, member_id))
-
-
-def cancel_timers(coord: Coordinator, group_id: str, member_id: str) -> None:
-    timers.cancel_member_timers(coord.timers, group_id, member_id)
-
-
-def schedule_classic_timer(coord: Coordinator, group_id: str, member_id: str, what: str, deadline: int,
-                                    if_absent: bool = False) -> None:
-    """A classic-protocol member's ``join-{g}-{m}`` / ``sync-{g}-{m}`` timeout (fences it)."""
-    timers.schedule_classic(coord.timers, "consumer", what, group_id, member_id, deadline, if_absent)
+# The member timers (model/timers.py), as Kafka keys them; callers use these names.
+MEMBER_TIMERS = timers.MemberTimers("consumer", "group.consumer.session.timeout.ms")
+schedule_session_timeout = MEMBER_TIMERS.schedule_session
+schedule_rebalance_timeout = MEMBER_TIMERS.schedule_rebalance
+cancel_rebalance_timeout = MEMBER_TIMERS.cancel_rebalance
+cancel_timers = MEMBER_TIMERS.cancel_all
+schedule_classic_timer = MEMBER_TIMERS.schedule_classic
 
 
 def request_regex_resolution(coord: Coordinator, group_id: str, now: int) -> None:

@@ -203,32 +203,13 @@ def schedule_initial_rebalance(coord: Coordinator, group_id: str, deadline: int)
                                           "streams-initial-rebalance", group_id))
 
 
-def schedule_session_timeout(coord: Coordinator, group_id: str, member_id: str, now: int,
-                             timeout: int | None = None) -> None:
-    """``timeout``: a classic-protocol member's own session timeout (kip online migration)."""
-    if timeout is None:
-        timeout = coord.config.int("group.streams.session.timeout.ms")
-    timers.schedule_session(coord.timers, "streams", group_id, member_id, now + timeout)
-
-
-def schedule_rebalance_timeout(coord: Coordinator, group_id: str, member: StreamsMember, now: int) -> None:
-    timers.schedule_rebalance(coord.timers, "streams", group_id, member.member_id, member.member_epoch,
-                              now + member.rebalance_timeout_ms)
-
-
-def cancel_rebalance_timeout(coord: Coordinator, group_id: str, member_id: str) -> None:
-    coord.timers.cancel(timers.rebalance_key(group_id, member_id))
-
-
-def cancel_member_timers(coord: Coordinator, group_id: str, member_id: str) -> None:
-    """Also a classic-protocol member's join / sync timeouts (kip migration)."""
-    timers.cancel_member_timers(coord.timers, group_id, member_id)
-
-
-def schedule_classic_timer(coord: Coordinator, group_id: str, member_id: str, what: str, deadline: int,
-                           if_absent: bool = False) -> None:
-    """A classic-protocol member's ``join-{g}-{m}`` / ``sync-{g}-{m}`` timeout (kip; it fences)."""
-    timers.schedule_classic(coord.timers, "streams", what, group_id, member_id, deadline, if_absent)
+# The member timers (model/timers.py), as Kafka keys them; callers use these names.
+MEMBER_TIMERS = timers.MemberTimers("streams", "group.streams.session.timeout.ms")
+schedule_session_timeout = MEMBER_TIMERS.schedule_session
+schedule_rebalance_timeout = MEMBER_TIMERS.schedule_rebalance
+cancel_rebalance_timeout = MEMBER_TIMERS.cancel_rebalance
+cancel_member_timers = MEMBER_TIMERS.cancel_all
+schedule_classic_timer = MEMBER_TIMERS.schedule_classic
 
 
 def recovery_lag_fields(profile: Profile, api_version: int, lag: int | None = None) -> dict[str, int]:
