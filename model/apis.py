@@ -72,7 +72,7 @@ API_KEYS_BY_NAME: dict[str, int] = {api.name: api.key for api in APIS.values()}
 
 def version_range(api_key: int, profile: Profile) -> tuple[int, int]:
     """The versions of ``api_key`` the model answers under ``profile`` (KeyError: not modelled)."""
-    return APIS[api_key].range(profile)
+    return versions_for(profile)[api_key]
 
 
 _BY_PROFILE: dict[str, dict[int, tuple[int, int]]] = {}

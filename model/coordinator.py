@@ -273,21 +273,19 @@ class Coordinator:
         return protocol.decide(self, call)
 
     def handle(self, api_key: int | str, api_version: int, request: dict[str, Any], *, now: int,
-               client_id: str = "", client_host: str = "/127.0.0.1", apply: bool = True,
+               client_id: str = "", client_host: str = "/127.0.0.1",
                choices: Choices = NO_CHOICES) -> Decision:
-        """One RPC at time ``now``: :meth:`decide`, then :meth:`commit` (``apply=False``: decide only)."""
+        """One RPC at time ``now``: :meth:`decide`, then :meth:`commit`; a call its protocol
+        applies as it goes goes to the protocol's ``handle``."""
         protocol = BY_API.get(api_key)
         if protocol is not None and api_key in protocol.applied_as_they_go:
-            if not apply:
-                raise ValueError(f"{protocol.name} calls change the group in memory, as Kafka's do: no dry run")
             self._now = now
             return protocol.handle(self, Call(api_key, api_version, request, now, client_id, client_host, choices))
         if not isinstance(api_key, int):
             raise ValueError(f"API {api_key} is not modelled")
         decision = self.decide(api_key, api_version, request, now=now, client_id=client_id,
                                client_host=client_host, choices=choices)
-        if apply:
-            self.commit(decision)
+        self.commit(decision)
         return decision
 
     def run_step(self, step: HeartbeatStep, check: Callable[[], None],

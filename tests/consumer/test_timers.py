@@ -142,7 +142,7 @@ def test_on_loaded_arms_static_members_at_minus_two() -> None:
 
 
 def test_dry_run_leaves_timers_and_state_untouched_until_commit() -> None:
-    """handle(apply=False) must change nothing (the checker tries alternatives with it)."""
+    """decide must change nothing (the checker tries alternatives with it)."""
     from kgspec.model.coordinator import Coordinator
     from kgspec.model.hashing import deterministic_topic_id
 
@@ -151,7 +151,7 @@ def test_dry_run_leaves_timers_and_state_untouched_until_commit() -> None:
     request = {"groupId": "g", "memberId": "m1", "memberEpoch": 0, "rebalanceTimeoutMs": 1000,
                "subscribedTopicNames": ["foo"], "topicPartitions": []}
     before = coord.snapshot()
-    dry = coord.handle(68, 1, request, now=100, apply=False)
+    dry = coord.decide(68, 1, request, now=100)
     assert coord.snapshot() == before
     assert coord.timers.get("session-timeout-g-m1") is None
     assert [r.type for r in dry.records] == [5, 3, 7, 6, 8]
