@@ -85,9 +85,6 @@ HARNESS_NAMES: dict[str, str] = {
                        "not a crash of the run",
 }
 
-#: Names used before, and the name that replaced each.
-RENAMED: dict[str, str] = {"partition-epoch-map": PARTITION_EPOCH_INDEX}
-
 _INV = "kgspec.invariants."
 _MODEL = "kgspec.model."
 _LEMMA_CHECK = ("a lemma of the Z3 proofs, not a separate Python predicate: the refinement test checks it on "
@@ -298,6 +295,9 @@ ENTRIES: tuple[Entry, ...] = (
 )
 
 CATALOGUE: dict[str, Entry] = {e.name: e for e in ENTRIES}
+
+#: Names used before, and the name that replaced each (the entries' ``renamed_from``).
+RENAMED: dict[str, str] = {old: e.name for e in ENTRIES for old in e.renamed_from}
 
 
 def resolve(ref: str) -> Callable[..., Any]:

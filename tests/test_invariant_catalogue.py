@@ -54,6 +54,7 @@ def test_entries_are_unique_and_complete() -> None:
         assert e.symbolic in (None, e.name), f"{e.name}: the Z3 encoding must have the same name"
         assert not set(e.renamed_from) & set(CATALOGUE), e.name
     assert set(RENAMED.values()) <= set(CATALOGUE)
+    assert RENAMED == {"partition-epoch-map": catalogue.PARTITION_EPOCH_INDEX}
     assert not set(HARNESS_NAMES) & set(CATALOGUE)
     # every name constant is an entry, and every entry has its constant
     assert set(CONSTANTS.values()) == set(CATALOGUE)
