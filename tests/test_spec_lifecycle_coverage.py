@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kgspec.invariants.derivation import state_derivation
 from kgspec.model.connect.member import STATE_NAMES as CONNECT_STATE_NAMES
 from kgspec.model.consumer import records as crec
 from kgspec.model.consumer.group import ConsumerGroup
@@ -47,7 +48,7 @@ from kgspec.model.consumer.member import ConsumerMember
 from kgspec.model.coordinator import Coordinator
 from kgspec.model.streams.group import StreamsGroup
 from kgspec.spec import tables
-from kgspec.spec.groups import derive_consumer_group_state, derive_streams_group_state
+from kgspec.spec.groups import derive_streams_group_state
 from kgspec.spec.members import FENCED, LEFT
 from kgspec.spec.registry import MACHINES
 from kgspec.spec.tables import TABLES, InvalidTransition, fire, recording
@@ -121,10 +122,8 @@ def _members(group: ConsumerGroup | StreamsGroup) -> dict[str, tuple[str, str | 
 def snapshot(coord: Coordinator) -> Snapshot:
     snap: Snapshot = {}
     for gid, g in coord.groups.items():
-        derived = derive_consumer_group_state(
-            len(g.members), g.group_epoch, g.assignment_epoch,
-            all(m.is_reconciled_to(g.assignment_epoch) for m in g.members.values()))
-        assert g.state == derived, f"consumer group {gid}: {g.state} is not the spec's derivation {derived}"
+        problems = state_derivation(g)  # the state-derivation invariant: the spec's derivation, and the index
+        assert problems == [], f"consumer group {gid}: {problems}"
         snap[("consumer", gid)] = {"members": _members(g), "group": g.state}
     for gid, s in coord.streams_groups.items():
         a = s.assignment_epoch
