@@ -33,12 +33,15 @@ topology state. Then:
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import weakref
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import kgspec.spec
 import pytest
 from kgspec.invariants.derivation import state_derivation
 from kgspec.model.connect.member import STATE_NAMES as CONNECT_STATE_NAMES
@@ -48,6 +51,7 @@ from kgspec.model.consumer.member import ConsumerMember
 from kgspec.model.coordinator import Coordinator
 from kgspec.model.streams.group import StreamsGroup
 from kgspec.spec import tables
+from kgspec.spec.declarations import Declaration
 from kgspec.spec.groups import derive_streams_group_state
 from kgspec.spec.members import FENCED, LEFT
 from kgspec.spec.registry import MACHINES
@@ -323,6 +327,13 @@ def test_each_scenario_changes_states_only_through_the_tables(watch: Watch, name
 
 def test_every_machine_is_registered_and_compiled() -> None:
     assert set(TABLES) == set(MACHINES)
+    # every lifecycle a spec module declares is the registered one of its name (none left out)
+    declared = {id(value): value for info in pkgutil.iter_modules(kgspec.spec.__path__)
+                for value in vars(importlib.import_module(f"kgspec.spec.{info.name}")).values()
+                if isinstance(value, Declaration)}
+    assert len(declared) == len(MACHINES)
+    for d in declared.values():
+        assert MACHINES.get(d.name) is d, f"{d.name} is declared but not registered in spec/registry.py"
 
 
 def test_replay_loads_an_unknown_state_byte_without_the_table() -> None:
