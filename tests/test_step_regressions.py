@@ -20,6 +20,7 @@ from kgspec.model.coordinator import Coordinator
 from kgspec.model.step import Choices
 
 from tests.helpers import check_events
+from tests.streams.helpers import request, sub, topology
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden"
@@ -56,15 +57,10 @@ def test_alternative_uniform_target_conforms_whoever_chose_the_member_id(version
     assert status == 0
 
 
-def _streams_join(member: str, endpoint_epoch: int = 0) -> dict[str, Any]:
-    topology = {"epoch": 1, "subtopologies": [{
-        "subtopologyId": "0", "sourceTopics": ["in"], "sourceTopicRegex": [], "stateChangelogTopics": [],
-        "repartitionSinkTopics": [], "repartitionSourceTopics": [], "copartitionGroups": []}]}
-    return {"groupId": "g", "memberId": member, "memberEpoch": 0, "endpointInformationEpoch": endpoint_epoch,
-            "instanceId": None, "rackId": None, "rebalanceTimeoutMs": 1000, "topology": topology,
-            "activeTasks": [], "standbyTasks": [], "warmupTasks": [], "processId": f"p-{member}",
-            "userEndpoint": {"host": "h", "port": 1}, "clientTags": None, "taskOffsets": None,
-            "taskEndOffsets": None, "shutdownApplication": True}
+def _streams_join(member: str) -> dict[str, Any]:
+    return request(member, 0, rebalanceTimeoutMs=1000, topology=topology(sub("0", ["in"]), epoch=1),
+                   activeTasks=[], standbyTasks=[], warmupTasks=[], processId=f"p-{member}",
+                   userEndpoint={"host": "h", "port": 1}, shutdownApplication=True)
 
 
 def test_streams_decisions_leave_soft_state_alone() -> None:
