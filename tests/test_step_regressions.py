@@ -109,11 +109,14 @@ def _classic_join_the_model_names(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.mark.parametrize(("trace", "extra"), [("classic", ()), ("consumer/join_with_records.jsonl", ()),
-                                             ("consumer/reconciliation.jsonl", ("--mutant", "assignor-double-assign"))])
-def test_reports_are_byte_identical_across_hash_seeds(trace: str, extra: tuple[str, ...], tmp_path: Path) -> None:
+@pytest.mark.parametrize(("trace", "extra", "status"), [
+    ("classic", (), 1), ("consumer/join_with_records.jsonl", (), 0),
+    ("consumer/reconciliation.jsonl", ("--mutant", "assignor-double-assign"), 1)])
+def test_reports_are_byte_identical_across_hash_seeds(trace: str, extra: tuple[str, ...], status: int,
+                                                       tmp_path: Path) -> None:
     """Before: classic member ids came from uuid4, so a message quoting one differed per run; the
-    double-assign mutant took the first topic of a set, whose order follows string hashing."""
+    double-assign mutant took the first topic of a set, whose order follows string hashing.
+    Each run must also end as expected (findings: 1), so three equal failures do not pass."""
     path = _classic_join_the_model_names(tmp_path) if trace == "classic" else GOLDEN / trace
     outputs = []
     for seed in ("0", "1", "12345"):
@@ -123,6 +126,7 @@ def test_reports_are_byte_identical_across_hash_seeds(trace: str, extra: tuple[s
                              capture_output=True, env=env, cwd=ROOT, check=False)
         outputs.append((run.returncode, run.stdout, out.read_bytes()))
     assert outputs[0] == outputs[1] == outputs[2]
+    assert outputs[0][0] == status
     if trace == "classic":
         assert outputs[0][0] == 1
         assert b"pending as c1-" in outputs[0][1]
