@@ -123,7 +123,9 @@ def test_every_reported_name_is_in_the_catalogue() -> None:
             elif isinstance(expr, ast.Name) and expr.id.isupper():
                 assert expr.id in CONSTANTS, f"{where}: {expr.id} is not a catalogue name"
                 seen += 1
-    assert seen > 15  # the scan finds the reporting sites
+    # the scan finds the reporting sites it can read: a site added, or one it stops reading (a message
+    # built with str.format instead of an f-string), changes this count; recount and update it
+    assert seen == 19
 
 
 def test_names_are_spelled_only_in_the_catalogue() -> None:
