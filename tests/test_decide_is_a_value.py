@@ -2,8 +2,8 @@
 leaves the whole model (hard and soft state, timers, clock, id source) exactly as it was.
 
 Every decision the checker asks for while it replays the golden traces and simulated runs is
-made three times here (the checker's own call, then twice more), with a deep snapshot of the
-coordinator taken before and after.
+made twice here (the checker gets the first), with a deep snapshot of the coordinator taken
+before the first and after the second.
 """
 
 from __future__ import annotations
@@ -85,7 +85,7 @@ class Counter:
 
 @pytest.fixture
 def checked_decide(monkeypatch: pytest.MonkeyPatch) -> Counter:
-    """Every ``decide`` runs three times; the state must not move and the decisions must agree."""
+    """Every ``decide`` runs twice; the state must not move and the two decisions must agree."""
     original = Coordinator.decide
     counter = Counter()
 
