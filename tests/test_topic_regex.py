@@ -155,6 +155,15 @@ def test_cache_is_bounded_and_reused() -> None:
     assert compile_topic_regex("cached-.*") is compile_topic_regex("cached-.*")
     info = _compile.cache_info()
     assert info.maxsize == CACHE_SIZE
+    # a rejection is cached too: the second verdict is a hit
+    assert not is_valid_topic_regex("cached-[")
+    hits = _compile.cache_info().hits
+    assert not is_valid_topic_regex("cached-[")
+    assert _compile.cache_info().hits == hits + 1
+    # more distinct patterns than it holds: it stays at its bound
+    for i in range(CACHE_SIZE + 10):
+        is_valid_topic_regex(f"bound-{i}")
+    assert _compile.cache_info().currsize == CACHE_SIZE
 
 
 # --- through the model -----------------------------------------------------------------------
