@@ -85,9 +85,6 @@ HARNESS_NAMES: dict[str, str] = {
                        "not a crash of the run",
 }
 
-#: Names used before, and the name that replaced each.
-RENAMED: dict[str, str] = {"partition-epoch-map": PARTITION_EPOCH_INDEX}
-
 _INV = "kgspec.invariants."
 _MODEL = "kgspec.model."
 _LEMMA_CHECK = ("a lemma of the Z3 proofs, not a separate Python predicate: the refinement test checks it on "
@@ -110,6 +107,14 @@ class Entry:
     same_rule_as: str | None = None  # the general entry this protocol-specific name instantiates
     finding: bool = False  # kgspec check reports it (the ``field`` of an ``invariant`` finding)
     renamed_from: tuple[str, ...] = ()
+
+
+def _same_rule(name: str, rule: str, meaning: str, protocols: tuple[str, ...], kind: str, check: str, *,
+               adapters: tuple[str, ...] = (), no_symbolic: str = "") -> Entry:
+    """A protocol-specific name of general rule ``rule`` that ``kgspec check`` reports: no Z3 encoding
+    of its own (``no_symbolic`` is "see <rule>" unless given)."""
+    return Entry(name, meaning, protocols, kind, check, None, no_symbolic=no_symbolic or f"see {rule}",
+                 adapters=adapters, same_rule_as=rule, finding=True)
 
 
 ENTRIES: tuple[Entry, ...] = (
@@ -201,40 +206,36 @@ ENTRIES: tuple[Entry, ...] = (
           (CONSUMER, STREAMS, CLASSIC, CONNECT, MIGRATION), RECORDS, "kgspec.model.coordinator:Coordinator.replay",
           None, no_symbolic="the encoding's records are its state; record syntax is not encoded", finding=True),
     # kgspec check's streams findings
-    Entry(STREAMS_SINGLE_ACTIVE_OWNER,
-          "no-double-ownership over streams active tasks, as kgspec check names it.",
-          (STREAMS, MIGRATION), STATE, _INV + "streams:holdings_problems", None, same_rule_as=NO_DOUBLE_OWNERSHIP,
-          no_symbolic="see no-double-ownership", finding=True),
-    Entry(STREAMS_PROCESS_EXCLUSIVITY,
-          "processid-exclusivity of the members' tasks and of the target, as kgspec check names it.",
-          (STREAMS, MIGRATION), STATE, _INV + "streams:holdings_problems", None, same_rule_as=PROCESSID_EXCLUSIVITY,
-          adapters=(_INV + "streams:target_problems",), no_symbolic="see processid-exclusivity", finding=True),
-    Entry(STREAMS_TARGET_VALIDITY,
-          "target-validity's overlap half for streams (an active task in one target), checked at record 20.",
-          (STREAMS, MIGRATION), RECORDS, _INV + "streams:target_problems", None, same_rule_as=TARGET_VALIDITY,
-          no_symbolic="see target-validity", finding=True),
-    Entry(STREAMS_NO_TASKS_WHILE_NOT_READY,
-          "no-tasks-while-not-ready, as kgspec check names it (the target, or an observed response).",
-          (STREAMS, MIGRATION), STATE, _INV + "streams:target_problems", None, same_rule_as=NO_TASKS_WHILE_NOT_READY,
-          adapters=(_INV + "streams:response_problems",), no_symbolic="see no-tasks-while-not-ready", finding=True),
-    Entry(STREAMS_EPOCH_WHILE_REVOKING,
-          "epoch-monotonicity's revoking clause for an observed streams response: a member that still owns a "
-          "task it must revoke keeps its epoch.",
-          (STREAMS, MIGRATION), CALL, _INV + "streams:response_problems", None, same_rule_as=EPOCH_MONOTONICITY,
-          no_symbolic="see epoch-monotonicity", finding=True),
+    _same_rule(STREAMS_SINGLE_ACTIVE_OWNER, NO_DOUBLE_OWNERSHIP,
+               "no-double-ownership over streams active tasks, as kgspec check names it.",
+               (STREAMS, MIGRATION), STATE, _INV + "streams:holdings_problems"),
+    _same_rule(STREAMS_PROCESS_EXCLUSIVITY, PROCESSID_EXCLUSIVITY,
+               "processid-exclusivity of the members' tasks and of the target, as kgspec check names it.",
+               (STREAMS, MIGRATION), STATE, _INV + "streams:holdings_problems",
+               adapters=(_INV + "streams:target_problems",)),
+    _same_rule(STREAMS_TARGET_VALIDITY, TARGET_VALIDITY,
+               "target-validity's overlap half for streams (an active task in one target), checked at record 20.",
+               (STREAMS, MIGRATION), RECORDS, _INV + "streams:target_problems"),
+    _same_rule(STREAMS_NO_TASKS_WHILE_NOT_READY, NO_TASKS_WHILE_NOT_READY,
+               "no-tasks-while-not-ready, as kgspec check names it (the target, or an observed response).",
+               (STREAMS, MIGRATION), STATE, _INV + "streams:target_problems",
+               adapters=(_INV + "streams:response_problems",)),
+    _same_rule(STREAMS_EPOCH_WHILE_REVOKING, EPOCH_MONOTONICITY,
+               "epoch-monotonicity's revoking clause for an observed streams response: a member that still owns "
+               "a task it must revoke keeps its epoch.",
+               (STREAMS, MIGRATION), CALL, _INV + "streams:response_problems"),
     # Connect
-    Entry(CONNECT_NO_DOUBLE_OWNERSHIP,
-          "A connector or task is owned (assigned or pending revocation) by at most one worker.",
-          (CONNECT,), STATE, _INV + "connect:no_double_ownership", None, same_rule_as=NO_DOUBLE_OWNERSHIP,
-          no_symbolic=_NOT_ENCODED, finding=True),
-    Entry(CONNECT_TARGET_VALIDITY,
-          "The installed target gives each connector or task to at most one worker.",
-          (CONNECT,), STATE, _INV + "connect:target_validity", None, same_rule_as=TARGET_VALIDITY,
-          no_symbolic=_NOT_ENCODED, finding=True),
-    Entry(CONNECT_EPOCH_BOUND,
-          "No worker is ahead of the assignment epoch, and the assignment epoch is not ahead of the group epoch.",
-          (CONNECT,), STATE, _INV + "connect:epoch_bound", None, same_rule_as=EPOCH_MONOTONICITY,
-          adapters=(_INV + "epochs:epoch_changes",), no_symbolic=_NOT_ENCODED, finding=True),
+    _same_rule(CONNECT_NO_DOUBLE_OWNERSHIP, NO_DOUBLE_OWNERSHIP,
+               "A connector or task is owned (assigned or pending revocation) by at most one worker.",
+               (CONNECT,), STATE, _INV + "connect:no_double_ownership", no_symbolic=_NOT_ENCODED),
+    _same_rule(CONNECT_TARGET_VALIDITY, TARGET_VALIDITY,
+               "The installed target gives each connector or task to at most one worker.",
+               (CONNECT,), STATE, _INV + "connect:target_validity", no_symbolic=_NOT_ENCODED),
+    _same_rule(CONNECT_EPOCH_BOUND, EPOCH_MONOTONICITY,
+               "No worker is ahead of the assignment epoch, and the assignment epoch is not ahead of the group "
+               "epoch.",
+               (CONNECT,), STATE, _INV + "connect:epoch_bound", adapters=(_INV + "epochs:epoch_changes",),
+               no_symbolic=_NOT_ENCODED),
     # classic
     Entry(CLASSIC_GENERATION_MONOTONIC,
           "A classic group's generation never goes back (GroupMetadata records and JoinGroup responses).",
@@ -298,6 +299,9 @@ ENTRIES: tuple[Entry, ...] = (
 )
 
 CATALOGUE: dict[str, Entry] = {e.name: e for e in ENTRIES}
+
+#: Names used before, and the name that replaced each (the entries' ``renamed_from``).
+RENAMED: dict[str, str] = {old: e.name for e in ENTRIES for old in e.renamed_from}
 
 
 def resolve(ref: str) -> Callable[..., Any]:

@@ -7,9 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from kgspec.invariants.catalogue import (
-    EPOCH_FENCING as EPOCH_FENCING,  # re-exported: conformance/compare.py
+    EPOCH_FENCING as EPOCH_FENCING,  # re-exported: conformance/streams.py
 )
-from kgspec.invariants.catalogue import EPOCH_MONOTONICITY as EPOCH_MONOTONICITY
 from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.model.consumer.heartbeat import parse_owned
 from kgspec.model.consumer.member import (

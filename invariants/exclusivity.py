@@ -4,7 +4,10 @@
 overlap half of ``target-validity`` (consumer, streams, Connect) and ``processid-exclusivity``
 (a task held at most once per process) are this rule over different items and holders. Each
 check feeds :class:`Exclusive` (or :func:`shared`) with its (holder, item) pairs and words the
-conflicts in its own message; none re-implements the rule.
+conflicts in its own message; none re-implements the rule. One check has a fast path beside it:
+``target.target_overlaps`` first asks ``target._disjoint`` (set arithmetic, no per-partition
+claims) whether the record-replay's common case, no overlap at all, holds, and only otherwise
+finds the conflicts with :class:`Exclusive`.
 
 The rule itself (:class:`Exclusive`, :func:`shared`) is defined in ``model/exclusivity.py``,
 below the invariants, because the assignor guarantees in ``model/`` use it too; this module

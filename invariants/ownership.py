@@ -5,16 +5,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from collections.abc import Set as AbstractSet
 
-from kgspec.invariants.catalogue import (
-    CLIENT_NO_DOUBLE_OWNERSHIP,
-    NO_DOUBLE_OWNERSHIP,
-    PARTITION_EPOCH_INDEX,
-)
 from kgspec.invariants.exclusivity import Exclusive
 from kgspec.model.consumer.group import ConsumerGroup
-
-__all__ = ["CLIENT_NO_DOUBLE_OWNERSHIP", "NO_DOUBLE_OWNERSHIP", "PARTITION_EPOCH_INDEX", "client_no_double_ownership",
-           "no_double_ownership", "partition_epoch_index"]
 
 
 def no_double_ownership(group: ConsumerGroup) -> list[str]:

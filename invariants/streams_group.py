@@ -230,8 +230,6 @@ def streams_convergence_bound_ms(config: Config, max_delay_ms: int, topic_creati
     return s + i + a + topic_creation_ms + 5 * h + 14 * max_delay_ms
 
 
-
-
 def _lost(group: StreamsGroup | None, clients: Mapping[str, ClientView]) -> dict[str, str]:
     """Member id -> the :func:`lost_assignments` message about it."""
     if group is None:

@@ -24,6 +24,8 @@ from kgspec.model.coordinator import Coordinator
 from kgspec.model.errors import Errors
 from kgspec.model.step import Decision
 from kgspec.model.streams import records as srec
+from kgspec.model.streams.member import ROLE_FIELDS
+from kgspec.model.streams.records import tasks_json
 from kgspec.spec import members as ms
 
 from kgspec.sim.client import ClientOptions, SimClient
@@ -37,7 +39,7 @@ from tests.connect.harness import (
     ct,
 )
 from tests.consumer.helpers import Harness, tid
-from tests.streams.helpers import S8_TOPOLOGY, coordinator, request
+from tests.streams.helpers import coordinator, hb, join
 
 UNKNOWN_STATE_BYTE = 42  # no MemberState has it: MemberState.fromValue -> UNKNOWN
 FOO6 = {"foo": [0, 1, 2, 3, 4, 5]}
@@ -152,25 +154,15 @@ def consumer_unknown_state() -> None:
 
 def _streams_call(c: Coordinator, now: int, member: str, epoch: int, instance: str | None = None,
                   **fields: Any) -> Decision:
-    c.advance(now)
-    return c.handle(88, 0, request(member, epoch, instanceId=instance, **fields), now=now, client_id="app")
-
-
-def _streams_join(c: Coordinator, now: int, member: str, process: str, instance: str | None = None) -> Decision:
-    return _streams_call(c, now, member, 0, instance, rebalanceTimeoutMs=30000, topology=S8_TOPOLOGY,
-                         processId=process, activeTasks=[], standbyTasks=[], warmupTasks=[])
+    return hb(c, now, member, epoch, instanceId=instance, **fields)
 
 
 def _streams_owning(c: Coordinator, now: int, member: str, instance: str | None = None,
                     owned: dict[str, Any] | None = None) -> Decision:
     """A heartbeat at the member's epoch reporting ``owned`` (default: what it holds)."""
-    g = c.streams_groups["g"]
-    m = g.members[member]
+    m = c.streams_groups["g"].members[member]
     if owned is None:
-        owned = {field: [{"subtopologyId": s, "partitions": sorted(p)}
-                         for s, p in sorted(m.assigned.get(role, {}).items()) if p]
-                 for role, field in (("active", "activeTasks"), ("standby", "standbyTasks"),
-                                     ("warmup", "warmupTasks"))}
+        owned = {field: tasks_json(m.assigned.get(role, {})) for role, field in ROLE_FIELDS.items()}
     return _streams_call(c, now, member, m.member_epoch, instance, **owned)
 
 
@@ -194,10 +186,10 @@ NOTHING = {"activeTasks": [], "standbyTasks": [], "warmupTasks": []}
 def streams_static_leave_corners() -> None:
     """The consumer scenario's static corners for a streams group (trunk)."""
     c = coordinator("kafka-trunk")
-    _ok(_streams_join(c, 0, "s1", "p1", "i1"))
+    _ok(join(c, 0, "s1", "p1", instanceId="i1"))
     _ok(_streams_owning(c, 100, "s1", "i1"))
     assert _streams_state(c, "s1") == ms.STABLE
-    _ok(_streams_join(c, 200, "s2", "p2", "i2"))
+    _ok(join(c, 200, "s2", "p2", instanceId="i2"))
     assert _streams_state(c, "s2") == "UNRELEASED_TASKS"
     _ok(_streams_owning(c, 300, "s1", "i1", {"activeTasks": [
         {"subtopologyId": "sub1", "partitions": [0, 1, 2, 3, 4, 5]},
@@ -205,7 +197,7 @@ def streams_static_leave_corners() -> None:
     assert _streams_state(c, "s1") == "UNREVOKED_TASKS"
     _ok(_streams_call(c, 400, "s2", -2, "i2"))
     assert _streams_state(c, "s2") == ms.TEMPORARILY_LEFT
-    _ok(_streams_join(c, 500, "s2b", "p2", "i2"))
+    _ok(join(c, 500, "s2b", "p2", instanceId="i2"))
     assert "s2" not in c.streams_groups["g"].members
     assert _streams_state(c, "s2b") == "UNRELEASED_TASKS"
     _ok(_streams_call(c, 600, "s1", -2, "i1"))
@@ -221,18 +213,18 @@ def streams_static_leave_corners() -> None:
 
 def streams_static_rejoin_reconciled() -> None:
     c = coordinator("kafka-trunk")
-    _ok(_streams_join(c, 0, "s1", "p1", "i1"))
+    _ok(join(c, 0, "s1", "p1", instanceId="i1"))
     _ok(_streams_owning(c, 100, "s1", "i1"))
     _ok(_streams_call(c, 200, "s1", -2, "i1"))
-    _ok(_streams_join(c, 300, "s1b", "p1", "i1"))
+    _ok(join(c, 300, "s1b", "p1", instanceId="i1"))
     assert _streams_state(c, "s1b") == ms.STABLE
 
 
 def streams_unknown_state() -> None:
     c = coordinator("kafka-trunk")
-    _ok(_streams_join(c, 0, "a", "p1"))
+    _ok(join(c, 0, "a", "p1"))
     _ok(_streams_owning(c, 100, "a"))
-    _ok(_streams_join(c, 200, "b", "p2"))
+    _ok(join(c, 200, "b", "p2"))
     assert _streams_state(c, "b") == "UNRELEASED_TASKS"
     _load_unknown_streams(c, "b")
     _ok(_streams_call(c, 300, "b", c.streams_groups["g"].members["b"].member_epoch, **NOTHING))
@@ -245,7 +237,7 @@ def streams_unknown_state() -> None:
     _load_unknown_streams(c, "b")
     _ok(_streams_call(c, 700, "b", -1))
     assert "b" not in c.streams_groups["g"].members
-    _ok(_streams_join(c, 800, "s", "p3", "i"))
+    _ok(join(c, 800, "s", "p3", instanceId="i"))
     _load_unknown_streams(c, "s")
     _ok(_streams_call(c, 900, "s", -2, "i"))
     assert _streams_state(c, "s") == ms.TEMPORARILY_LEFT
@@ -282,8 +274,7 @@ def _topics_for(c: Coordinator, outcome: str, n: int) -> None:
 def _streams_group_at(profile: str, outcome: str, records: list[Any] | None = None) -> Coordinator:
     c = Coordinator(profile, {"group.streams.initial.rebalance.delay.ms": 0})
     _topics_for(c, outcome, 2)
-    r = _streams_call(c, 0, "m", 0, rebalanceTimeoutMs=30000, topology=COPARTITIONED, processId="p",
-                      **NOTHING)
+    r = join(c, 0, "m", "p", COPARTITIONED)
     _ok(r)
     if records is not None:
         records.extend(r.records)

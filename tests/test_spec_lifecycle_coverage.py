@@ -33,13 +33,17 @@ topology state. Then:
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import weakref
 from collections import defaultdict
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+import kgspec.spec
 import pytest
+from kgspec.invariants.derivation import state_derivation
 from kgspec.model.connect.member import STATE_NAMES as CONNECT_STATE_NAMES
 from kgspec.model.consumer import records as crec
 from kgspec.model.consumer.group import ConsumerGroup
@@ -47,7 +51,8 @@ from kgspec.model.consumer.member import ConsumerMember
 from kgspec.model.coordinator import Coordinator
 from kgspec.model.streams.group import StreamsGroup
 from kgspec.spec import tables
-from kgspec.spec.groups import derive_consumer_group_state, derive_streams_group_state
+from kgspec.spec.declarations import Declaration
+from kgspec.spec.groups import derive_streams_group_state
 from kgspec.spec.members import FENCED, LEFT
 from kgspec.spec.registry import MACHINES
 from kgspec.spec.tables import TABLES, InvalidTransition, fire, recording
@@ -121,10 +126,8 @@ def _members(group: ConsumerGroup | StreamsGroup) -> dict[str, tuple[str, str | 
 def snapshot(coord: Coordinator) -> Snapshot:
     snap: Snapshot = {}
     for gid, g in coord.groups.items():
-        derived = derive_consumer_group_state(
-            len(g.members), g.group_epoch, g.assignment_epoch,
-            all(m.is_reconciled_to(g.assignment_epoch) for m in g.members.values()))
-        assert g.state == derived, f"consumer group {gid}: {g.state} is not the spec's derivation {derived}"
+        problems = state_derivation(g)  # the state-derivation invariant: the spec's derivation, and the index
+        assert problems == [], f"consumer group {gid}: {problems}"
         snap[("consumer", gid)] = {"members": _members(g), "group": g.state}
     for gid, s in coord.streams_groups.items():
         a = s.assignment_epoch
@@ -324,6 +327,13 @@ def test_each_scenario_changes_states_only_through_the_tables(watch: Watch, name
 
 def test_every_machine_is_registered_and_compiled() -> None:
     assert set(TABLES) == set(MACHINES)
+    # every lifecycle a spec module declares is the registered one of its name (none left out)
+    declared = {id(value): value for info in pkgutil.iter_modules(kgspec.spec.__path__)
+                for value in vars(importlib.import_module(f"kgspec.spec.{info.name}")).values()
+                if isinstance(value, Declaration)}
+    assert len(declared) == len(MACHINES)
+    for d in declared.values():
+        assert MACHINES.get(d.name) is d, f"{d.name} is declared but not registered in spec/registry.py"
 
 
 def test_replay_loads_an_unknown_state_byte_without_the_table() -> None:

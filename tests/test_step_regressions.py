@@ -20,6 +20,7 @@ from kgspec.model.coordinator import Coordinator
 from kgspec.model.step import Choices
 
 from tests.helpers import check_events
+from tests.streams.helpers import request, sub, topology
 
 ROOT = Path(__file__).resolve().parents[1]
 GOLDEN = ROOT / "tests" / "golden"
@@ -56,15 +57,10 @@ def test_alternative_uniform_target_conforms_whoever_chose_the_member_id(version
     assert status == 0
 
 
-def _streams_join(member: str, endpoint_epoch: int = 0) -> dict[str, Any]:
-    topology = {"epoch": 1, "subtopologies": [{
-        "subtopologyId": "0", "sourceTopics": ["in"], "sourceTopicRegex": [], "stateChangelogTopics": [],
-        "repartitionSinkTopics": [], "repartitionSourceTopics": [], "copartitionGroups": []}]}
-    return {"groupId": "g", "memberId": member, "memberEpoch": 0, "endpointInformationEpoch": endpoint_epoch,
-            "instanceId": None, "rackId": None, "rebalanceTimeoutMs": 1000, "topology": topology,
-            "activeTasks": [], "standbyTasks": [], "warmupTasks": [], "processId": f"p-{member}",
-            "userEndpoint": {"host": "h", "port": 1}, "clientTags": None, "taskOffsets": None,
-            "taskEndOffsets": None, "shutdownApplication": True}
+def _streams_join(member: str) -> dict[str, Any]:
+    return request(member, 0, rebalanceTimeoutMs=1000, topology=topology(sub("0", ["in"]), epoch=1),
+                   activeTasks=[], standbyTasks=[], warmupTasks=[], processId=f"p-{member}",
+                   userEndpoint={"host": "h", "port": 1}, shutdownApplication=True)
 
 
 def test_streams_decisions_leave_soft_state_alone() -> None:
@@ -113,11 +109,14 @@ def _classic_join_the_model_names(tmp_path: Path) -> Path:
     return path
 
 
-@pytest.mark.parametrize(("trace", "extra"), [("classic", ()), ("consumer/join_with_records.jsonl", ()),
-                                             ("consumer/reconciliation.jsonl", ("--mutant", "assignor-double-assign"))])
-def test_reports_are_byte_identical_across_hash_seeds(trace: str, extra: tuple[str, ...], tmp_path: Path) -> None:
+@pytest.mark.parametrize(("trace", "extra", "status"), [
+    ("classic", (), 1), ("consumer/join_with_records.jsonl", (), 0),
+    ("consumer/reconciliation.jsonl", ("--mutant", "assignor-double-assign"), 1)])
+def test_reports_are_byte_identical_across_hash_seeds(trace: str, extra: tuple[str, ...], status: int,
+                                                       tmp_path: Path) -> None:
     """Before: classic member ids came from uuid4, so a message quoting one differed per run; the
-    double-assign mutant took the first topic of a set, whose order follows string hashing."""
+    double-assign mutant took the first topic of a set, whose order follows string hashing.
+    Each run must also end as expected (findings: 1), so three equal failures do not pass."""
     path = _classic_join_the_model_names(tmp_path) if trace == "classic" else GOLDEN / trace
     outputs = []
     for seed in ("0", "1", "12345"):
@@ -127,6 +126,7 @@ def test_reports_are_byte_identical_across_hash_seeds(trace: str, extra: tuple[s
                              capture_output=True, env=env, cwd=ROOT, check=False)
         outputs.append((run.returncode, run.stdout, out.read_bytes()))
     assert outputs[0] == outputs[1] == outputs[2]
+    assert outputs[0][0] == status
     if trace == "classic":
         assert outputs[0][0] == 1
         assert b"pending as c1-" in outputs[0][1]

@@ -8,6 +8,7 @@ verdict, description or full-match result (docs/kafka-facts.md (h)).
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -135,7 +136,9 @@ def test_catastrophic_backtracking_pattern_is_linear() -> None:
     # Python's re needs tens of seconds for this on 28 characters; RE2 answers at once.
     regex = compile_topic_regex(r"(a+)+$")
     names = ["a" * 39 + "b", "a" * 40, "b" * 40, "a" * 248 + "!"]
+    start = time.process_time()
     assert regex.matching(names) == {"a" * 40}
+    assert time.process_time() - start < 1.0  # microseconds with RE2; a backtracking engine never returns
 
 
 def test_rewritten_for_the_engine() -> None:
@@ -155,6 +158,15 @@ def test_cache_is_bounded_and_reused() -> None:
     assert compile_topic_regex("cached-.*") is compile_topic_regex("cached-.*")
     info = _compile.cache_info()
     assert info.maxsize == CACHE_SIZE
+    # a rejection is cached too: the second verdict is a hit
+    assert not is_valid_topic_regex("cached-[")
+    hits = _compile.cache_info().hits
+    assert not is_valid_topic_regex("cached-[")
+    assert _compile.cache_info().hits == hits + 1
+    # more distinct patterns than it holds: it stays at its bound
+    for i in range(CACHE_SIZE + 10):
+        is_valid_topic_regex(f"bound-{i}")
+    assert _compile.cache_info().currsize == CACHE_SIZE
 
 
 # --- through the model -----------------------------------------------------------------------

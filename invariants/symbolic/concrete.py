@@ -238,7 +238,7 @@ def target_ok(s: ConcreteState, mutant: str | None, subscription: bool = True) -
         return False
     if s.protocol == "streams":
         if mutant == "standby-on-active-process":
-            return _proc_exclusive(s, s.target, lambda m: True, skip={("act", "sby")})
+            return _proc_exclusive_except(s, s.target, {("act", "sby")})
         return not _process_conflicts(s, s.target, s.members)
     return True
 
@@ -255,10 +255,10 @@ def _process_conflicts(s: ConcreteState, fld: dict[str, dict[str, Tasks]], membe
     return any(c.kind == PROCESS_TWICE for c in task_conflicts(held))
 
 
-def _proc_exclusive(s: ConcreteState, fld: dict[str, dict[str, Tasks]], member_ok: Any,
-                    skip: set[tuple[str, str]] | None = None) -> bool:
-    skip = skip or set()
-    holders = [(m, r) for m in s.members if member_ok(m) for r in s.roles]
+def _proc_exclusive_except(s: ConcreteState, fld: dict[str, dict[str, Tasks]], skip: set[tuple[str, str]]) -> bool:
+    """The standby-on-active-process mutant's process rule: no two (member, role) holders on one
+    process share a task, pairs of roles in ``skip`` aside."""
+    holders = [(m, r) for m in s.members for r in s.roles]
     for i, (m1, r1) in enumerate(holders):
         for m2, r2 in holders[i + 1:]:
             if (r1, r2) in skip or (r2, r1) in skip:
