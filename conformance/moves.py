@@ -33,10 +33,9 @@ explains) and never counts as a finding. Kinds: ``coordinator-move``, ``failover
 
 from __future__ import annotations
 
-import functools
-import re
 from typing import TYPE_CHECKING, Any, Final
 
+from kgspec.conformance.connection import broker_of
 from kgspec.conformance.events import Event
 
 if TYPE_CHECKING:
@@ -46,18 +45,6 @@ Held = tuple[Event, "int | None", str]  # a held call, its API and its input's p
 COORDINATOR_LOAD_IN_PROGRESS: Final = 14
 NOT_COORDINATOR: Final = 16
 MOVE_ERRORS: Final = frozenset({COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR})
-# Kafka's connection id (``Selector``/``SocketServer``): "localHost:localPort-remoteHost:remotePort-index";
-# host names may hold dashes, IPv6 addresses colons, so the broker part ends at its first ":port-".
-_BROKER: Final = re.compile(r"(.*?:\d+)-")
-
-
-@functools.lru_cache(maxsize=4096)  # a log has few connections, each seen many times
-def broker_of(connection: str | None) -> str | None:
-    """The broker address of a call's ``connection`` field (None when absent or not Kafka's shape)."""
-    if not connection:
-        return None
-    match = _BROKER.match(connection)
-    return match.group(1) if match is not None else None
 
 
 class CoordinatorMoves:
