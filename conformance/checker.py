@@ -184,8 +184,6 @@ class TraceChecker:
 
     # --- events --------------------------------------------------------------------------------
 
-    # --- events --------------------------------------------------------------------------------
-
     def _header(self, event: Event) -> None:
         body = event.body
         profile = body.get("profile", DEFAULT_PROFILE)
