@@ -276,6 +276,8 @@ class AllowingChecker(TraceChecker):
         self.moves.hold_errors = False  # a peer's coordinator errors are judged call by call
         self._first_finding = len(report.findings)  # this checker's findings follow (--merge: of every input)
         self._pending: list[Finding] = []  # target departures seen while computing
+        # While an item is fed: the checker's findings, judged against the list after it (feed).
+        self._found: list[tuple[GroupSession | None, Finding]] | None = None
         self._last_heartbeat: dict[tuple[str, str], float] = {}
         self._session_timeout: int | None = None  # Kafka's, before widening for the peer
         # How the checker follows the peer: fixed by the list, so decided once, not per event.
@@ -313,40 +315,56 @@ class AllowingChecker(TraceChecker):
             return peer
         return override
 
+    def finding(self, g: GroupSession | None, finding: Finding) -> None:
+        if self._found is None:  # not feeding (finish): listed as any checker's
+            super().finding(g, finding)
+        else:  # judged against the list once the item is fed (``feed``)
+            self._found.append((g, finding))
+
     def feed(self, item: ReadItem) -> None:
         self._current = item if isinstance(item, Event) else None
-        start = len(self.report.findings)
         self._pending.clear()
         before = self._member_record()
-        super().feed(item)
-        new = self.report.findings[start:]
+        found: list[tuple[GroupSession | None, Finding]] = []
+        self._found = found
+        try:
+            super().feed(item)
+        finally:
+            self._found = None
+        # The checker's findings go through ``TraceChecker.finding`` (counted, capped per group)
+        # only if the list does not allow them; the peer's own (expiry, target) are listed as they are.
+        new: list[tuple[GroupSession | None, Finding, bool]] = [(g, f, True) for g, f in found]
         event = self._current
         if event is not None and event.kind == "call" and event.api_key == CONSUMER_GROUP_HEARTBEAT \
                 and "peer-session-expiry" in self._adopts:  # only a peer's expiry reads it
             self._last_heartbeat[(event.group_id or "", str(event.request.get("memberId")))] = float(event.ts_ms or 0)
         expired = event.body.get("peerSessionTimeout") if event is not None and event.kind == "tick" else None
         if isinstance(expired, dict) and self._session_timeout is not None:
-            new.extend(self._peer_expiry(event, str(expired.get("groupId")), str(expired.get("memberId"))))
+            new.extend((None, f, False) for f in self._peer_expiry(
+                event, str(expired.get("groupId")), str(expired.get("memberId"))))
         # Dry runs may compute the same target twice: keep one departure per line and group.
         seen: set[tuple[str | None, str]] = set()
         for f in self._pending:
             key = (f.group_id, json.dumps(f.observed, sort_keys=True, default=str))
             if key not in seen:
                 seen.add(key)
-                new.append(f)
-        kept: list[Finding] = []
+                new.append((None, f, False))
         fence: set[tuple[str, str]] = set()
         keep = False
-        for f in new:
+        for g, f, checked in new:
             entry = self.allowed.allowlist.match(f, self._current)
             if entry is None:
-                kept.append(f)
+                if checked:
+                    super().finding(g, f)
+                else:
+                    self.report.findings.append(f)
                 continue
             self.allowed.allowed.append(Allowed(entry, f))
+            if checked:  # an allowed departure still marks its line and group, but is not counted
+                self.mark(g, f)
             if entry.adopt == "fence-member" and self._current is not None and f.group_id:
                 fence.add((f.group_id, str(self._current.request.get("memberId") or "")))
             keep = keep or entry.adopt == "keep-member-epoch"
-        self.report.findings[start:] = kept
         if keep and before is not None:
             before[0].coord.replay(before[1])
         for gid, member_id in sorted(fence):

@@ -184,8 +184,6 @@ class TraceChecker:
 
     # --- events --------------------------------------------------------------------------------
 
-    # --- events --------------------------------------------------------------------------------
-
     def _header(self, event: Event) -> None:
         body = event.body
         profile = body.get("profile", DEFAULT_PROFILE)
@@ -457,6 +455,20 @@ class TraceChecker:
         return NO_CHOICES
 
     def finding(self, g: GroupSession | None, finding: Finding) -> None:
+        """Report a finding: it marks its line and group (``mark``) and is listed, up to
+        ``MAX_FINDINGS_PER_GROUP`` per group."""
+        self.mark(g, finding)
+        if g is not None:
+            g.findings += 1
+            if g.findings > MAX_FINDINGS_PER_GROUP:
+                return
+            if g.findings == MAX_FINDINGS_PER_GROUP:
+                finding.message += f" (further findings for this group are not listed; limit {MAX_FINDINGS_PER_GROUP})"
+        self.report.findings.append(finding)
+
+    def mark(self, g: GroupSession | None, finding: Finding) -> None:
+        """What a finding says of its line (a malformed one is no event) and of its group's
+        verdict, whether it is listed or not."""
         if finding.kind == "malformed" and finding.line == self.input.line:
             self.input.join(MALFORMED)  # the checker found the line malformed: it is no event
         if g is not None:
@@ -464,12 +476,6 @@ class TraceChecker:
                 g.summary.incomplete = True
             else:
                 g.summary.diverged = True
-            g.findings += 1
-            if g.findings > MAX_FINDINGS_PER_GROUP:
-                return
-            if g.findings == MAX_FINDINGS_PER_GROUP:
-                finding.message += f" (further findings for this group are not listed; limit {MAX_FINDINGS_PER_GROUP})"
-        self.report.findings.append(finding)
 
 
 def check_items(path: str, items: Iterator[ReadItem], report: Report, **options: Any) -> None:

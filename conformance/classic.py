@@ -50,7 +50,9 @@ class _Pending:
 
 
 @dataclass(slots=True)
-class GroupSessionState:
+class _ClassicState:
+    """A group's classic calls: parked ones (their answers due later), answers given, history."""
+
     pending: list[_Pending] = field(default_factory=list)  # a heap by deadline
     answered: dict[int, dict[str, Any]] = field(default_factory=dict)  # call id -> model response
     history: ClassicHistory = field(default_factory=ClassicHistory)
@@ -61,10 +63,10 @@ class ClassicChecks:
 
     def __init__(self, checker: TraceChecker) -> None:
         self.checker = checker
-        self.groups: dict[str, GroupSessionState] = {}
+        self.groups: dict[str, _ClassicState] = {}
 
-    def _state(self, group_id: str) -> GroupSessionState:
-        return self.groups.setdefault(group_id, GroupSessionState())
+    def _state(self, group_id: str) -> _ClassicState:
+        return self.groups.setdefault(group_id, _ClassicState())
 
     # --- time ----------------------------------------------------------------------------
 
@@ -105,11 +107,11 @@ class ClassicChecks:
             self._collect(g, state)
             self._check_parked(g, state, p)
 
-    def _collect(self, g: GroupSession, state: GroupSessionState) -> None:
+    def _collect(self, g: GroupSession, state: _ClassicState) -> None:
         for completion in g.coord.take_completed():
             state.answered[completion.call.call_id] = completion.response
 
-    def _check_parked(self, g: GroupSession, state: GroupSessionState, p: _Pending) -> None:
+    def _check_parked(self, g: GroupSession, state: _ClassicState, p: _Pending) -> None:
         response = state.answered.pop(p.call_id, None)
         if response is None:
             total = p.event.total_time_ms or 0

@@ -33,11 +33,11 @@ explains) and never counts as a finding. Kinds: ``coordinator-move``, ``failover
 
 from __future__ import annotations
 
-import functools
-import re
 from typing import TYPE_CHECKING, Any, Final
 
+from kgspec.conformance.connection import broker_of
 from kgspec.conformance.events import Event
+from kgspec.conformance.session import num
 
 if TYPE_CHECKING:
     from kgspec.conformance.checker import TraceChecker
@@ -46,18 +46,6 @@ Held = tuple[Event, "int | None", str]  # a held call, its API and its input's p
 COORDINATOR_LOAD_IN_PROGRESS: Final = 14
 NOT_COORDINATOR: Final = 16
 MOVE_ERRORS: Final = frozenset({COORDINATOR_LOAD_IN_PROGRESS, NOT_COORDINATOR})
-# Kafka's connection id (``Selector``/``SocketServer``): "localHost:localPort-remoteHost:remotePort-index";
-# host names may hold dashes, IPv6 addresses colons, so the broker part ends at its first ":port-".
-_BROKER: Final = re.compile(r"(.*?:\d+)-")
-
-
-@functools.lru_cache(maxsize=4096)  # a log has few connections, each seen many times
-def broker_of(connection: str | None) -> str | None:
-    """The broker address of a call's ``connection`` field (None when absent or not Kafka's shape)."""
-    if not connection:
-        return None
-    match = _BROKER.match(connection)
-    return match.group(1) if match is not None else None
 
 
 class CoordinatorMoves:
@@ -118,7 +106,7 @@ class CoordinatorMoves:
                 if held else ""
             self.failover(gid, event, "coordinator-move", known, broker,
                           f"group {gid}'s coordinator moved ({why}): replayed as a failover at tsMs "
-                          f"{_num(event.ts_ms)}", held)
+                          f"{num(event.ts_ms or 0)}", held)
             if moved and known is not None:
                 self._broker_left(known, gid, event, left)
         elif held is not None:
@@ -170,7 +158,7 @@ class CoordinatorMoves:
             self.assumed[other] = old
             self.failover(other, event, "coordinator-move", old, None,
                           f"group {other}'s coordinator moved with broker {old}'s groups (group {gid}'s calls "
-                          f"left it here): replayed as a failover at tsMs {_num(ts)}")
+                          f"left it here): replayed as a failover at tsMs {num(ts)}")
 
     def settle(self) -> None:
         """Before a tick, a topic event or the end: held answers nothing explained are judged,
@@ -187,7 +175,7 @@ class CoordinatorMoves:
         before = self.brokers.pop(gid, None)
         self.assumed[gid] = before or ""  # its next call on another broker is this move, not a new one
         self.failover(gid, event, "failover-option", before, None,
-                      f"group {gid}'s coordinator failover at tsMs {_num(ts)} (--failover)", held, ts)
+                      f"group {gid}'s coordinator failover at tsMs {num(ts)} (--failover)", held, ts)
 
     def _release(self, held: list[Held]) -> None:
         """Judge held answers as any call, in their place (nothing explained them)."""
@@ -207,8 +195,3 @@ class CoordinatorMoves:
         self.checker.report.inferred.append(note)
         return note
 
-
-def _num(value: float | None) -> str:
-    if value is None:
-        return "?"
-    return str(int(value)) if float(value).is_integer() else str(value)

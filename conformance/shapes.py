@@ -2,8 +2,12 @@
 
 The readers check the contract's envelope (kinds, timestamps, header types); the bodies are
 Kafka messages, whose shapes the message schemas (``model/message_schemas.py``) already
-describe. The checker asks here only when comparing a call failed on a value of the wrong type,
-so the well-formed hot path pays nothing, and the finding names the field as the schema does.
+describe. Each side of a call is validated once, where it is used: a heartbeat's or classic
+call's request before the model sees it (``checker.py``), a response before it is compared
+(``consumer.py``, ``streams.py``, ``describes.py``, ``listing.py``), and both when comparing a
+call of another API failed on a value of the wrong type. A heartbeat the steady cache answers
+(``ConsumerChecks.steady_hit``) is equal to one validated before, and is not validated again.
+The finding names the field as the schema does.
 """
 
 from __future__ import annotations

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from kgspec.conformance.connection import broker_of
 from kgspec.conformance.events import Event, ReadItem, Skipped
-from kgspec.conformance.moves import broker_of
 from kgspec.conformance.writers import write_request_log
 from kgspec.conformance.writers.request_log import broker_of as written_broker_of
 

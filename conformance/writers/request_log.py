@@ -39,6 +39,7 @@ from typing import Any, TextIO
 
 from kgspec.model.config import is_number
 
+from ..connection import broker_of as connection_broker
 from ..readers.topics import CREATE_PARTITIONS, CREATE_TOPICS, DELETE_TOPICS, METADATA, ZERO_UUID
 
 _COMPACT = (",", ":")
@@ -126,7 +127,7 @@ def broker_of(line: str) -> str | None:
     if at < 0:
         return None
     start = at + len('"connection":"')
-    return line[start:line.index('"', start)].split("-", 1)[0]
+    return connection_broker(line[start:line.index('"', start)])
 
 
 def _monotone_within_arrival(entries: list[tuple[float, float, int, dict[str, Any]]]) -> None:

@@ -224,8 +224,7 @@ def check_traces(paths: list[str], fmt: str, tz: str | None, allowed: AllowedRep
         finishing = False
         try:
             items = open_trace(path, fmt, tz=tz)
-            checker = TraceChecker(path, report, **options) if allowed is None \
-                else AllowingChecker(path, report, allowed, **options)
+            checker = _new_checker(path, report, allowed, options)
             feed = checker.feed
             due = list(failovers or [])
             for item in items:
@@ -251,6 +250,11 @@ def check_traces(paths: list[str], fmt: str, tz: str | None, allowed: AllowedRep
     return report
 
 
+def _new_checker(path: str, report: Report, allowed: AllowedReport | None, options: dict[str, Any]) -> TraceChecker:
+    return TraceChecker(path, report, **options) if allowed is None \
+        else AllowingChecker(path, report, allowed, **options)
+
+
 def _failovers_due(checker: TraceChecker, due: list[tuple[float, str]], item: Event) -> None:
     """Replay the ``--failover`` moves due by ``item``'s time, before it."""
     ts = item.ts_ms if item.ts_ms is not None else float("-inf")
@@ -272,8 +276,7 @@ def _check_merged(paths: list[str], fmt: str, tz: str | None, allowed: AllowedRe
         for path in paths:
             name = printable(path)
             streams.append(open_trace(path, fmt, tz=tz))
-        checker = TraceChecker(paths[0], report, **options) if allowed is None \
-            else AllowingChecker(paths[0], report, allowed, **options)
+        checker = _new_checker(paths[0], report, allowed, options)
         summaries = [checker.input]
         for path in paths[1:]:
             summaries.append(InputSummary(path))

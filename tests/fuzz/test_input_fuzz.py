@@ -306,6 +306,38 @@ REGRESSIONS: dict[str, str] = {
         '"assignmentEpoch":1,"members":[{"memberId":"w","connectorsAndTasks":[{"connectors":[""]}]}]}}}}'),
     "a regex with a huge repetition": _CALL.replace('"subscribedTopicNames":["foo"]',
                                                     '"subscribedTopicRegex":"(a{1000}){1000}"') % (1, "30000"),
+    # The one above is refused for its missing topicPartitions before its regex is read; these reach it.
+    "a regex with a huge repetition, read": _CALL.replace(
+        '"subscribedTopicNames":["foo"]', '"subscribedTopicRegex":"(a{1000}){1000}","topicPartitions":[]') % (1, "30000"),
+    "a regex with a repetition beyond RE2J's": _CALL.replace(
+        '"subscribedTopicNames":["foo"]', '"subscribedTopicRegex":"a{1001}","topicPartitions":[]') % (1, "30000"),
+}
+# What each of them is: status 1 and these (line, kind, field) findings, never a crash or a pass.
+REGRESSION_FINDINGS: dict[str, list[tuple[int, str, str | None]]] = {
+    "1e400 in a request int": [(1, "malformed", "request.rebalanceTimeoutMs")],
+    "Infinity in a request int": [(1, "malformed", "request.rebalanceTimeoutMs")],
+    "a Connect record with an empty connector name": [(2, "invariant", "replay")],
+    "a Connect record with tasks not a list": [(1, "malformed", "record.value.data.connectors[0].tasks")],
+    "a Connect record without tasks": [(1, "malformed", "record.value.data.connectors[0].tasks")],
+    "a Heartbeat without generationId": [(1, "malformed", "request.generationId")],
+    "a JoinGroup naming a protocol twice": [(1, "unsupported", "request.protocols")],
+    "a JoinGroup without sessionTimeoutMs": [(1, "malformed", "request.sessionTimeoutMs")],
+    "a float in a request int": [(1, "malformed", "request.rebalanceTimeoutMs")],
+    "a negative first tsMs": [(1, "response-mismatch", "errorCode")],
+    "a negative rebalance timeout": [(1, "response-mismatch", "members")],
+    "a record epoch of 1e400": [(1, "malformed", "record.value.data.epoch")],
+    "a record epoch of Infinity": [(1, "malformed", "record.value.data.epoch")],
+    "a regex with a huge repetition": [(1, "response-mismatch", "errorCode")],
+    "a regex with a huge repetition, read": [(1, "response-mismatch", "assignment")],
+    "a regex with a repetition beyond RE2J's": [(1, "response-mismatch", "errorCode")],
+    "a topic of 2**31 partitions": [(1, "unsupported", "topic.partitions")],
+    "a topic with a null topicId": [(1, "malformed", "topic.topicId")],
+    "a topic without topicId": [(1, "malformed", "topic.topicId")],
+    "a tsMs beyond int64": [(1, "malformed", "tsMs")],
+    "deep nesting": [(1, "malformed", None)],
+    "deep nesting with a long number": [(1, "malformed", None)],
+    "the same classic JoinGroup twice, then a LeaveGroup": [(1, "response-mismatch", "errorCode"),
+                                                            (2, "response-mismatch", "errorCode")],
 }
 
 
@@ -313,3 +345,10 @@ REGRESSIONS: dict[str, str] = {
 def test_lines_that_once_crashed_are_findings(name: str) -> None:
     data = (REGRESSIONS[name] + "\n").encode()
     assert_no_crash(data)
+    status, text, err = check_bytes(data)
+    assert status == 1, err
+    findings = json.loads(text)["findings"]
+    assert [(f["line"], f["kind"], f.get("field")) for f in findings] == REGRESSION_FINDINGS[name]
+    if name == "a regex with a repetition beyond RE2J's":  # refused as RE2J refuses it
+        assert (findings[0]["expected"], findings[0]["observed"]) == (128, 0)  # INVALID_REGULAR_EXPRESSION
+        assert "invalid repeat count" in findings[0]["message"]
