@@ -20,13 +20,6 @@ if TYPE_CHECKING:
     from kgspec.model.protocol import CommitValidator
 
 
-def _member(coord: Coordinator, group_id: str, member_id: str | None) -> StreamsMember:
-    member = coord.streams_groups[group_id].members.get(member_id or "")
-    if member is None:
-        raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Member {member_id} is not a member of group {group_id}.")
-    return member
-
-
 def _strict(member: StreamsMember, epoch: int) -> None:
     if epoch != member.member_epoch:
         raise CoordinatorError(Errors.STALE_MEMBER_EPOCH, f"The received member epoch {epoch} does not match the "
@@ -38,7 +31,7 @@ def validate_offset_commit(coord: Coordinator, group_id: str, member_id: str, in
     group = coord.streams_groups[group_id]
     if epoch < 0 and not group.members:
         return None
-    member = _member(coord, group_id, member_id)
+    member = group.member_or_throw(member_id)
     if api_version < 9:
         raise CoordinatorError(Errors.UNSUPPORTED_VERSION, "OffsetCommit version 9 or above must be used by members "
                                                            "using the streams group protocol")
@@ -81,7 +74,7 @@ def validate_offset_commit(coord: Coordinator, group_id: str, member_id: str, in
 def validate_offset_fetch(coord: Coordinator, group_id: str, member_id: str | None, epoch: int) -> None:
     if member_id is None and epoch < 0:
         return
-    _strict(_member(coord, group_id, member_id), epoch)
+    _strict(coord.streams_groups[group_id].member_or_throw(member_id or ""), epoch)
 
 
 def is_subscribed_to_topic(coord: Coordinator, group_id: str, topic: str) -> bool:
