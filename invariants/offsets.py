@@ -18,6 +18,8 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from kgspec.invariants.catalogue import COMMIT_FENCING
+from kgspec.model.streams.commits import source_topic_map
+from kgspec.model.streams.member import ACTIVE
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
@@ -63,17 +65,12 @@ def commit_fencing(coord: Coordinator, group_id: str, member_id: str, epoch: int
     if epoch > smember.member_epoch:
         return [f"an OffsetCommit at epoch {epoch}, newer than member {member_id}'s {smember.member_epoch}, "
                 "was accepted"]
-    source: dict[str, str] = {}
-    for sub in sgroup.topology.subtopologies if sgroup.topology is not None else ():
-        for name in sub.source_topics:
-            source[name] = sub.subtopology_id
-        for info in sub.repartition_source_topics:
-            source[info.name] = sub.subtopology_id
+    source = source_topic_map(sgroup.topology) if sgroup.topology is not None else {}
     out = []
     for topic, partition in accepted:
         sid = source.get(topic)
         held = None if sid is None else _held_epoch(
-            [smember.assigned.get("active", {}), smember.pending_revocation.get("active", {})], sid, partition)
+            [smember.assigned.get(ACTIVE, {}), smember.pending_revocation.get(ACTIVE, {})], sid, partition)
         if held is None or (coord.profile.streams_commit_task_epochs and epoch < held):
             out.append(f"member {member_id} committed {topic}-{partition} at epoch {epoch} and was accepted, but "
                        + ("does not hold its active task" if held is None else f"holds its task only since epoch {held}"))

@@ -18,12 +18,24 @@ from kgspec.model.streams.member import ACTIVE, StreamsMember
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
     from kgspec.model.protocol import CommitValidator
+    from kgspec.model.streams.topology import Topology
 
 
 def _strict(member: StreamsMember, epoch: int) -> None:
     if epoch != member.member_epoch:
         raise CoordinatorError(Errors.STALE_MEMBER_EPOCH, f"The received member epoch {epoch} does not match the "
                                                           f"expected member epoch {member.member_epoch}.")
+
+
+def source_topic_map(topology: Topology) -> dict[str, str]:
+    """``StreamsTopology.sourceTopicMap``: each source and repartition source topic's subtopology id."""
+    source: dict[str, str] = {}
+    for sub in topology.subtopologies:
+        for name in sub.source_topics:
+            source[name] = sub.subtopology_id
+        for info in sub.repartition_source_topics:
+            source[info.name] = sub.subtopology_id
+    return source
 
 
 def validate_offset_commit(coord: Coordinator, group_id: str, member_id: str, instance_id: str | None,
@@ -46,12 +58,7 @@ def validate_offset_commit(coord: Coordinator, group_id: str, member_id: str, in
     topology = group.topology
     if topology is None:
         raise CoordinatorError(Errors.STALE_MEMBER_EPOCH, "Topology is not available for offset commit validation.")
-    source: dict[str, str] = {}
-    for sub in topology.subtopologies:
-        for name in sub.source_topics:
-            source[name] = sub.subtopology_id
-        for info in sub.repartition_source_topics:
-            source[info.name] = sub.subtopology_id
+    source = source_topic_map(topology)
 
     def validate(topic_name: str, topic_id: str, partition: int) -> None:
         sid = source.get(topic_name)
@@ -83,5 +90,4 @@ def is_subscribed_to_topic(coord: Coordinator, group_id: str, topic: str) -> boo
     group = coord.streams_groups[group_id]
     if not group.members or group.topology is None:
         return False
-    return any(topic in sub.source_topics or any(t.name == topic for t in sub.repartition_source_topics)
-               for sub in group.topology.subtopologies)
+    return topic in source_topic_map(group.topology)

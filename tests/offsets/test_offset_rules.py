@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from kgspec.invariants.offsets import commit_fencing
 from kgspec.model.classic.group import ClassicGroup
 from kgspec.model.classic.member import ClassicMember
 from kgspec.model.consumer.group import ConsumerGroup
@@ -21,8 +22,8 @@ from kgspec.model.offsets.apis import OFFSET_COMMIT, OFFSET_DELETE, OFFSET_FETCH
 from kgspec.model.offsets.records import ZERO_UUID
 from kgspec.model.records import Record
 from kgspec.model.streams.group import StreamsGroup
-from kgspec.model.streams.member import StreamsMember
-from kgspec.model.streams.topology import Subtopology, Topology
+from kgspec.model.streams.member import ACTIVE, STANDBY, StreamsMember
+from kgspec.model.streams.topology import Subtopology, TopicInfo, Topology
 from kgspec.spec.classic import COMPLETING_REBALANCE, DEAD, STABLE
 
 BAR = "AAAAAAAAAAAAAAAAAAAAAQ"  # topic bar's id
@@ -290,6 +291,56 @@ def test_streams_group_offset_commit_from_admin_client() -> None:
     assert errors(commit(coord, epoch=-1, member="")) == [0]
 
 
+def kafka_19779_group(coord: Coordinator) -> StreamsGroup:
+    """Active task 0-0 (source topic bar) assigned since epoch 8, task 1-1 (repartition source
+    topic rep) pending revocation since epoch 5; standby task 0-2; member epoch 10."""
+    coord.update_topic("rep", "AAAAAAAAAAAAAAAAAAAAAg", 3)
+    group = streams_group(coord)
+    group.topology = Topology(0, (Subtopology("0", source_topics=("bar",)),
+                                  Subtopology("1", repartition_source_topics=(TopicInfo("rep"),))))
+    group.members["member"] = StreamsMember("member", member_epoch=10, previous_member_epoch=9,
+                                            assigned={ACTIVE: {"0": {0: 8}}, STANDBY: {"0": {2: 0}}},
+                                            pending_revocation={ACTIVE: {"1": {1: 5}}})
+    return group
+
+
+@pytest.mark.parametrize(("topic", "partition", "epoch", "expected"), [
+    ("bar", 0, 9, 0), ("bar", 0, 8, 0), ("bar", 0, 7, Errors.STALE_MEMBER_EPOCH),  # assigned at 8
+    ("rep", 1, 5, 0), ("rep", 1, 4, Errors.STALE_MEMBER_EPOCH),  # a repartition source topic, pending at 5
+    ("bar", 2, 9, Errors.STALE_MEMBER_EPOCH),  # a standby task is not an active one
+    ("bar", 1, 9, Errors.STALE_MEMBER_EPOCH),  # not held
+])
+def test_streams_group_offset_commit_at_older_epoch_kafka_19779(topic: str, partition: int, epoch: int,
+                                                                 expected: int) -> None:
+    """``StreamsGroup.createAssignmentEpochValidator``: the topic's subtopology (``sourceTopicMap``),
+    then the member's active task, assigned or pending revocation, at an epoch not above the commit's."""
+    coord = coordinator()
+    kafka_19779_group(coord)
+    d = coord.decide(OFFSET_COMMIT, 9, {"groupId": "foo", "memberId": "member", "generationIdOrMemberEpoch": epoch,
+                                        "topics": [{"name": topic, "partitions": [
+                                            {"partitionIndex": partition, "committedOffset": 1}]}]}, now=NOW)
+    assert errors(d) == [expected]
+    assert len(d.records) == (1 if expected == 0 else 0)
+
+
+def test_streams_group_offset_commit_of_a_topic_outside_the_topology() -> None:
+    coord = coordinator()
+    kafka_19779_group(coord)
+    coord.update_topic("other", "AAAAAAAAAAAAAAAAAAAAAw", 1)
+    d = coord.decide(OFFSET_COMMIT, 9, {"groupId": "foo", "memberId": "member", "generationIdOrMemberEpoch": 9,
+                                        "topics": [{"name": "other", "partitions": [
+                                            {"partitionIndex": 0, "committedOffset": 1}]}]}, now=NOW)
+    assert errors(d) == [Errors.STALE_MEMBER_EPOCH]
+    assert d.error is not None
+    assert d.error.message == "Topic other is not in the topology."
+
+
+def test_streams_group_commit_at_older_epoch_is_strict_on_4_1() -> None:
+    coord = coordinator("kafka-4.1")
+    kafka_19779_group(coord)
+    assert errors(commit(coord, epoch=9)) == [Errors.STALE_MEMBER_EPOCH]
+
+
 # --- the broker's topic checks ------------------------------------------------------------------
 
 
@@ -493,6 +544,17 @@ def test_streams_group_offset_delete_with_errors() -> None:
     assert delete_codes(delete(coord)) == [Errors.GROUP_SUBSCRIBED_TO_TOPIC]
 
 
+def test_streams_group_offset_delete_of_a_repartition_source_topic() -> None:
+    """``StreamsGroup.isSubscribedToTopic``: source and repartition source topics, never when EMPTY."""
+    coord = coordinator()
+    group = kafka_19779_group(coord)
+    coord.update_topic("other", "AAAAAAAAAAAAAAAAAAAAAw", 1)
+    assert delete_codes(delete(coord, "rep")) == [Errors.GROUP_SUBSCRIBED_TO_TOPIC]
+    assert delete_codes(delete(coord, "other")) == [0]
+    group.members.clear()
+    assert delete_codes(delete(coord, "rep")) == [0]
+
+
 def test_offset_delete_of_an_unknown_group() -> None:
     d = delete(coordinator())
     assert d.response == {"throttleTimeMs": 0, "errorCode": Errors.GROUP_ID_NOT_FOUND, "topics": []}
@@ -504,3 +566,33 @@ def test_offset_delete_unknown_topic_still_asks_the_group() -> None:
     coord = coordinator()
     consumer_group(coord)
     assert delete_codes(delete(coord, "nope")) == [Errors.UNKNOWN_TOPIC_OR_PARTITION]
+
+
+# --- commit-fencing (invariants/offsets.py) ---------------------------------------------------------
+
+
+def test_commit_fencing_of_a_consumer_commit() -> None:
+    coord = coordinator()
+    consumer_group(coord, kip1251_member())
+    assert commit_fencing(coord, "foo", "member", 9, [("bar", 0), ("bar", 1)]) == []
+    assert commit_fencing(coord, "foo", "member", 7, [("bar", 0), ("bar", 2)]) == [
+        "member member committed bar-0 at epoch 7 and was accepted, but holds it only since epoch 8",
+        "member member committed bar-2 at epoch 7 and was accepted, but does not hold it"]
+    assert commit_fencing(coord, "foo", "nobody", 9, [("bar", 0)]) == [
+        "an OffsetCommit from nobody, not a member of group foo, was accepted"]
+    assert commit_fencing(coord, "foo", "member", 11, [("bar", 0)]) == [
+        "an OffsetCommit at epoch 11, newer than member member's 10, was accepted"]
+    assert commit_fencing(coord, "foo", "member", -1, [("bar", 2)]) == []  # not a member's commit
+
+
+def test_commit_fencing_of_a_streams_commit() -> None:
+    coord = coordinator()
+    kafka_19779_group(coord)
+    assert commit_fencing(coord, "foo", "member", 9, [("bar", 0), ("rep", 1)]) == []
+    assert commit_fencing(coord, "foo", "member", 4, [("rep", 1), ("bar", 2)]) == [
+        "member member committed rep-1 at epoch 4 and was accepted, but holds its task only since epoch 5",
+        "member member committed bar-2 at epoch 4 and was accepted, but does not hold its active task"]
+    assert commit_fencing(coord, "foo", "nobody", 9, [("bar", 0)]) == [
+        "an OffsetCommit from nobody, not a member of group foo, was accepted"]
+    assert commit_fencing(coord, "foo", "member", 11, [("bar", 0)]) == [
+        "an OffsetCommit at epoch 11, newer than member member's 10, was accepted"]
