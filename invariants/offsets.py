@@ -22,7 +22,9 @@ from kgspec.model.streams.commits import source_topic_map
 from kgspec.model.streams.member import ACTIVE
 
 if TYPE_CHECKING:
+    from kgspec.model.consumer.member import ConsumerMember
     from kgspec.model.coordinator import Coordinator
+    from kgspec.model.streams.member import StreamsMember
 
 
 def _held_epoch(holdings: list[Mapping[Any, Mapping[int, int]]], key: Any, partition: int) -> int | None:
@@ -33,21 +35,26 @@ def _held_epoch(holdings: list[Mapping[Any, Mapping[int, int]]], key: Any, parti
     return None
 
 
+def _unfit(group_id: str, member_id: str, epoch: int, member: ConsumerMember | StreamsMember | None) -> str:
+    """Why no commit of ``member_id`` at ``epoch`` may be accepted: it is no member, or the epoch
+    is newer than its own (a consumer's or a streams member's alike)."""
+    if member is None:
+        return f"an OffsetCommit from {member_id}, not a member of group {group_id}, was accepted"
+    return f"an OffsetCommit at epoch {epoch}, newer than member {member_id}'s {member.member_epoch}, was accepted"
+
+
 def commit_fencing(coord: Coordinator, group_id: str, member_id: str, epoch: int,
                    accepted: list[tuple[str, int]]) -> list[str]:
     """The accepted (topic name, partition) pairs of one commit that its member did not hold at
     ``epoch``, in words (the state is the coordinator's before the commit)."""
     if epoch < 0 or not member_id or not accepted:
         return []
-    per_partition = coord.profile.per_partition_assignment_epochs
     group = coord.groups.get(group_id)
     if group is not None:
+        per_partition = coord.profile.per_partition_assignment_epochs
         cmember = group.members.get(member_id)
-        if cmember is None:
-            return [f"an OffsetCommit from {member_id}, not a member of group {group_id}, was accepted"]
-        if epoch > cmember.member_epoch:
-            return [f"an OffsetCommit at epoch {epoch}, newer than member {member_id}'s {cmember.member_epoch}, "
-                    "was accepted"]
+        if cmember is None or epoch > cmember.member_epoch:
+            return [_unfit(group_id, member_id, epoch, cmember)]
         out = []
         for topic, partition in accepted:
             topic_id = coord.topics.id_of(topic)
@@ -60,11 +67,8 @@ def commit_fencing(coord: Coordinator, group_id: str, member_id: str, epoch: int
     if sgroup is None:
         return []
     smember = sgroup.members.get(member_id)
-    if smember is None:
-        return [f"an OffsetCommit from {member_id}, not a member of group {group_id}, was accepted"]
-    if epoch > smember.member_epoch:
-        return [f"an OffsetCommit at epoch {epoch}, newer than member {member_id}'s {smember.member_epoch}, "
-                "was accepted"]
+    if smember is None or epoch > smember.member_epoch:
+        return [_unfit(group_id, member_id, epoch, smember)]
     source = source_topic_map(sgroup.topology) if sgroup.topology is not None else {}
     out = []
     for topic, partition in accepted:
