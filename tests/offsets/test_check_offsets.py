@@ -212,3 +212,39 @@ def test_an_offset_record_kafka_could_not_read_is_a_replay_finding(value: dict[s
     [finding] = report["findings"]
     assert (finding["line"], finding["groupId"], finding["kind"], finding["field"]) == (2, "g", "invariant", "replay")
     assert "must be" in finding["message"]
+
+
+# --- the comparison of error codes, and malformed requests -------------------------------------
+
+
+def test_a_commit_response_missing_or_adding_a_partition_is_a_mismatch(tmp_path: Path) -> None:
+    events = load("simple_commits")
+    line = line_of(events, 1200, 8)  # bar-2 OFFSET_METADATA_TOO_LARGE, bar-3 UNKNOWN_TOPIC_OR_PARTITION
+    partitions = events[line - 1]["response"]["topics"][0]["partitions"]
+    partitions[1]["partitionIndex"] = 4
+    _, report = check_events(tmp_path, events)
+    assert [(f["line"], f["kind"], f["field"], f["message"]) for f in report["findings"]] == [
+        (line, "response-mismatch", "topics.partitions", "the response has no entry for partition bar-3"),
+        (line, "response-mismatch", "topics.partitions",
+         "the response answers partition bar-4, which the request does not name")]
+
+
+def test_a_refused_commit_names_the_models_reasons(tmp_path: Path) -> None:
+    events = load("simple_commits")
+    line = line_of(events, 1200, 8)
+    events[line - 1]["response"]["topics"][0]["partitions"][0]["errorCode"] = 0
+    _, report = check_events(tmp_path, events)
+    [finding] = report["findings"]
+    assert (finding["line"], finding["field"], finding["expected"], finding["observed"]) == (
+        line, "errorCode", Errors.OFFSET_METADATA_TOO_LARGE, 0)
+    assert finding["message"] == ("partition bar-2: the coordinator must answer OFFSET_METADATA_TOO_LARGE (12), not "
+                                  "NONE (0): bar-2: metadata of 4097 characters > offset.metadata.max.bytes 4096")
+
+
+def test_an_offset_delete_answered_with_another_group_error_is_a_mismatch(tmp_path: Path) -> None:
+    events = load("simple_commits")
+    line = line_of(events, 2000, 47)  # groupId "": INVALID_GROUP_ID
+    events[line - 1]["response"]["errorCode"] = 0
+    _, report = check_events(tmp_path, events)
+    assert [(f["line"], f["field"], f["message"]) for f in report["findings"]] == [
+        (line, "errorCode", "the coordinator must answer INVALID_GROUP_ID (24), not NONE (0): INVALID_GROUP_ID")]
