@@ -71,21 +71,23 @@ def request_problem(api: int, req: dict[str, Any]) -> tuple[str, str] | None:
             return "request.retentionTimeMs", "`request.retentionTimeMs` must be an integer"
         return _topics_problem(req.get("topics"), "request.topics", "partitions", _commit_partition_ok)
     groups = req.get("groups")
+    batched = groups is not None  # v8+; v1-7 name one group at the top level
     if groups is None:
         groups = [req]
     elif not isinstance(groups, list):
         return "request.groups", "`request.groups` must be a list"
     for i, g in enumerate(groups):
+        where = f"request.groups[{i}]" if batched else "request"
         if not isinstance(g, dict) or not isinstance(g.get("groupId"), str):
-            return f"request.groups[{i}].groupId", "request has no string `groupId`"
+            return f"{where}.groupId", "request has no string `groupId`"
         if g.get("topics") is not None:
-            problem = _topics_problem(g["topics"], "request.topics", "partitionIndexes", is_int)
+            problem = _topics_problem(g["topics"], f"{where}.topics", "partitionIndexes", is_int)
             if problem is not None:
                 return problem
         if not is_int(g.get("memberEpoch", -1)):
-            return f"request.groups[{i}].memberEpoch", "`memberEpoch` must be an integer"
+            return f"{where}.memberEpoch", f"`{where}.memberEpoch` must be an integer"
         if g.get("memberId") is not None and not isinstance(g.get("memberId"), str):
-            return f"request.groups[{i}].memberId", "`memberId` must be a string or null"
+            return f"{where}.memberId", f"`{where}.memberId` must be a string or null"
     return None
 
 

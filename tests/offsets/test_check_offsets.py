@@ -248,3 +248,24 @@ def test_an_offset_delete_answered_with_another_group_error_is_a_mismatch(tmp_pa
     _, report = check_events(tmp_path, events)
     assert [(f["line"], f["field"], f["message"]) for f in report["findings"]] == [
         (line, "errorCode", "the coordinator must answer INVALID_GROUP_ID (24), not NONE (0): INVALID_GROUP_ID")]
+
+
+@pytest.mark.parametrize(("api", "version", "body", "field"), [
+    (9, 9, {"groups": [{"groupId": "g", "topics": [{"name": "bar", "partitionIndexes": ["0"]}]}]},
+     "request.groups[0].topics[0].partitionIndexes"),
+    (9, 9, {"groups": [{"groupId": "g", "topics": None}, {"groupId": "h", "memberEpoch": "1", "topics": None}]},
+     "request.groups[1].memberEpoch"),
+    (9, 7, {"groupId": "g", "topics": [{"name": "bar", "partitionIndexes": [0.5]}]}, "request.topics[0].partitionIndexes"),
+    (9, 3, {"topics": None}, "request.groupId"),
+    (8, 9, {"groupId": "g", "generationIdOrMemberEpoch": 1.5, "topics": []}, "request.generationIdOrMemberEpoch"),
+    (47, 0, {"groupId": "g", "topics": [{"name": "bar", "partitions": [{"partitionIndex": None}]}]},
+     "request.topics[0].partitions"),
+])
+def test_a_malformed_offsets_request_is_named_by_its_field(api: int, version: int, body: dict[str, Any],
+                                                          field: str, tmp_path: Path) -> None:
+    events = [{"header": {"format": "kgspec-trace/1", "profile": "kafka-4.3", "configs": {}}},
+              {"tsMs": 1000, "requestHeader": {"requestApiKey": api, "requestApiVersion": version, "clientId": "c"},
+               "request": body, "response": {}}]
+    status, report = check_events(tmp_path, events)
+    assert status == 1
+    assert [(f["line"], f["kind"], f["field"]) for f in report["findings"]] == [(2, "malformed", field)]
