@@ -164,6 +164,8 @@ def test_simple_group_offset_commit_with_instance_id() -> None:
     coord = coordinator()
     coord.commit(commit(coord, 8, -1, member=""))
     assert errors(commit(coord, 8, -1, member="", groupInstanceId="instance-id")) == [0]  # generation < 0, EMPTY
+    # generation >= 0: validateMember finds no static member either
+    assert errors(commit(coord, 8, 1, member="", groupInstanceId="instance-id")) == [Errors.UNKNOWN_MEMBER_ID]
 
 
 def test_consumer_group_offset_commit_with_unknown_member_id() -> None:
