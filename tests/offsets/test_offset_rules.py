@@ -14,6 +14,7 @@ import pytest
 from kgspec.invariants.offsets import commit_fencing
 from kgspec.model.classic.group import ClassicGroup
 from kgspec.model.classic.member import ClassicMember
+from kgspec.model.classic.step import HEARTBEAT_TIMER
 from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.model.consumer.member import ConsumerMember
 from kgspec.model.coordinator import Coordinator
@@ -24,6 +25,7 @@ from kgspec.model.records import Record
 from kgspec.model.streams.group import StreamsGroup
 from kgspec.model.streams.member import ACTIVE, STANDBY, StreamsMember
 from kgspec.model.streams.topology import Subtopology, TopicInfo, Topology
+from kgspec.model.timers import Timer
 from kgspec.spec.classic import COMPLETING_REBALANCE, DEAD, STABLE
 
 BAR = "AAAAAAAAAAAAAAAAAAAAAQ"  # topic bar's id
@@ -144,6 +146,8 @@ def test_generic_group_offset_commit_maintains_session() -> None:
     assert op == "schedule"
     assert timer.key == "heartbeat-foo-member"
     assert timer.deadline_ms == NOW + 45000
+    # the very timer a heartbeat re-arms (rescheduleClassicGroupMemberHeartbeat): the same key replaces it
+    assert timer == Timer("heartbeat-foo-member", NOW + 45000, HEARTBEAT_TIMER, "foo", "member")
 
 
 @pytest.mark.parametrize("profile", ["kafka-4.1", "kafka-4.3"])
