@@ -20,7 +20,7 @@ from kgspec.model.consumer.member import ConsumerMember
 from kgspec.model.coordinator import Coordinator
 from kgspec.model.errors import Errors
 from kgspec.model.offsets.apis import OFFSET_COMMIT, OFFSET_DELETE, OFFSET_FETCH
-from kgspec.model.offsets.records import ZERO_UUID
+from kgspec.model.offsets.records import ZERO_UUID, Committed
 from kgspec.model.records import Record
 from kgspec.model.streams.group import StreamsGroup
 from kgspec.model.streams.member import ACTIVE, STANDBY, StreamsMember
@@ -193,12 +193,23 @@ def test_consumer_group_offset_commit_with_illegal_generation_id(epoch: int) -> 
     assert errors(commit(coord, epoch=epoch)) == [Errors.ILLEGAL_GENERATION]
 
 
+def admin_client_commit_record() -> dict[str, Any]:
+    """verifyOffsetCommitFromAdminClient's record: offset 100, no leader epoch, no metadata, no
+    expiry (Kafka's test drives OMM with the zero topic id; here 4.3's broker resolves bar's)."""
+    return {"key": {"type": 1, "data": {"group": "foo", "topic": "bar", "partition": 0}},
+            "value": {"version": 4, "data": {"offset": 100, "leaderEpoch": -1, "metadata": "", "commitTimestamp": NOW,
+                                             "topicId": BAR}}}
+
+
 def test_consumer_group_offset_commit_from_admin_client() -> None:
     coord = coordinator()
     consumer_group(coord)
     d = commit(coord, epoch=-1, member="")
     assert errors(d) == [0]
     assert len(d.records) == 1
+    assert d.response == {"throttleTimeMs": 0, "topics": [{"name": "bar", "partitions": [
+        {"partitionIndex": 0, "errorCode": 0}]}]}
+    assert [r.to_json() for r in d.records] == [admin_client_commit_record()]
 
 
 def test_consumer_group_offset_commit() -> None:
@@ -294,7 +305,33 @@ def test_streams_group_offset_commit_with_stale_member_epoch(epoch: int) -> None
 def test_streams_group_offset_commit_from_admin_client() -> None:
     coord = coordinator()
     coord.streams_groups["foo"] = StreamsGroup("foo", 1)
-    assert errors(commit(coord, epoch=-1, member="")) == [0]
+    d = commit(coord, epoch=-1, member="")
+    assert errors(d) == [0]
+    assert [r.to_json() for r in d.records] == [admin_client_commit_record()]
+
+
+def test_streams_group_offset_commit() -> None:
+    """verifyOffsetCommit (testStreamsGroupOffsetCommit): a member at its epoch."""
+    coord = coordinator()
+    streams_group(coord)
+    d = commit(coord, partitions=[{"partitionIndex": 0, "committedOffset": 100, "committedLeaderEpoch": 10,
+                                   "committedMetadata": "metadata"}])
+    assert errors(d) == [0]
+    assert [r.to_json() for r in d.records] == [{
+        "key": {"type": 1, "data": {"group": "foo", "topic": "bar", "partition": 0}},
+        "value": {"version": 4, "data": {"offset": 100, "leaderEpoch": 10, "metadata": "metadata",
+                                         "commitTimestamp": NOW, "topicId": BAR}}}]
+
+
+def test_streams_group_offset_commit_with_offset_metadata_too_large() -> None:
+    coord = coordinator(**{"offset.metadata.max.bytes": 5})
+    streams_group(coord)
+    d = commit(coord, partitions=[
+        {"partitionIndex": 0, "committedOffset": 100, "committedLeaderEpoch": 10, "committedMetadata": "toolarge"},
+        {"partitionIndex": 1, "committedOffset": 100, "committedLeaderEpoch": 10, "committedMetadata": "small"}])
+    assert errors(d) == [Errors.OFFSET_METADATA_TOO_LARGE, 0]
+    assert [(r.key["partition"], r.value) for r in d.records] == [
+        (1, {"offset": 100, "leaderEpoch": 10, "metadata": "small", "commitTimestamp": NOW, "topicId": BAR})]
 
 
 def kafka_19779_group(coord: Coordinator) -> StreamsGroup:
@@ -453,6 +490,9 @@ def test_fetch_offsets_with_topic_ids() -> None:
     assert got["topics"][0]["topicId"] == BAR
     assert got["topics"][0]["partitions"][0]["committedOffset"] == 100
     assert got["topics"][1]["partitions"] == [{**invalid(0), "errorCode": Errors.UNKNOWN_TOPIC_ID}]
+    assert got == {"groupId": "foo", "errorCode": 0, "topics": [
+        {"topicId": BAR, "partitions": [{**invalid(0), "committedOffset": 100}]},
+        {"topicId": "AAAAAAAAAAAAAAAAAAAAAg", "partitions": [{**invalid(0), "errorCode": Errors.UNKNOWN_TOPIC_ID}]}]}
 
 
 def test_fetch_offsets_with_recreated_topic() -> None:
@@ -488,6 +528,8 @@ def test_replay() -> None:
     fresh.replay(Record(1, {"group": "foo", "topic": "bar", "partition": 0}, None))
     assert fresh.offsets.get("foo", "bar", 0) is None
     assert fresh.offsets.get("foo", "bar", 1) is not None
+    assert fresh.offsets.get("foo", "bar", 1) == Committed(7, -1, "", NOW, None, BAR)
+    assert fresh.offsets.simple_groups == {"foo"}
 
 
 # --- OffsetDelete (API 47, v0) -------------------------------------------------------------------
@@ -531,6 +573,10 @@ def test_consumer_group_offset_delete() -> None:
     d = delete(coord)
     assert delete_codes(d) == [0]
     assert len(d.records) == 1
+    assert d.response == {"throttleTimeMs": 0, "errorCode": 0, "topics": [
+        {"name": "bar", "partitions": [{"partitionIndex": 0, "errorCode": 0}]}]}
+    assert [r.to_json() for r in d.records] == [
+        {"key": {"type": 1, "data": {"group": "foo", "topic": "bar", "partition": 0}}, "value": None}]
 
 
 def test_consumer_group_offset_delete_with_errors() -> None:
