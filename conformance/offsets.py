@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from kgspec.conformance.events import Event
 from kgspec.conformance.findings import Finding
+from kgspec.conformance.readers.validate import is_int
 from kgspec.conformance.session import GroupSession, ts_of
 from kgspec.invariants.offsets import commit_fencing_problems
 from kgspec.model.apis import OFFSET_COMMIT, OFFSET_DELETE, OFFSET_FETCH, version_range
@@ -30,10 +31,6 @@ if TYPE_CHECKING:
 OFFSET_APIS = frozenset({OFFSET_COMMIT, OFFSET_FETCH, OFFSET_DELETE})
 _NAMES = {OFFSET_COMMIT: "OffsetCommit", OFFSET_FETCH: "OffsetFetch", OFFSET_DELETE: "OffsetDelete"}
 _FETCHED = ("committedOffset", "committedLeaderEpoch", "metadata")
-
-
-def _is_int(v: Any) -> bool:
-    return type(v) is int
 
 
 def _topics_problem(topics: Any, where: str, parts: str, part_ok: Any) -> tuple[str, str] | None:
@@ -49,9 +46,9 @@ def _topics_problem(topics: Any, where: str, parts: str, part_ok: Any) -> tuple[
 
 
 def _commit_partition_ok(p: Any) -> bool:
-    return isinstance(p, dict) and _is_int(p.get("partitionIndex")) and _is_int(p.get("committedOffset")) \
+    return isinstance(p, dict) and is_int(p.get("partitionIndex")) and is_int(p.get("committedOffset")) \
         and (p.get("committedMetadata") is None or isinstance(p.get("committedMetadata"), str)) \
-        and _is_int(p.get("committedLeaderEpoch", -1))
+        and is_int(p.get("committedLeaderEpoch", -1))
 
 
 def request_problem(api: int, req: dict[str, Any]) -> tuple[str, str] | None:
@@ -60,36 +57,48 @@ def request_problem(api: int, req: dict[str, Any]) -> tuple[str, str] | None:
         if not isinstance(req.get("groupId"), str):
             return "request.groupId", "request has no string `groupId`"
         return _topics_problem(req.get("topics"), "request.topics", "partitions",
-                               lambda p: isinstance(p, dict) and _is_int(p.get("partitionIndex")))
+                               lambda p: isinstance(p, dict) and is_int(p.get("partitionIndex")))
     if api == OFFSET_COMMIT:
         if not isinstance(req.get("groupId"), str):
             return "request.groupId", "request has no string `groupId`"
-        if not _is_int(req.get("generationIdOrMemberEpoch", -1)):
+        if not is_int(req.get("generationIdOrMemberEpoch", -1)):
             return "request.generationIdOrMemberEpoch", "`request.generationIdOrMemberEpoch` must be an integer"
         if req.get("memberId") is not None and not isinstance(req.get("memberId"), str):
             return "request.memberId", "`request.memberId` must be a string"
         if req.get("groupInstanceId") is not None and not isinstance(req.get("groupInstanceId"), str):
             return "request.groupInstanceId", "`request.groupInstanceId` must be a string or null"
-        if not _is_int(req.get("retentionTimeMs", -1)):
+        if not is_int(req.get("retentionTimeMs", -1)):
             return "request.retentionTimeMs", "`request.retentionTimeMs` must be an integer"
         return _topics_problem(req.get("topics"), "request.topics", "partitions", _commit_partition_ok)
     groups = req.get("groups")
+    batched = groups is not None  # v8+; v1-7 name one group at the top level
     if groups is None:
         groups = [req]
     elif not isinstance(groups, list):
         return "request.groups", "`request.groups` must be a list"
     for i, g in enumerate(groups):
+        where = f"request.groups[{i}]" if batched else "request"
         if not isinstance(g, dict) or not isinstance(g.get("groupId"), str):
-            return f"request.groups[{i}].groupId", "request has no string `groupId`"
+            return f"{where}.groupId", "request has no string `groupId`"
         if g.get("topics") is not None:
-            problem = _topics_problem(g["topics"], "request.topics", "partitionIndexes", _is_int)
+            problem = _topics_problem(g["topics"], f"{where}.topics", "partitionIndexes", is_int)
             if problem is not None:
                 return problem
-        if not _is_int(g.get("memberEpoch", -1)):
-            return f"request.groups[{i}].memberEpoch", "`memberEpoch` must be an integer"
+        if not is_int(g.get("memberEpoch", -1)):
+            return f"{where}.memberEpoch", f"`{where}.memberEpoch` must be an integer"
         if g.get("memberId") is not None and not isinstance(g.get("memberId"), str):
-            return f"request.groups[{i}].memberId", "`memberId` must be a string or null"
+            return f"{where}.memberId", f"`{where}.memberId` must be a string or null"
     return None
+
+
+def _must_answer(expected: int, observed: Any) -> str:
+    return f"the coordinator must answer {error_name(expected)} ({expected}), not {error_name(observed)} ({observed})"
+
+
+def _because(explain: list[str]) -> str:
+    """The decision's reasons, as a finding's message ends with them."""
+    why = [w for w in explain if w]
+    return ": " + "; ".join(why) if why else ""
 
 
 def _hashable(value: Any) -> Any:
@@ -185,24 +194,8 @@ class OffsetChecks:
         decision = self._decide(g, event, OFFSET_COMMIT, version, event.request)
         if decision is None:
             return
-        expected = _partitions(decision.response["topics"], version)
         observed = _partitions(event.response.get("topics"), version)
-        why = [w for w in decision.explain if w]
-        for key, exp in expected.items():
-            got = observed.get(key)
-            where = f"{key[0]}-{key[1]}"
-            if got is None:
-                self._finding(g, event, gid, "response-mismatch", f"the response has no entry for partition {where}",
-                              "topics.partitions", exp, None)
-                continue
-            if got.get("errorCode", 0) != exp["errorCode"]:
-                e, o = exp["errorCode"], got.get("errorCode", 0)
-                self._finding(g, event, gid, "response-mismatch",
-                              f"partition {where}: the coordinator must answer {error_name(e)} ({e}), not "
-                              f"{error_name(o)} ({o})" + (": " + "; ".join(why) if why else ""), "errorCode", e, o)
-        for key in observed.keys() - expected.keys():
-            self._finding(g, event, gid, "response-mismatch", f"the response answers partition {key[0]}-{key[1]}, "
-                          "which the request does not name", "topics.partitions", None, observed[key])
+        self._partition_codes(g, event, _partitions(decision.response["topics"], version), observed, decision.explain)
         # The commit-fencing invariant judges what the coordinator accepted, against its own state.
         broken = commit_fencing_problems(coord, gid, event.request, observed, version) if conformed else []
         self._committed(g, event, decision)
@@ -224,8 +217,7 @@ class OffsetChecks:
             return
         e, o = exp_group.get("errorCode", 0), obs.get("errorCode", 0)
         if e != o:
-            self._finding(g, event, gid, "response-mismatch", f"the coordinator must answer {error_name(e)} ({e}), "
-                          f"not {error_name(o)} ({o}) for group {gid}", "errorCode", e, o)
+            self._finding(g, event, gid, "response-mismatch", f"{_must_answer(e, o)} for group {gid}", "errorCode", e, o)
             return
         expected = _partitions(exp_group.get("topics"), version)
         observed = _partitions(obs.get("topics"), version)
@@ -261,21 +253,28 @@ class OffsetChecks:
         exp_response, obs = decision.response, event.response
         e, o = exp_response["errorCode"], obs.get("errorCode", 0)
         if e != o:
-            why = [w for w in decision.explain if w]
-            self._finding(g, event, gid, "response-mismatch", f"the coordinator must answer {error_name(e)} ({e}), "
-                          f"not {error_name(o)} ({o})" + (": " + "; ".join(why) if why else ""), "errorCode", e, o)
+            self._finding(g, event, gid, "response-mismatch", _must_answer(e, o) + _because(decision.explain),
+                          "errorCode", e, o)
             return
-        expected = _partitions(exp_response["topics"], version)
-        observed = _partitions(obs.get("topics"), version)
+        self._partition_codes(g, event, _partitions(exp_response["topics"], version),
+                              _partitions(obs.get("topics"), version), decision.explain)
+
+    def _partition_codes(self, g: GroupSession, event: Event, expected: dict[tuple[Any, Any], dict[str, Any]],
+                         observed: dict[tuple[Any, Any], dict[str, Any]], explain: list[str]) -> None:
+        """Each partition's error code (OffsetCommit, OffsetDelete): a partition the response leaves
+        out, answers otherwise, or answers though the request does not name it."""
+        gid = g.summary.group_id
         for key, exp in expected.items():
             got = observed.get(key)
+            where = f"{key[0]}-{key[1]}"
             if got is None:
-                self._finding(g, event, gid, "response-mismatch", f"the response has no entry for partition "
-                              f"{key[0]}-{key[1]}", "topics.partitions", exp, None)
-            elif got.get("errorCode", 0) != exp["errorCode"]:
-                ec, oc = exp["errorCode"], got.get("errorCode", 0)
-                self._finding(g, event, gid, "response-mismatch", f"partition {key[0]}-{key[1]}: the coordinator "
-                              f"must answer {error_name(ec)} ({ec}), not {error_name(oc)} ({oc})", "errorCode", ec, oc)
+                self._finding(g, event, gid, "response-mismatch", f"the response has no entry for partition {where}",
+                              "topics.partitions", exp, None)
+                continue
+            e, o = exp["errorCode"], got.get("errorCode", 0)
+            if o != e:
+                self._finding(g, event, gid, "response-mismatch", f"partition {where}: {_must_answer(e, o)}"
+                              + _because(explain), "errorCode", e, o)
         for key in observed.keys() - expected.keys():
             self._finding(g, event, gid, "response-mismatch", f"the response answers partition {key[0]}-{key[1]}, "
                           "which the request does not name", "topics.partitions", None, observed[key])

@@ -18,9 +18,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from kgspec.invariants.catalogue import COMMIT_FENCING
+from kgspec.model.streams.commits import source_topic_map
+from kgspec.model.streams.member import ACTIVE
 
 if TYPE_CHECKING:
+    from kgspec.model.consumer.member import ConsumerMember
     from kgspec.model.coordinator import Coordinator
+    from kgspec.model.streams.member import StreamsMember
 
 
 def _held_epoch(holdings: list[Mapping[Any, Mapping[int, int]]], key: Any, partition: int) -> int | None:
@@ -31,21 +35,26 @@ def _held_epoch(holdings: list[Mapping[Any, Mapping[int, int]]], key: Any, parti
     return None
 
 
+def _unfit(group_id: str, member_id: str, epoch: int, member: ConsumerMember | StreamsMember | None) -> str:
+    """Why no commit of ``member_id`` at ``epoch`` may be accepted: it is no member, or the epoch
+    is newer than its own (a consumer's or a streams member's alike)."""
+    if member is None:
+        return f"an OffsetCommit from {member_id}, not a member of group {group_id}, was accepted"
+    return f"an OffsetCommit at epoch {epoch}, newer than member {member_id}'s {member.member_epoch}, was accepted"
+
+
 def commit_fencing(coord: Coordinator, group_id: str, member_id: str, epoch: int,
                    accepted: list[tuple[str, int]]) -> list[str]:
     """The accepted (topic name, partition) pairs of one commit that its member did not hold at
     ``epoch``, in words (the state is the coordinator's before the commit)."""
     if epoch < 0 or not member_id or not accepted:
         return []
-    per_partition = coord.profile.per_partition_assignment_epochs
     group = coord.groups.get(group_id)
     if group is not None:
+        per_partition = coord.profile.per_partition_assignment_epochs
         cmember = group.members.get(member_id)
-        if cmember is None:
-            return [f"an OffsetCommit from {member_id}, not a member of group {group_id}, was accepted"]
-        if epoch > cmember.member_epoch:
-            return [f"an OffsetCommit at epoch {epoch}, newer than member {member_id}'s {cmember.member_epoch}, "
-                    "was accepted"]
+        if cmember is None or epoch > cmember.member_epoch:
+            return [_unfit(group_id, member_id, epoch, cmember)]
         out = []
         for topic, partition in accepted:
             topic_id = coord.topics.id_of(topic)
@@ -58,22 +67,14 @@ def commit_fencing(coord: Coordinator, group_id: str, member_id: str, epoch: int
     if sgroup is None:
         return []
     smember = sgroup.members.get(member_id)
-    if smember is None:
-        return [f"an OffsetCommit from {member_id}, not a member of group {group_id}, was accepted"]
-    if epoch > smember.member_epoch:
-        return [f"an OffsetCommit at epoch {epoch}, newer than member {member_id}'s {smember.member_epoch}, "
-                "was accepted"]
-    source: dict[str, str] = {}
-    for sub in sgroup.topology.subtopologies if sgroup.topology is not None else ():
-        for name in sub.source_topics:
-            source[name] = sub.subtopology_id
-        for info in sub.repartition_source_topics:
-            source[info.name] = sub.subtopology_id
+    if smember is None or epoch > smember.member_epoch:
+        return [_unfit(group_id, member_id, epoch, smember)]
+    source = source_topic_map(sgroup.topology) if sgroup.topology is not None else {}
     out = []
     for topic, partition in accepted:
         sid = source.get(topic)
         held = None if sid is None else _held_epoch(
-            [smember.assigned.get("active", {}), smember.pending_revocation.get("active", {})], sid, partition)
+            [smember.assigned.get(ACTIVE, {}), smember.pending_revocation.get(ACTIVE, {})], sid, partition)
         if held is None or (coord.profile.streams_commit_task_epochs and epoch < held):
             out.append(f"member {member_id} committed {topic}-{partition} at epoch {epoch} and was accepted, but "
                        + ("does not hold its active task" if held is None else f"holds its task only since epoch {held}"))

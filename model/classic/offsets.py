@@ -9,9 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kgspec.model.classic.step import HEARTBEAT_TIMER
+from kgspec.model.classic.step import Step
 from kgspec.model.errors import CoordinatorError, Errors
-from kgspec.model.timers import Timer
 from kgspec.spec.classic import COMPLETING_REBALANCE, DEAD, EMPTY, PREPARING_REBALANCE, STABLE
 
 if TYPE_CHECKING:
@@ -37,9 +36,7 @@ def validate_offset_commit(coord: Coordinator, group_id: str, member_id: str, in
     if group.state == COMPLETING_REBALANCE:
         raise CoordinatorError(Errors.REBALANCE_IN_PROGRESS)
     if group.state in (STABLE, PREPARING_REBALANCE):
-        member = group.members[member_id]
-        coord.timers.schedule(Timer(f"heartbeat-{group_id}-{member_id}", coord.now + member.session_timeout_ms,
-                                    HEARTBEAT_TIMER, group_id, member_id))
+        Step(coord, coord.now).schedule_heartbeat(group, member_id, group.members[member_id].session_timeout_ms)
     return None
 
 

@@ -25,20 +25,15 @@ def _epoch_error(member: ConsumerMember, message: str) -> CoordinatorError:
     return CoordinatorError(error, message)
 
 
-def _member(coord: Coordinator, group_id: str, member_id: str | None) -> ConsumerMember:
-    member = coord.groups[group_id].members.get(member_id or "")
-    if member is None:
-        raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Member {member_id} is not a member of group {group_id}.")
-    return member
+def _what(member: ConsumerMember) -> str:
+    """What Kafka's messages call the received epoch: a classic-protocol member sends a generation id."""
+    return "generation id" if member.classic_member_metadata is not None else "member epoch"
 
 
 def _strict(member: ConsumerMember, epoch: int) -> None:
     """``validateMemberEpoch``."""
     if epoch != member.member_epoch:
-        if member.classic_member_metadata is not None:
-            raise _epoch_error(member, f"The received generation id {epoch} does not match the expected member "
-                                       f"epoch {member.member_epoch}.")
-        raise _epoch_error(member, f"The received member epoch {epoch} does not match the expected member "
+        raise _epoch_error(member, f"The received {_what(member)} {epoch} does not match the expected member "
                                    f"epoch {member.member_epoch}.")
 
 
@@ -47,9 +42,8 @@ def validate_offset_commit(coord: Coordinator, group_id: str, member_id: str, in
     group = coord.groups[group_id]
     if epoch < 0 and not group.members:
         return None  # the admin client, or a consumer without group management
-    member = _member(coord, group_id, member_id)
-    classic = member.classic_member_metadata is not None
-    if not classic and api_version < 9:
+    member = group.member_or_throw(member_id)
+    if member.classic_member_metadata is None and api_version < 9:
         raise CoordinatorError(Errors.UNSUPPORTED_VERSION, "OffsetCommit version 9 or above must be used by members "
                                                            "using the consumer group protocol")
     if not coord.profile.per_partition_assignment_epochs:  # 4.1, 4.2: strict
@@ -58,8 +52,8 @@ def validate_offset_commit(coord: Coordinator, group_id: str, member_id: str, in
     if epoch == member.member_epoch:
         return None
     if epoch > member.member_epoch:
-        what = "generation id" if classic else "member epoch"
-        raise _epoch_error(member, f"Received {what} {epoch} is newer than current member epoch {member.member_epoch}.")
+        raise _epoch_error(member, f"Received {_what(member)} {epoch} is newer than current member epoch "
+                                   f"{member.member_epoch}.")
     return assignment_epoch_validator(member, epoch)
 
 
@@ -74,9 +68,8 @@ def assignment_epoch_validator(member: ConsumerMember, received: int) -> CommitV
             raise _epoch_error(member, f"Partition {topic_name}-{partition} is not assigned or pending revocation "
                                        "for member.")
         if received < assignment_epoch:
-            what = "generation id" if member.classic_member_metadata is not None else "member epoch"
-            raise _epoch_error(member, f"Received {what} {received} is older than assignment epoch {assignment_epoch} "
-                                       f"for partition {topic_name}-{partition}.")
+            raise _epoch_error(member, f"Received {_what(member)} {received} is older than assignment epoch "
+                                       f"{assignment_epoch} for partition {topic_name}-{partition}.")
 
     return validate
 
@@ -84,7 +77,7 @@ def assignment_epoch_validator(member: ConsumerMember, received: int) -> CommitV
 def validate_offset_fetch(coord: Coordinator, group_id: str, member_id: str | None, epoch: int) -> None:
     if member_id is None and epoch < 0:
         return
-    _strict(_member(coord, group_id, member_id), epoch)  # fetch stays strict on every release
+    _strict(coord.groups[group_id].member_or_throw(member_id or ""), epoch)  # fetch stays strict on every release
 
 
 def is_subscribed_to_topic(coord: Coordinator, group_id: str, topic: str) -> bool:

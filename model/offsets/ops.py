@@ -51,22 +51,15 @@ def validate_commit(coord: Coordinator, group_id: str, member_id: str, instance_
     owner = coord.offsets_owner(group_id)
     if owner is not None:
         return owner.validate_offset_commit(coord, group_id, member_id, instance_id, epoch, version)
-    if group_id in coord.offsets.simple_groups:
-        validate_simple_group_commit(member_id, instance_id, epoch)
-        return None
     if epoch < 0:
-        return None  # a simple group is created (when the records replay)
+        return None  # an EMPTY (simple) group accepts it; a new one is created when the records replay
+    if group_id in coord.offsets.simple_groups:
+        # ClassicGroup.validateOffsetCommit, generation >= 0: validateMember finds no member (a
+        # simple group has none, static or not)
+        raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID)
     if version >= 9:
         raise CoordinatorError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} not found.")
     raise CoordinatorError(Errors.ILLEGAL_GENERATION)
-
-
-def validate_simple_group_commit(member_id: str, instance_id: str | None, generation: int) -> None:
-    """``ClassicGroup.validateOffsetCommit`` on an EMPTY group with no members (a simple group)."""
-    if generation < 0:
-        return
-    # generationId >= 0: validateMember finds no member (and no static member) -> UNKNOWN_MEMBER_ID
-    raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID)
 
 
 def decide_commit(coord: Coordinator, call: Call) -> Decision:
@@ -80,7 +73,8 @@ def decide_commit(coord: Coordinator, call: Call) -> Decision:
     resolves = coord.profile.offset_commit_resolves_topic_id
     # (response topic, partitions in order); partition entries are filled as they are decided
     out: list[dict[str, Any]] = []
-    forwarded: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = []  # name, id, request partition, response entry
+    # name, stored topic id, partition, request partition, response entry
+    forwarded: list[tuple[str, str, int, dict[str, Any], dict[str, Any]]] = []
     for topic in req.get("topics") or []:
         name, topic_id = topic.get("name"), topic.get("topicId")
         entry = {**_topic_key(version, name, topic_id), "partitions": []}
@@ -99,28 +93,28 @@ def decide_commit(coord: Coordinator, call: Call) -> Decision:
             if not 0 <= index < info.partitions:
                 response["errorCode"] = int(Errors.UNKNOWN_TOPIC_OR_PARTITION)
             else:
-                forwarded.append((info.name, stored_id, p, response))
-    explain: list[str] = []
+                forwarded.append((info.name, stored_id, index, p, response))
     if not forwarded:
         return Decision({"throttleTimeMs": 0, "topics": out}, [], ["no partition reached the coordinator"])
+    explain: list[str] = []
     records = []
     try:
         validator = validate_commit(coord, group_id, member_id, instance_id, epoch, version)
         max_bytes = coord.config.int("offset.metadata.max.bytes")
         expire = None if retention == DEFAULT_RETENTION_TIME else call.now + retention
-        for name, stored_id, p, response in forwarded:
+        for name, stored_id, index, p, response in forwarded:
             metadata = p.get("committedMetadata")
             if metadata is not None and len(metadata) > max_bytes:
                 response["errorCode"] = int(Errors.OFFSET_METADATA_TOO_LARGE)
-                explain.append(f"{name}-{p['partitionIndex']}: metadata of {len(metadata)} characters > "
+                explain.append(f"{name}-{index}: metadata of {len(metadata)} characters > "
                                f"offset.metadata.max.bytes {max_bytes}")
                 continue
             if validator is not None:
-                validator(name, stored_id, int(p["partitionIndex"]))
+                validator(name, stored_id, index)
             leader_epoch = int(p.get("committedLeaderEpoch", -1)) if version >= 6 else -1
             committed = Committed(int(p["committedOffset"]), leader_epoch if leader_epoch >= 0 else -1,
                                   metadata if metadata is not None else "", call.now, expire, stored_id)
-            records.append(offset_record(group_id, name, int(p["partitionIndex"]), committed))
+            records.append(offset_record(group_id, name, index, committed))
     except CoordinatorError as exc:
         # OffsetCommitRequest.getErrorResponse: every partition of the request, nothing written
         for entry in out:

@@ -18,13 +18,7 @@ from kgspec.model.streams.member import ACTIVE, StreamsMember
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
     from kgspec.model.protocol import CommitValidator
-
-
-def _member(coord: Coordinator, group_id: str, member_id: str | None) -> StreamsMember:
-    member = coord.streams_groups[group_id].members.get(member_id or "")
-    if member is None:
-        raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Member {member_id} is not a member of group {group_id}.")
-    return member
+    from kgspec.model.streams.topology import Topology
 
 
 def _strict(member: StreamsMember, epoch: int) -> None:
@@ -33,12 +27,23 @@ def _strict(member: StreamsMember, epoch: int) -> None:
                                                           f"expected member epoch {member.member_epoch}.")
 
 
+def source_topic_map(topology: Topology) -> dict[str, str]:
+    """``StreamsTopology.sourceTopicMap``: each source and repartition source topic's subtopology id."""
+    source: dict[str, str] = {}
+    for sub in topology.subtopologies:
+        for name in sub.source_topics:
+            source[name] = sub.subtopology_id
+        for info in sub.repartition_source_topics:
+            source[info.name] = sub.subtopology_id
+    return source
+
+
 def validate_offset_commit(coord: Coordinator, group_id: str, member_id: str, instance_id: str | None,
                            epoch: int, api_version: int) -> CommitValidator | None:
     group = coord.streams_groups[group_id]
     if epoch < 0 and not group.members:
         return None
-    member = _member(coord, group_id, member_id)
+    member = group.member_or_throw(member_id)
     if api_version < 9:
         raise CoordinatorError(Errors.UNSUPPORTED_VERSION, "OffsetCommit version 9 or above must be used by members "
                                                            "using the streams group protocol")
@@ -53,12 +58,7 @@ def validate_offset_commit(coord: Coordinator, group_id: str, member_id: str, in
     topology = group.topology
     if topology is None:
         raise CoordinatorError(Errors.STALE_MEMBER_EPOCH, "Topology is not available for offset commit validation.")
-    source: dict[str, str] = {}
-    for sub in topology.subtopologies:
-        for name in sub.source_topics:
-            source[name] = sub.subtopology_id
-        for info in sub.repartition_source_topics:
-            source[info.name] = sub.subtopology_id
+    source = source_topic_map(topology)
 
     def validate(topic_name: str, topic_id: str, partition: int) -> None:
         sid = source.get(topic_name)
@@ -81,7 +81,7 @@ def validate_offset_commit(coord: Coordinator, group_id: str, member_id: str, in
 def validate_offset_fetch(coord: Coordinator, group_id: str, member_id: str | None, epoch: int) -> None:
     if member_id is None and epoch < 0:
         return
-    _strict(_member(coord, group_id, member_id), epoch)
+    _strict(coord.streams_groups[group_id].member_or_throw(member_id or ""), epoch)
 
 
 def is_subscribed_to_topic(coord: Coordinator, group_id: str, topic: str) -> bool:
@@ -90,5 +90,4 @@ def is_subscribed_to_topic(coord: Coordinator, group_id: str, topic: str) -> boo
     group = coord.streams_groups[group_id]
     if not group.members or group.topology is None:
         return False
-    return any(topic in sub.source_topics or any(t.name == topic for t in sub.repartition_source_topics)
-               for sub in group.topology.subtopologies)
+    return topic in source_topic_map(group.topology)

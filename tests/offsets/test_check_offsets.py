@@ -212,3 +212,60 @@ def test_an_offset_record_kafka_could_not_read_is_a_replay_finding(value: dict[s
     [finding] = report["findings"]
     assert (finding["line"], finding["groupId"], finding["kind"], finding["field"]) == (2, "g", "invariant", "replay")
     assert "must be" in finding["message"]
+
+
+# --- the comparison of error codes, and malformed requests -------------------------------------
+
+
+def test_a_commit_response_missing_or_adding_a_partition_is_a_mismatch(tmp_path: Path) -> None:
+    events = load("simple_commits")
+    line = line_of(events, 1200, 8)  # bar-2 OFFSET_METADATA_TOO_LARGE, bar-3 UNKNOWN_TOPIC_OR_PARTITION
+    partitions = events[line - 1]["response"]["topics"][0]["partitions"]
+    partitions[1]["partitionIndex"] = 4
+    _, report = check_events(tmp_path, events)
+    assert [(f["line"], f["kind"], f["field"], f["message"]) for f in report["findings"]] == [
+        (line, "response-mismatch", "topics.partitions", "the response has no entry for partition bar-3"),
+        (line, "response-mismatch", "topics.partitions",
+         "the response answers partition bar-4, which the request does not name")]
+
+
+def test_a_refused_commit_names_the_models_reasons(tmp_path: Path) -> None:
+    events = load("simple_commits")
+    line = line_of(events, 1200, 8)
+    events[line - 1]["response"]["topics"][0]["partitions"][0]["errorCode"] = 0
+    _, report = check_events(tmp_path, events)
+    [finding] = report["findings"]
+    assert (finding["line"], finding["field"], finding["expected"], finding["observed"]) == (
+        line, "errorCode", Errors.OFFSET_METADATA_TOO_LARGE, 0)
+    assert finding["message"] == ("partition bar-2: the coordinator must answer OFFSET_METADATA_TOO_LARGE (12), not "
+                                  "NONE (0): bar-2: metadata of 4097 characters > offset.metadata.max.bytes 4096")
+
+
+def test_an_offset_delete_answered_with_another_group_error_is_a_mismatch(tmp_path: Path) -> None:
+    events = load("simple_commits")
+    line = line_of(events, 2000, 47)  # groupId "": INVALID_GROUP_ID
+    events[line - 1]["response"]["errorCode"] = 0
+    _, report = check_events(tmp_path, events)
+    assert [(f["line"], f["field"], f["message"]) for f in report["findings"]] == [
+        (line, "errorCode", "the coordinator must answer INVALID_GROUP_ID (24), not NONE (0): INVALID_GROUP_ID")]
+
+
+@pytest.mark.parametrize(("api", "version", "body", "field"), [
+    (9, 9, {"groups": [{"groupId": "g", "topics": [{"name": "bar", "partitionIndexes": ["0"]}]}]},
+     "request.groups[0].topics[0].partitionIndexes"),
+    (9, 9, {"groups": [{"groupId": "g", "topics": None}, {"groupId": "h", "memberEpoch": "1", "topics": None}]},
+     "request.groups[1].memberEpoch"),
+    (9, 7, {"groupId": "g", "topics": [{"name": "bar", "partitionIndexes": [0.5]}]}, "request.topics[0].partitionIndexes"),
+    (9, 3, {"topics": None}, "request.groupId"),
+    (8, 9, {"groupId": "g", "generationIdOrMemberEpoch": 1.5, "topics": []}, "request.generationIdOrMemberEpoch"),
+    (47, 0, {"groupId": "g", "topics": [{"name": "bar", "partitions": [{"partitionIndex": None}]}]},
+     "request.topics[0].partitions"),
+])
+def test_a_malformed_offsets_request_is_named_by_its_field(api: int, version: int, body: dict[str, Any],
+                                                          field: str, tmp_path: Path) -> None:
+    events = [{"header": {"format": "kgspec-trace/1", "profile": "kafka-4.3", "configs": {}}},
+              {"tsMs": 1000, "requestHeader": {"requestApiKey": api, "requestApiVersion": version, "clientId": "c"},
+               "request": body, "response": {}}]
+    status, report = check_events(tmp_path, events)
+    assert status == 1
+    assert [(f["line"], f["kind"], f["field"]) for f in report["findings"]] == [(2, "malformed", field)]

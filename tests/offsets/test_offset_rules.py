@@ -11,18 +11,21 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from kgspec.invariants.offsets import commit_fencing
 from kgspec.model.classic.group import ClassicGroup
 from kgspec.model.classic.member import ClassicMember
+from kgspec.model.classic.step import HEARTBEAT_TIMER
 from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.model.consumer.member import ConsumerMember
 from kgspec.model.coordinator import Coordinator
 from kgspec.model.errors import Errors
 from kgspec.model.offsets.apis import OFFSET_COMMIT, OFFSET_DELETE, OFFSET_FETCH
-from kgspec.model.offsets.records import ZERO_UUID
+from kgspec.model.offsets.records import ZERO_UUID, Committed
 from kgspec.model.records import Record
 from kgspec.model.streams.group import StreamsGroup
-from kgspec.model.streams.member import StreamsMember
-from kgspec.model.streams.topology import Subtopology, Topology
+from kgspec.model.streams.member import ACTIVE, STANDBY, StreamsMember
+from kgspec.model.streams.topology import Subtopology, TopicInfo, Topology
+from kgspec.model.timers import Timer
 from kgspec.spec.classic import COMPLETING_REBALANCE, DEAD, STABLE
 
 BAR = "AAAAAAAAAAAAAAAAAAAAAQ"  # topic bar's id
@@ -143,6 +146,8 @@ def test_generic_group_offset_commit_maintains_session() -> None:
     assert op == "schedule"
     assert timer.key == "heartbeat-foo-member"
     assert timer.deadline_ms == NOW + 45000
+    # the very timer a heartbeat re-arms (rescheduleClassicGroupMemberHeartbeat): the same key replaces it
+    assert timer == Timer("heartbeat-foo-member", NOW + 45000, HEARTBEAT_TIMER, "foo", "member")
 
 
 @pytest.mark.parametrize("profile", ["kafka-4.1", "kafka-4.3"])
@@ -163,6 +168,8 @@ def test_simple_group_offset_commit_with_instance_id() -> None:
     coord = coordinator()
     coord.commit(commit(coord, 8, -1, member=""))
     assert errors(commit(coord, 8, -1, member="", groupInstanceId="instance-id")) == [0]  # generation < 0, EMPTY
+    # generation >= 0: validateMember finds no static member either
+    assert errors(commit(coord, 8, 1, member="", groupInstanceId="instance-id")) == [Errors.UNKNOWN_MEMBER_ID]
 
 
 def test_consumer_group_offset_commit_with_unknown_member_id() -> None:
@@ -186,12 +193,23 @@ def test_consumer_group_offset_commit_with_illegal_generation_id(epoch: int) -> 
     assert errors(commit(coord, epoch=epoch)) == [Errors.ILLEGAL_GENERATION]
 
 
+def admin_client_commit_record() -> dict[str, Any]:
+    """verifyOffsetCommitFromAdminClient's record: offset 100, no leader epoch, no metadata, no
+    expiry (Kafka's test drives OMM with the zero topic id; here 4.3's broker resolves bar's)."""
+    return {"key": {"type": 1, "data": {"group": "foo", "topic": "bar", "partition": 0}},
+            "value": {"version": 4, "data": {"offset": 100, "leaderEpoch": -1, "metadata": "", "commitTimestamp": NOW,
+                                             "topicId": BAR}}}
+
+
 def test_consumer_group_offset_commit_from_admin_client() -> None:
     coord = coordinator()
     consumer_group(coord)
     d = commit(coord, epoch=-1, member="")
     assert errors(d) == [0]
     assert len(d.records) == 1
+    assert d.response == {"throttleTimeMs": 0, "topics": [{"name": "bar", "partitions": [
+        {"partitionIndex": 0, "errorCode": 0}]}]}
+    assert [r.to_json() for r in d.records] == [admin_client_commit_record()]
 
 
 def test_consumer_group_offset_commit() -> None:
@@ -287,7 +305,83 @@ def test_streams_group_offset_commit_with_stale_member_epoch(epoch: int) -> None
 def test_streams_group_offset_commit_from_admin_client() -> None:
     coord = coordinator()
     coord.streams_groups["foo"] = StreamsGroup("foo", 1)
-    assert errors(commit(coord, epoch=-1, member="")) == [0]
+    d = commit(coord, epoch=-1, member="")
+    assert errors(d) == [0]
+    assert [r.to_json() for r in d.records] == [admin_client_commit_record()]
+
+
+def test_streams_group_offset_commit() -> None:
+    """verifyOffsetCommit (testStreamsGroupOffsetCommit): a member at its epoch."""
+    coord = coordinator()
+    streams_group(coord)
+    d = commit(coord, partitions=[{"partitionIndex": 0, "committedOffset": 100, "committedLeaderEpoch": 10,
+                                   "committedMetadata": "metadata"}])
+    assert errors(d) == [0]
+    assert [r.to_json() for r in d.records] == [{
+        "key": {"type": 1, "data": {"group": "foo", "topic": "bar", "partition": 0}},
+        "value": {"version": 4, "data": {"offset": 100, "leaderEpoch": 10, "metadata": "metadata",
+                                         "commitTimestamp": NOW, "topicId": BAR}}}]
+
+
+def test_streams_group_offset_commit_with_offset_metadata_too_large() -> None:
+    coord = coordinator(**{"offset.metadata.max.bytes": 5})
+    streams_group(coord)
+    d = commit(coord, partitions=[
+        {"partitionIndex": 0, "committedOffset": 100, "committedLeaderEpoch": 10, "committedMetadata": "toolarge"},
+        {"partitionIndex": 1, "committedOffset": 100, "committedLeaderEpoch": 10, "committedMetadata": "small"}])
+    assert errors(d) == [Errors.OFFSET_METADATA_TOO_LARGE, 0]
+    assert [(r.key["partition"], r.value) for r in d.records] == [
+        (1, {"offset": 100, "leaderEpoch": 10, "metadata": "small", "commitTimestamp": NOW, "topicId": BAR})]
+
+
+def kafka_19779_group(coord: Coordinator) -> StreamsGroup:
+    """Active task 0-0 (source topic bar) assigned since epoch 8, task 1-1 (repartition source
+    topic rep) pending revocation since epoch 5; standby task 0-2; member epoch 10."""
+    coord.update_topic("rep", "AAAAAAAAAAAAAAAAAAAAAg", 3)
+    group = streams_group(coord)
+    group.topology = Topology(0, (Subtopology("0", source_topics=("bar",)),
+                                  Subtopology("1", repartition_source_topics=(TopicInfo("rep"),))))
+    group.members["member"] = StreamsMember("member", member_epoch=10, previous_member_epoch=9,
+                                            assigned={ACTIVE: {"0": {0: 8}}, STANDBY: {"0": {2: 0}}},
+                                            pending_revocation={ACTIVE: {"1": {1: 5}}})
+    return group
+
+
+@pytest.mark.parametrize(("topic", "partition", "epoch", "expected"), [
+    ("bar", 0, 9, 0), ("bar", 0, 8, 0), ("bar", 0, 7, Errors.STALE_MEMBER_EPOCH),  # assigned at 8
+    ("rep", 1, 5, 0), ("rep", 1, 4, Errors.STALE_MEMBER_EPOCH),  # a repartition source topic, pending at 5
+    ("bar", 2, 9, Errors.STALE_MEMBER_EPOCH),  # a standby task is not an active one
+    ("bar", 1, 9, Errors.STALE_MEMBER_EPOCH),  # not held
+])
+def test_streams_group_offset_commit_at_older_epoch_kafka_19779(topic: str, partition: int, epoch: int,
+                                                                 expected: int) -> None:
+    """``StreamsGroup.createAssignmentEpochValidator``: the topic's subtopology (``sourceTopicMap``),
+    then the member's active task, assigned or pending revocation, at an epoch not above the commit's."""
+    coord = coordinator()
+    kafka_19779_group(coord)
+    d = coord.decide(OFFSET_COMMIT, 9, {"groupId": "foo", "memberId": "member", "generationIdOrMemberEpoch": epoch,
+                                        "topics": [{"name": topic, "partitions": [
+                                            {"partitionIndex": partition, "committedOffset": 1}]}]}, now=NOW)
+    assert errors(d) == [expected]
+    assert len(d.records) == (1 if expected == 0 else 0)
+
+
+def test_streams_group_offset_commit_of_a_topic_outside_the_topology() -> None:
+    coord = coordinator()
+    kafka_19779_group(coord)
+    coord.update_topic("other", "AAAAAAAAAAAAAAAAAAAAAw", 1)
+    d = coord.decide(OFFSET_COMMIT, 9, {"groupId": "foo", "memberId": "member", "generationIdOrMemberEpoch": 9,
+                                        "topics": [{"name": "other", "partitions": [
+                                            {"partitionIndex": 0, "committedOffset": 1}]}]}, now=NOW)
+    assert errors(d) == [Errors.STALE_MEMBER_EPOCH]
+    assert d.error is not None
+    assert d.error.message == "Topic other is not in the topology."
+
+
+def test_streams_group_commit_at_older_epoch_is_strict_on_4_1() -> None:
+    coord = coordinator("kafka-4.1")
+    kafka_19779_group(coord)
+    assert errors(commit(coord, epoch=9)) == [Errors.STALE_MEMBER_EPOCH]
 
 
 # --- the broker's topic checks ------------------------------------------------------------------
@@ -396,6 +490,9 @@ def test_fetch_offsets_with_topic_ids() -> None:
     assert got["topics"][0]["topicId"] == BAR
     assert got["topics"][0]["partitions"][0]["committedOffset"] == 100
     assert got["topics"][1]["partitions"] == [{**invalid(0), "errorCode": Errors.UNKNOWN_TOPIC_ID}]
+    assert got == {"groupId": "foo", "errorCode": 0, "topics": [
+        {"topicId": BAR, "partitions": [{**invalid(0), "committedOffset": 100}]},
+        {"topicId": "AAAAAAAAAAAAAAAAAAAAAg", "partitions": [{**invalid(0), "errorCode": Errors.UNKNOWN_TOPIC_ID}]}]}
 
 
 def test_fetch_offsets_with_recreated_topic() -> None:
@@ -431,6 +528,8 @@ def test_replay() -> None:
     fresh.replay(Record(1, {"group": "foo", "topic": "bar", "partition": 0}, None))
     assert fresh.offsets.get("foo", "bar", 0) is None
     assert fresh.offsets.get("foo", "bar", 1) is not None
+    assert fresh.offsets.get("foo", "bar", 1) == Committed(7, -1, "", NOW, None, BAR)
+    assert fresh.offsets.simple_groups == {"foo"}
 
 
 # --- OffsetDelete (API 47, v0) -------------------------------------------------------------------
@@ -474,6 +573,10 @@ def test_consumer_group_offset_delete() -> None:
     d = delete(coord)
     assert delete_codes(d) == [0]
     assert len(d.records) == 1
+    assert d.response == {"throttleTimeMs": 0, "errorCode": 0, "topics": [
+        {"name": "bar", "partitions": [{"partitionIndex": 0, "errorCode": 0}]}]}
+    assert [r.to_json() for r in d.records] == [
+        {"key": {"type": 1, "data": {"group": "foo", "topic": "bar", "partition": 0}}, "value": None}]
 
 
 def test_consumer_group_offset_delete_with_errors() -> None:
@@ -493,6 +596,17 @@ def test_streams_group_offset_delete_with_errors() -> None:
     assert delete_codes(delete(coord)) == [Errors.GROUP_SUBSCRIBED_TO_TOPIC]
 
 
+def test_streams_group_offset_delete_of_a_repartition_source_topic() -> None:
+    """``StreamsGroup.isSubscribedToTopic``: source and repartition source topics, never when EMPTY."""
+    coord = coordinator()
+    group = kafka_19779_group(coord)
+    coord.update_topic("other", "AAAAAAAAAAAAAAAAAAAAAw", 1)
+    assert delete_codes(delete(coord, "rep")) == [Errors.GROUP_SUBSCRIBED_TO_TOPIC]
+    assert delete_codes(delete(coord, "other")) == [0]
+    group.members.clear()
+    assert delete_codes(delete(coord, "rep")) == [0]
+
+
 def test_offset_delete_of_an_unknown_group() -> None:
     d = delete(coordinator())
     assert d.response == {"throttleTimeMs": 0, "errorCode": Errors.GROUP_ID_NOT_FOUND, "topics": []}
@@ -504,3 +618,33 @@ def test_offset_delete_unknown_topic_still_asks_the_group() -> None:
     coord = coordinator()
     consumer_group(coord)
     assert delete_codes(delete(coord, "nope")) == [Errors.UNKNOWN_TOPIC_OR_PARTITION]
+
+
+# --- commit-fencing (invariants/offsets.py) ---------------------------------------------------------
+
+
+def test_commit_fencing_of_a_consumer_commit() -> None:
+    coord = coordinator()
+    consumer_group(coord, kip1251_member())
+    assert commit_fencing(coord, "foo", "member", 9, [("bar", 0), ("bar", 1)]) == []
+    assert commit_fencing(coord, "foo", "member", 7, [("bar", 0), ("bar", 2)]) == [
+        "member member committed bar-0 at epoch 7 and was accepted, but holds it only since epoch 8",
+        "member member committed bar-2 at epoch 7 and was accepted, but does not hold it"]
+    assert commit_fencing(coord, "foo", "nobody", 9, [("bar", 0)]) == [
+        "an OffsetCommit from nobody, not a member of group foo, was accepted"]
+    assert commit_fencing(coord, "foo", "member", 11, [("bar", 0)]) == [
+        "an OffsetCommit at epoch 11, newer than member member's 10, was accepted"]
+    assert commit_fencing(coord, "foo", "member", -1, [("bar", 2)]) == []  # not a member's commit
+
+
+def test_commit_fencing_of_a_streams_commit() -> None:
+    coord = coordinator()
+    kafka_19779_group(coord)
+    assert commit_fencing(coord, "foo", "member", 9, [("bar", 0), ("rep", 1)]) == []
+    assert commit_fencing(coord, "foo", "member", 4, [("rep", 1), ("bar", 2)]) == [
+        "member member committed rep-1 at epoch 4 and was accepted, but holds its task only since epoch 5",
+        "member member committed bar-2 at epoch 4 and was accepted, but does not hold its active task"]
+    assert commit_fencing(coord, "foo", "nobody", 9, [("bar", 0)]) == [
+        "an OffsetCommit from nobody, not a member of group foo, was accepted"]
+    assert commit_fencing(coord, "foo", "member", 11, [("bar", 0)]) == [
+        "an OffsetCommit at epoch 11, newer than member member's 10, was accepted"]
