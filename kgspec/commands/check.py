@@ -157,8 +157,11 @@ def run(args: argparse.Namespace) -> int:
         return 2
     options: dict[str, Any] = {"profile": args.profile, "configs": configs, "clients": args.clients,
                                "mutants": Mutants(tuple(args.mutant))}
+    # Inputs are checked in name order, whatever their order on the command line: the same
+    # inputs give a byte-identical report (and, with --merge, the same tie-breaks between files).
+    paths = sorted(args.traces)
     try:
-        report = check_traces(args.traces, args.format, args.tz, allowed, options, merge=args.merge,
+        report = check_traces(paths, args.format, args.tz, allowed, options, merge=args.merge,
                               failovers=failovers)
     except (TraceFormatError, InternalError) as exc:
         if report_file is not None:
@@ -310,7 +313,7 @@ def merge_by_time(streams: list[Iterator[ReadItem]]) -> Iterator[tuple[int, Read
     never reorders an input. Equal arrival times are ordered by completion (arrival plus
     ``totalTimeMs``), as the lines of one broker's log are; at equal completion a call comes
     before a topic change (the coordinator learns of a topic from the metadata image, published
-    after the admin call completes); then the inputs' order on the command line, then each
+    after the admin call completes); then the inputs' order (``run`` sorts them by name), then each
     input's order: the same inputs always give the same sequence.
     """
     def keyed(index: int, items: Iterator[ReadItem]) -> Iterator[tuple[float, float, bool, int, int, ReadItem]]:
