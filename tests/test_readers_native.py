@@ -223,3 +223,16 @@ def test_line_limit_is_a_parameter() -> None:
     assert items[1].message == "line is longer than 1024 bytes"
     assert isinstance(items[2], Malformed)
     assert items[2].message.startswith("not valid JSON")
+
+
+def test_broker_apis_that_no_coordinator_serves_are_skipped() -> None:
+    """Produce, Fetch, ApiVersions, FindCoordinator: counted as skipped, as in a request log, never
+    `unsupported`; group APIs (modelled or not) and unknown keys reach the checker."""
+    call = '{"tsMs":1,"requestHeader":{"requestApiKey":%d,"requestApiVersion":%d},"request":{%s},"response":{}}'
+    items = _read("\n".join([call % (0, 9, ""), call % (1, 12, ""), call % (18, 3, ""), call % (10, 4, ""),
+                             call % (76, 1, '"groupId":"s"'), call % (9999, 0, '"groupId":"g"')]))
+    assert [(type(i), i.line) for i in items] == [(Skipped, 1), (Skipped, 2), (Skipped, 3), (Skipped, 4),
+                                                   (Event, 5), (Event, 6)]
+    assert [i.reason for i in items if isinstance(i, Skipped)] == [
+        "api key 0: not a group API", "api key 1: not a group API", "api key 18: not a group API",
+        "api key 10: not a group API"]

@@ -22,6 +22,7 @@ from ..events import Event, Malformed, ReadItem, Skipped
 from .header import HeaderError, TraceHeader
 from .jsonfast import loads
 from .lines import DEFAULT_MAX_LINE_BYTES, iter_lines, too_long_message
+from .request_log import GROUP_API_KEYS
 from .topics import TOPIC_API_KEYS, TopicTracker, api_label, topic_items
 from .validate import call_event, kind_key, record_event, tick_event, timestamp, topic_event
 
@@ -58,8 +59,17 @@ def read_native(stream: BinaryIO, *, max_line_bytes: int = DEFAULT_MAX_LINE_BYTE
 HEADER_NOT_FIRST: Final = "`header` is only allowed as the first event"
 
 
-def parse_line(content: bytes, line_no: int, first: bool) -> Event | Malformed:
-    """One native event from the bytes of one line; ``first``: the trace's first line."""
+# Kafka's API keys are below this (92 in 4.3); a call of a key below it that no group
+# coordinator serves (Produce, Fetch, ...) is skipped as the request-log reader skips it.
+_KAFKA_API_KEYS_BELOW: Final = 128
+
+
+def parse_line(content: bytes, line_no: int, first: bool) -> Event | Malformed | Skipped:
+    """One native event from the bytes of one line; ``first``: the trace's first line.
+
+    A call of a broker API that is no coordinator's (not a group API, not a topic API) is
+    ``Skipped``: counted, never ``unsupported``.
+    """
     try:
         obj = loads(content)
     except UnicodeDecodeError:
@@ -68,7 +78,13 @@ def parse_line(content: bytes, line_no: int, first: bool) -> Event | Malformed:
         return Malformed(line_no, f"not valid JSON: {_json_reason(exc)}")
     if not isinstance(obj, dict):
         return Malformed(line_no, f"event must be a JSON object, not {_json_type(obj)}")
-    return event_from_object(obj, line_no, first)
+    item = event_from_object(obj, line_no, first)
+    if type(item) is Event and item.kind == "call":
+        key = item.api_key
+        if key is not None and 0 <= key < _KAFKA_API_KEYS_BELOW and key not in GROUP_API_KEYS \
+                and key not in TOPIC_API_KEYS:
+            return Skipped(line_no, f"{api_label(item)}: not a group API")
+    return item
 
 
 def event_from_object(obj: dict[str, Any], line_no: int, first: bool) -> Event | Malformed:
