@@ -37,7 +37,13 @@ from kgspec.conformance.listing import ListingChecks
 from kgspec.conformance.moves import CoordinatorMoves
 from kgspec.conformance.offsets import OFFSET_APIS, OffsetChecks
 from kgspec.conformance.records import RecordChecks
-from kgspec.conformance.session import MAX_FINDINGS_PER_GROUP, GroupSession, num, ts_of
+from kgspec.conformance.session import (
+    MAX_FINDINGS_PER_GROUP,
+    MAX_MEMBERS_PER_GROUP,
+    GroupSession,
+    num,
+    ts_of,
+)
 from kgspec.conformance.shapes import MESSAGES, call_shape_problem
 from kgspec.conformance.streams import StreamsChecks
 from kgspec.model.apis import (
@@ -362,6 +368,8 @@ class TraceChecker:
         """
         try:
             self._compare_call(event, api)
+            if event.group_id is not None and event.group_id in self.groups:
+                self.bound_members(self.groups[event.group_id], event.line)
         except (AttributeError, TypeError, KeyError, ValueError):
             version = event.api_version if event.api_version is not None else 1
             problem = call_shape_problem(self.profile, api, version, event.request, event.response)
@@ -377,6 +385,17 @@ class TraceChecker:
                 raise
             g = self.groups.get(event.group_id) if event.group_id is not None else None
             self.finding(g, Finding(self.path, event.line, event.group_id, "malformed", message, field_name))
+
+    def bound_members(self, g: GroupSession, line: int) -> None:
+        """A documented limit (docs/checking.md): a group of more than ``MAX_MEMBERS_PER_GROUP``
+        members is not followed further (the model's cost per event grows with the group)."""
+        gid = g.summary.group_id
+        members = g.coord.member_count(gid)
+        if members > MAX_MEMBERS_PER_GROUP and not g.retired:
+            g.retire()
+            self.finding(g, Finding(self.path, line, gid, "unsupported",
+                                    f"group {gid} has {members} members, more than the checker follows "
+                                    f"({MAX_MEMBERS_PER_GROUP}); its later events are not checked", "memberId"))
 
     def _compare_call(self, event: Event, api: int | None) -> None:
         gid = event.group_id

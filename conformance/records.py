@@ -99,6 +99,7 @@ class RecordChecks:
             self.compare(g, event, record)
         else:
             self.replay(g, event, record)
+            self.checker.bound_members(g, event.line)
 
     def _shape_problem(self, g: GroupSession, event: Event, record: Record) -> bool:
         """A value Kafka's deserializer refuses (a float or Infinity for an int32, a list for a

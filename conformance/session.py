@@ -21,6 +21,9 @@ from kgspec.model.records import Record
 from kgspec.model.timers import Timer
 
 MAX_FINDINGS_PER_GROUP = 200
+# The largest group the checker follows (docs/checking.md, "Limits"): the model's cost per
+# event grows with the group's size, so a trace must not be able to grow one without bound.
+MAX_MEMBERS_PER_GROUP = 50_000
 
 
 @dataclass(slots=True)

@@ -378,6 +378,14 @@ class Coordinator:
             return CONNECT
         return None
 
+    def member_count(self, group_id: str) -> int:
+        """Members of ``group_id`` whatever its type (0: no such group)."""
+        for groups in (self.groups, self.streams_groups, self.classic_groups, self.connect_groups):
+            group = groups.get(group_id)
+            if group is not None:
+                return len(group.members)
+        return 0
+
     # --- time ----------------------------------------------------------------------------------
 
     def advance(self, now: int) -> list[Firing]:
