@@ -386,7 +386,7 @@ def _run(spark: Any, opts: ConformOptions, seed: int, defaults: _SessionDefaults
            .select(F.col("_metadata.file_path").alias("uri"), F.col("_metadata.file_block_start").alias("block"),
                    F.col("value")))
     paths, files = _input_files(spark, raw, names, opts.format)
-    broken = _broken_gzip_findings(files, names)
+    broken = _broken_gzip_findings(files, names, spark, raw)
     defaults.split_inputs(_splittable_sizes(files))
     stages.lap("formats")
     formats = {info.index: info.fmt for info in files.values()}
@@ -399,15 +399,23 @@ def _run(spark: Any, opts: ConformOptions, seed: int, defaults: _SessionDefaults
     return result
 
 
-def _broken_gzip_findings(files: dict[str, FileInfo], names: _Names) -> list[Finding]:
-    """A ``malformed`` finding for each local gzip file whose data breaks off (truncated, garbage,
+def _broken_gzip_findings(files: dict[str, FileInfo], names: _Names, spark: Any = None,
+                          raw: Any = None) -> list[Finding]:
+    """A ``malformed`` finding for each gzip file whose data breaks off (truncated, garbage,
     a bad CRC), on the line where reading stops, as ``kgspec check`` reports it. Spark's
     ``ignoreCorruptFiles`` keeps what it read before the damage and drops the rest silently, so
-    the driver reads each local gzip once to the end to find out (remote files: Spark alone)."""
+    the driver reads each local gzip once to the end to find out; a remote one (any other
+    Hadoop file system) is read once more by Spark, strictly (``_remote_gzip_finding``)."""
     found: list[Finding] = []
     for key in sorted(files):
         local = _local_path(key)
-        if local is None or not os.path.isfile(local):
+        if local is None:
+            if spark is not None and raw is not None and key.endswith(".gz"):  # gzip by the name, as Spark
+                remote = _remote_gzip_finding(spark, raw, key, names.name(key)[1])
+                if remote is not None:
+                    found.append(remote)
+            continue
+        if not os.path.isfile(local):
             continue
         try:
             with open(local, "rb") as fh:
@@ -425,6 +433,32 @@ def _broken_gzip_findings(files: dict[str, FileInfo], names: _Names) -> list[Fin
         if problem is not None:
             found.append(Finding(names.name(key)[1], line, None, "malformed", problem, None))
     return found
+
+
+# The decompressor's own failure, as the JVM names it: a cut stream (EOFException), bad data
+# (ZipException from Java's inflater, IOException from Hadoop's native zlib).
+_JAVA_ERROR: Final = re.compile(r"(java\.(?:io\.EOFException|io\.IOException|util\.zip\.ZipException)): ([^\n]*)")
+
+
+def _remote_gzip_finding(spark: Any, raw: Any, uri: str, name: str) -> Finding | None:
+    """``uri``'s break, if its gzip data breaks off: Spark reads it again without
+    ``ignoreCorruptFiles`` (one more decompression of the file, the price of not losing its
+    tail in silence). Reading stopped on the line after those Spark kept (a line cut by the
+    break, if Spark kept it, is a line of broken JSON before it)."""
+    from pyspark.sql import functions as F
+
+    try:
+        spark.read.option("ignoreCorruptFiles", "false").text(uri).count()
+        return None
+    except Exception as exc:  # Py4JJavaError or pyspark's captured exception: both carry the JVM's text
+        text = str(exc)
+    match = _JAVA_ERROR.search(text)
+    if match is None:
+        return None  # not a broken stream (the file went away, say): the listing reports it
+    kept = raw.filter(F.col("uri") == uri).count()
+    cause = f"{match.group(1).rsplit('.', 1)[1]}: {match.group(2).strip()}"
+    return Finding(name, kept + 1, None, "malformed",
+                   f"{name}: gzip data is broken ({cause}); reading stopped here", None)
 
 
 def _cache(cached: contextlib.ExitStack[Any], frame: Any) -> Any:

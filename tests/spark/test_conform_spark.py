@@ -17,6 +17,7 @@ from kgspec.conformance.checker import check_items
 from kgspec.conformance.findings import Report
 from kgspec.conformance.readers import open_trace
 from kgspec.conformance.spark import ConformOptions, keep, run_conform
+from kgspec.conformance.spark.pipeline import _remote_gzip_finding
 
 from kgspec.cli import main
 from tests.spark.data import GROUPS, MUTATED, Dataset, make_admin_trace
@@ -235,3 +236,31 @@ def test_a_truncated_gzip_is_reported_as_check_reports_it(spark: Any, tmp_path: 
     got = _conform_json(spark, [broken])
     got.pop("sampling")
     assert [f for f in got["findings"] if "gzip" in f["message"]] == [found]
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("cut", ["truncated", "garbage"])
+def test_a_broken_remote_gzip_is_found_by_a_strict_read(spark: Any, tmp_path: Path, cut: str) -> None:
+    """A gzip file on another Hadoop file system (here the local one, named by URI, which is
+    how a remote file reaches the check) is read once more without ``ignoreCorruptFiles``: its
+    break is a ``malformed`` finding on the line after those Spark kept; a whole one is none."""
+    from pyspark.sql import functions as F
+
+    golden = Path(__file__).resolve().parents[1] / "golden" / "consumer" / "reconciliation.jsonl"
+    data = gzip.compress(golden.read_bytes())
+    broken = tmp_path / "cut.jsonl.gz"
+    broken.write_bytes(data[: len(data) * 2 // 3] if cut == "truncated"
+                       else data[: len(data) // 2] + bytes(range(256)) * 4)
+    whole = tmp_path / "whole.jsonl.gz"
+    whole.write_bytes(data)
+    raw = (spark.read.option("ignoreCorruptFiles", "true").text([str(broken), str(whole)])
+           .select(F.col("_metadata.file_path").alias("uri"), F.col("value")))
+    uri = f"file:{broken}"
+    kept = raw.filter(F.col("uri") == uri).count()
+    assert kept < len(golden.read_bytes().splitlines())  # garbage may stop Spark before its first line
+    finding = _remote_gzip_finding(spark, raw, uri, "cut.jsonl.gz")
+    assert finding is not None
+    assert (finding.path, finding.line, finding.group_id, finding.kind) == ("cut.jsonl.gz", kept + 1, None, "malformed")
+    assert re.fullmatch(r"cut\.jsonl\.gz: gzip data is broken \((EOFException|ZipException|IOException): .+\); "
+                        r"reading stopped here", finding.message), finding.message
+    assert _remote_gzip_finding(spark, raw, f"file:{whole}", "whole.jsonl.gz") is None
