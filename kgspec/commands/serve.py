@@ -8,14 +8,15 @@ import contextlib
 import signal
 import sys
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, TYPE_CHECKING, Any
 
 from kgspec.commands.check import parse_configs, parse_pairs
 from kgspec.commands.output import error, one_line_errors
 from kgspec.model.profiles import DEFAULT_PROFILE, PROFILES
-from kgspec.server.broker import BROKER_CONFIGS, Options
-from kgspec.server.faults import FaultError, load_rules
-from kgspec.server.server import Server
+from kgspec.server.options import BROKER_CONFIGS, Options
+
+if TYPE_CHECKING:
+    from kgspec.server.server import Server
 
 
 def register(sub: Any) -> None:
@@ -60,7 +61,10 @@ def parse_topics(values: list[str]) -> dict[str, int]:
 
 
 def options_from(args: argparse.Namespace) -> Options:
-    """The server's options from the command line; ValueError or FaultError names the option at fault."""
+    """The server's options from the command line; ValueError names the option at fault (a
+    FaultError, a ValueError too, the rules file and its field)."""
+    from kgspec.server.faults import load_rules  # needs kio (the peers extra)
+
     pairs = parse_pairs(args.config, "--config")
     broker = dict(BROKER_CONFIGS)
     for name in list(pairs):
@@ -84,8 +88,13 @@ def options_from(args: argparse.Namespace) -> Options:
 
 def run(args: argparse.Namespace) -> int:
     try:
+        import kio  # noqa: F401  (the wire codec: the peers extra)
+    except ModuleNotFoundError:
+        error("serve", "needs kio, the Kafka wire codec: pip install 'kgspec[peers]'")
+        return 2
+    try:
         options = options_from(args)
-    except (ValueError, FaultError) as exc:
+    except ValueError as exc:
         error("serve", str(exc))
         return 2
     out: IO[str] | None = None
@@ -106,7 +115,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 async def _serve(options: Options, out: IO[str] | None, trace_name: str | None) -> int:
-    server = Server(options, trace_out=out)
+    from kgspec.server.server import Server
+
+    server: Server = Server(options, trace_out=out)
     host, port = await server.start()
     print(f"kgspec serve: listening on {host}:{port}", flush=True)
     stop = asyncio.Event()

@@ -25,12 +25,13 @@ from kgspec.model.coordinator import BY_API, Coordinator, TimerStorm
 from kgspec.model.errors import CoordinatorError
 from kgspec.model.hashing import deterministic_topic_id
 from kgspec.model.listing import list_groups
-from kgspec.model.profiles import DEFAULT_PROFILE, get_profile
+from kgspec.model.profiles import get_profile
 from kgspec.model.step import NO_CHOICES, Choices
 
 from .codec import Request, kio_versions
-from .faults import Faults, Rule
+from .faults import Faults
 from .logs import BatchError, PartitionLog
+from .options import Options
 from .trace import FindingSink, ServedTrace
 
 PRODUCE: Final = 0
@@ -61,10 +62,6 @@ NOT_COORDINATOR: Final = 16
 NON_EMPTY_GROUP: Final = 68
 GROUP_ID_NOT_FOUND: Final = 69
 UNKNOWN_SERVER_ERROR: Final = -1
-# Broker configs `--config` accepts beside the coordinator's (model/config.py).
-BROKER_CONFIGS: Final = {"num.partitions": 1, "auto.create.topics.enable": True}
-
-
 class Clock:
     """The server's clock in integer milliseconds (wall-clock epoch, moving monotonically);
     ``skip`` moves it forward (the ``clock`` fault)."""
@@ -80,18 +77,6 @@ class Clock:
 
     def skip(self, ms: int) -> None:
         self._skipped += ms
-
-
-@dataclass(slots=True)
-class Options:
-    host: str = "127.0.0.1"
-    port: int = 9092
-    profile: str = DEFAULT_PROFILE
-    configs: dict[str, Any] = field(default_factory=dict)  # the coordinator's (the trace header's)
-    broker_configs: dict[str, Any] = field(default_factory=lambda: dict(BROKER_CONFIGS))
-    topics: dict[str, int] = field(default_factory=dict)
-    clients: bool = False
-    faults: list[Rule] = field(default_factory=list)
 
 
 @dataclass(slots=True)

@@ -22,8 +22,9 @@ from typing import IO, Any
 
 from kgspec.conformance.findings import Finding
 
-from .broker import Broker, Clock, Conn, Options, Outcome
+from .broker import Broker, Clock, Conn, Outcome
 from .codec import CodecError, Request, read_request, response_frame
+from .options import Options
 
 MAX_FRAME = 100 * 1024 * 1024
 
@@ -124,9 +125,10 @@ class Server:
             except Exception:  # a bug in kgspec: say so, keep serving the data APIs
                 self._internal("timers")
                 return
-            self._deliver()
+            self.deliver()
 
-    def _deliver(self) -> None:
+    def deliver(self) -> None:
+        """Hand the parked calls the model answered to their connections."""
         for call_id, response in self.broker.completed():
             future = self._parked.pop(call_id, None)
             if future is not None and not future.done():
@@ -173,7 +175,7 @@ class Server:
             return False
         try:
             outcome = self.broker.serve(conn, req)
-            self._deliver()
+            self.deliver()
             if req.api_key == 0:  # Produce: wake the fetches waiting for data
                 self._data.set()
                 self._data = asyncio.Event()
@@ -197,7 +199,7 @@ class Server:
         if outcome.parked is not None:
             future: asyncio.Future[dict[str, Any]] = asyncio.get_running_loop().create_future()
             self._parked[outcome.parked] = future
-            self._deliver()  # it may already have completed
+            self.deliver()  # it may already have completed
             return await future
         if outcome.wait_ms:
             deadline = time.monotonic() + outcome.wait_ms / 1000
