@@ -118,12 +118,12 @@ async def _serve(options: Options, out: IO[str] | None, trace_name: str | None) 
     from kgspec.server.server import Server
 
     server: Server = Server(options, trace_out=out)
-    host, port = await server.start()
-    print(f"kgspec serve: listening on {host}:{port}", flush=True)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
-    for sig in (signal.SIGINT, signal.SIGTERM):
+    for sig in (signal.SIGINT, signal.SIGTERM):  # before the ready line: a signal right after it is ours
         loop.add_signal_handler(sig, stop.set)
+    host, port = await server.start()
+    print(f"kgspec serve: listening on {host}:{port}", flush=True)
     try:
         await stop.wait()
     finally:

@@ -193,7 +193,7 @@ class Broker:
         else:
             outcome = self._data_call(req, body)
         outcome.delay_ms = delay
-        outcome.drop = rule is not None and rule.action == "drop"
+        outcome.drop = outcome.drop or (rule is not None and rule.action == "drop")
         return outcome
 
     def _in_range(self, api: int, version: int) -> bool:
