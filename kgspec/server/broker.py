@@ -1,0 +1,491 @@
+"""One broker that is its own group coordinator: the model answers every group call.
+
+Sans socket: the server (:mod:`.server`) reads frames, asks :meth:`Broker.serve` what to do
+with each call, and sends what comes back. The group APIs go through the same loop as
+``kgspec check``: timers due by the server's clock fire first (``Coordinator.advance``), then
+``Coordinator.decide`` and ``commit`` (the classic calls, which Kafka applies to in-memory groups
+as they go, through ``handle``); the versions served are the model's own table
+(``model/apis.py``). The data APIs (Metadata, Produce, Fetch, ListOffsets, ...) are the broker's
+own, over in-memory logs (:mod:`.logs`). Everything the coordinator serves goes to the trace
+(:mod:`.trace`), which checks it live.
+"""
+
+from __future__ import annotations
+
+import base64
+import time
+import uuid
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import IO, Any, Final
+
+from kgspec.model.apis import APIS, versions_for
+from kgspec.model.coordinator import BY_API, Coordinator, TimerStorm
+from kgspec.model.errors import CoordinatorError
+from kgspec.model.hashing import deterministic_topic_id
+from kgspec.model.listing import list_groups
+from kgspec.model.profiles import get_profile
+from kgspec.model.step import NO_CHOICES, Choices
+
+from .codec import Request, kio_versions
+from .faults import Faults
+from .logs import BatchError, PartitionLog
+from .options import Options
+from .trace import FindingSink, ServedTrace
+
+PRODUCE: Final = 0
+FETCH: Final = 1
+LIST_OFFSETS: Final = 2
+METADATA: Final = 3
+FIND_COORDINATOR: Final = 10
+JOIN_GROUP: Final = 11
+API_VERSIONS: Final = 18
+CREATE_TOPICS: Final = 19
+DELETE_GROUPS: Final = 42
+CONSUMER_GROUP_HEARTBEAT: Final = 68
+STREAMS_GROUP_HEARTBEAT: Final = 88
+
+# The broker's own APIs and the versions served: those whose messages name topics (Fetch v13+
+# and Produce v13+ name topic ids only) and that kio has schemas for.
+DATA_VERSIONS: Final = {API_VERSIONS: (0, 4), METADATA: (1, 12), FIND_COORDINATOR: (0, 6), CREATE_TOPICS: (2, 7),
+                        PRODUCE: (3, 11), FETCH: (4, 12), LIST_OFFSETS: (1, 7), DELETE_GROUPS: (0, 2)}
+NODE_ID: Final = 0
+CLUSTER_ID: Final = "kgspec-serve"
+UNKNOWN_TOPIC_OR_PARTITION: Final = 3
+OFFSET_OUT_OF_RANGE: Final = 1
+CORRUPT_MESSAGE: Final = 2
+UNSUPPORTED_VERSION: Final = 35
+TOPIC_ALREADY_EXISTS: Final = 36
+INVALID_PARTITIONS: Final = 37
+NOT_COORDINATOR: Final = 16
+NON_EMPTY_GROUP: Final = 68
+GROUP_ID_NOT_FOUND: Final = 69
+UNKNOWN_SERVER_ERROR: Final = -1
+class Clock:
+    """The server's clock in integer milliseconds (wall-clock epoch, moving monotonically);
+    ``skip`` moves it forward (the ``clock`` fault)."""
+
+    def __init__(self, source: Callable[[], float] = time.monotonic, start_ms: int | None = None) -> None:
+        self._source = source
+        self._t0 = source()
+        self._base = int(time.time() * 1000) if start_ms is None else start_ms
+        self._skipped = 0
+
+    def now(self) -> int:
+        return self._base + self._skipped + int((self._source() - self._t0) * 1000)
+
+    def skip(self, ms: int) -> None:
+        self._skipped += ms
+
+
+@dataclass(slots=True)
+class Conn:
+    """One client connection: Kafka's connection id (``<broker>-<client>-<n>``) and client host."""
+
+    id: str
+    host: str
+
+
+@dataclass(slots=True)
+class Outcome:
+    """What to do with one call: send ``response`` (a model JSON object or kio entity), after
+    ``delay_ms``; or nothing yet (``parked``: the model answers later; ``wait_ms``: a Fetch that
+    waits for data); or nothing at all (``drop``; ``close`` the connection)."""
+
+    response: Any = None
+    parked: int | None = None
+    wait_ms: int = 0
+    delay_ms: int = 0
+    drop: bool = False
+    close: bool = False
+
+
+@dataclass(slots=True)
+class Stats:
+    calls: Counter[str] = field(default_factory=Counter)
+    group_calls: int = 0
+    faults: int = 0
+    notes: list[str] = field(default_factory=list)
+
+
+class Broker:
+    def __init__(self, options: Options, clock: Clock, trace_out: IO[str] | None, on_finding: FindingSink,
+                 note: Callable[[str], None] = lambda _: None) -> None:
+        self.options = options
+        self.clock = clock
+        self.address = (options.host, options.port)
+        profile = get_profile(options.profile)
+        self.coord = Coordinator(profile, options.configs)
+        self.note = note
+        self.stats = Stats()
+        self.faults = Faults(options.faults)
+        self.logs: dict[str, list[PartitionLog]] = {}
+        self.group_versions = {k: v for k, v in versions_for(profile).items() if k in APIS}
+        self.versions = _served(self.group_versions)
+        self.trace = ServedTrace({"header": {"format": "kgspec-trace/1", "profile": profile.name,
+                                             "configs": dict(options.configs)}},
+                                 trace_out, profile=profile.name, configs=options.configs,
+                                 clients=options.clients, on_finding=on_finding)
+        self._correlation = 0
+        self._completed: list[tuple[int, dict[str, Any]]] = []
+        now = clock.now()
+        for name, partitions in options.topics.items():
+            self.create_topic(name, partitions, now)
+
+    def set_address(self, host: str, port: int) -> None:
+        self.address = (host, port)
+
+    # --- time ----------------------------------------------------------------------------
+
+    def advance(self, now: int | None = None) -> None:
+        """Fire the coordinator's timers due by ``now`` (the server's clock), tracing their records."""
+        now = self.clock.now() if now is None else now
+        now = max(now, self.coord.now)
+        try:
+            firings = self.coord.advance(now)
+        except TimerStorm as exc:  # the model cannot go on; say so rather than spin
+            self.note(f"the model cannot follow its timers: {exc}")
+            raise
+        for firing in firings:
+            for record in firing.records:
+                self.trace.add({"tsMs": firing.timer.deadline_ms, "record": record.to_json()})
+        self._collect()
+
+    def next_deadline(self) -> int | None:
+        return self.coord.timers.earliest()
+
+    def completed(self) -> list[tuple[int, dict[str, Any]]]:
+        """Parked calls the model answered since the last call: (call id, response)."""
+        out, self._completed = self._completed, []
+        return out
+
+    def _collect(self) -> None:
+        for completion in self.coord.take_completed():
+            self.trace.answer(completion.call.call_id, completion.response, completion.completed_ms)
+            self._completed.append((completion.call.call_id, completion.response))
+
+    # --- one call ------------------------------------------------------------------------
+
+    def serve(self, conn: Conn, req: Request) -> Outcome:
+        api = req.api_key
+        self.stats.calls[APIS[api].label if api in APIS else req.api_name] += 1
+        if req.body is None or api not in self.versions or not self._in_range(api, req.api_version):
+            return Outcome(self._unsupported(req))
+        body = req.json() if api != PRODUCE else None
+        group = body.get("groupId") if body is not None else None
+        rule = self.faults.take(api, req.client_id, group if isinstance(group, str) else None)
+        delay = 0
+        if rule is not None:
+            self.stats.faults += 1
+            if rule.action == "error":
+                return Outcome(_error_response(api, req, rule.error))
+            if rule.action == "close":
+                return Outcome(close=True)
+            if rule.action == "clock":
+                self.clock.skip(rule.advance_ms)
+            elif rule.action == "failover":
+                self.failover()
+            delay = rule.delay_ms if rule.action == "delay" else 0
+        if api in self.group_versions:
+            assert body is not None
+            outcome = self._group_call(conn, req, body)
+        else:
+            outcome = self._data_call(req, body)
+        outcome.delay_ms = delay
+        outcome.drop = outcome.drop or (rule is not None and rule.action == "drop")
+        return outcome
+
+    def _in_range(self, api: int, version: int) -> bool:
+        low, high = self.versions[api]
+        return low <= version <= high
+
+    def _unsupported(self, req: Request) -> Any:
+        if req.api_key == API_VERSIONS:  # Kafka answers an unknown ApiVersions version with v0's shape
+            return {"errorCode": UNSUPPORTED_VERSION, "apiKeys": self._api_keys()}
+        return _error_response(req.api_key, req, UNSUPPORTED_VERSION)
+
+    def _group_call(self, conn: Conn, req: Request, body: dict[str, Any]) -> Outcome:
+        api, version = req.api_key, req.api_version
+        now = max(self.clock.now(), self.coord.now)
+        self.advance(now)
+        self.stats.group_calls += 1
+        coord = self.coord
+        protocol = BY_API.get(api)
+        try:
+            if protocol is not None and api in protocol.applied_as_they_go:
+                decision = coord.handle(api, version, body, now=now, client_id=req.client_id,
+                                        client_host=conn.host, choices=self._choices(api, version, req.client_id))
+            else:
+                decision = coord.decide(api, version, body, now=now, client_id=req.client_id,
+                                        client_host=conn.host, choices=self._choices(api, version, req.client_id))
+                coord.commit(decision)
+        except CoordinatorError as exc:  # a path the model does not cover: answered, not traced
+            self.note(f"{APIS[api].label} from {req.client_id}: not modelled ({exc.message or exc.error.name}); "
+                      f"answered {exc.error.name}, left out of the trace")
+            return Outcome(_error_response(api, req, int(exc.error)))
+        self._correlation += 1
+        event: dict[str, Any] = {
+            "tsMs": now,
+            "requestHeader": {"requestApiKey": api, "requestApiVersion": version, "clientId": req.client_id,
+                              "correlationId": req.correlation_id, "requestApiKeyName": APIS[api].name},
+            "request": body,
+            "connection": conn.id,
+        }
+        if decision.response is None:
+            assert decision.pending is not None
+            self.trace.park(decision.pending, event)
+        else:
+            event["response"] = decision.response
+            self.trace.add(event)
+        for record in decision.records:
+            self.trace.add({"tsMs": now, "record": record.to_json()})
+        self._collect()
+        if decision.response is None:
+            return Outcome(parked=decision.pending)
+        return Outcome(decision.response)
+
+    def _choices(self, api: int, version: int, client_id: str) -> Choices:
+        """The member id Kafka would draw, should the call need one (randomness stays out of the
+        model: it is an input): ``clientId-UUID`` for classic members, a Kafka Uuid otherwise."""
+        if api == JOIN_GROUP:
+            return Choices(member_id=f"{client_id}-{uuid.uuid4()}")
+        if api in (CONSUMER_GROUP_HEARTBEAT, STREAMS_GROUP_HEARTBEAT):
+            return Choices(member_id=base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("="))
+        return NO_CHOICES
+
+    def failover(self) -> None:
+        """The coordinator moves: it reloads from its records; parked calls are answered
+        NOT_COORDINATOR (their lines are left out of the trace) and the trace says so."""
+        now = max(self.clock.now(), self.coord.now)
+        self.advance(now)
+        for call_id in self.trace.parked():
+            self.trace.abandon(call_id)
+            self._completed.append((call_id, {"errorCode": NOT_COORDINATOR}))
+        self.coord.take_completed()
+        self.coord.classic_outbox.completed.clear()
+        self.coord.failover(now)
+        self.trace.add({"tsMs": now, "tick": {"coordinatorFailover": True}})
+        self.note("coordinator failover: groups reloaded from their records")
+
+    def shutdown(self) -> None:
+        """The end: timers due by now fire, a final tick, the trace's end check."""
+        now = max(self.clock.now(), self.coord.now)
+        self.advance(now)
+        self.trace.add({"tsMs": now, "tick": {}})
+        self.trace.finish()
+
+    # --- the broker's own APIs ------------------------------------------------------------
+
+    def _data_call(self, req: Request, body: dict[str, Any] | None) -> Outcome:
+        api = req.api_key
+        if api == PRODUCE:
+            return self._produce(req)
+        assert body is not None
+        if api == API_VERSIONS:
+            return Outcome({"errorCode": 0, "apiKeys": self._api_keys()})
+        if api == METADATA:
+            return Outcome(self._metadata(req, body))
+        if api == FIND_COORDINATOR:
+            return Outcome(self._find_coordinator(body))
+        if api == CREATE_TOPICS:
+            return Outcome(self._create_topics(body))
+        if api == FETCH:
+            response = self.fetch(body, final=False)
+            if response is None:
+                return Outcome(wait_ms=int(body.get("maxWaitMs") or 0))
+            return Outcome(response)
+        if api == LIST_OFFSETS:
+            return Outcome(self._list_offsets(body))
+        if api == DELETE_GROUPS:
+            return Outcome(self._delete_groups(body))
+        raise AssertionError(f"API {api} is advertised but not served")
+
+    def _api_keys(self) -> list[dict[str, int]]:
+        return [{"apiKey": k, "minVersion": lo, "maxVersion": hi} for k, (lo, hi) in sorted(self.versions.items())]
+
+    def create_topic(self, name: str, partitions: int, now: int | None = None) -> str:
+        """A topic in the broker's logs and the coordinator's metadata image (and the trace)."""
+        now = max(self.clock.now() if now is None else now, self.coord.now)
+        self.advance(now)
+        topic_id = deterministic_topic_id(name)
+        logs = self.logs.setdefault(name, [])
+        logs.extend(PartitionLog() for _ in range(partitions - len(logs)))
+        self.coord.update_topic(name, topic_id, len(logs))
+        self.trace.add({"tsMs": now, "topic": {"name": name, "topicId": topic_id, "partitions": len(logs)}})
+        return topic_id
+
+    def _metadata(self, req: Request, body: dict[str, Any]) -> dict[str, Any]:
+        requested = body.get("topics")
+        names: list[str | None]
+        if requested is None or (req.api_version == 0 and not requested):
+            names = [*sorted(self.logs)]
+        else:
+            by_id = {deterministic_topic_id(n): n for n in self.logs}
+            names = [t.get("name") or by_id.get(t.get("topicId") or "") for t in requested]
+        auto = bool(body.get("allowAutoTopicCreation", True)) and bool(self.options.broker_configs.get(
+            "auto.create.topics.enable", True))
+        topics = []
+        for name in names:
+            if name is not None and name not in self.logs and auto:
+                self.create_topic(name, int(self.options.broker_configs.get("num.partitions", 1)))
+            topics.append(self._topic_metadata(name))
+        host, port = self.address
+        return {"brokers": [{"nodeId": NODE_ID, "host": host, "port": port, "rack": None}],
+                "clusterId": CLUSTER_ID, "controllerId": NODE_ID, "topics": topics}
+
+    def _topic_metadata(self, name: str | None) -> dict[str, Any]:
+        logs = self.logs.get(name or "")
+        if logs is None:
+            return {"errorCode": UNKNOWN_TOPIC_OR_PARTITION, "name": name, "partitions": []}
+        return {"errorCode": 0, "name": name, "topicId": deterministic_topic_id(name or ""), "isInternal": False,
+                "partitions": [{"errorCode": 0, "partitionIndex": i, "leaderId": NODE_ID, "leaderEpoch": 0,
+                                "replicaNodes": [NODE_ID], "isrNodes": [NODE_ID], "offlineReplicas": []}
+                               for i in range(len(logs))],
+                "topicAuthorizedOperations": -2147483648}
+
+    def _find_coordinator(self, body: dict[str, Any]) -> dict[str, Any]:
+        host, port = self.address
+        keys = body.get("coordinatorKeys")
+        if keys:  # v4+: several keys, each answered
+            return {"coordinators": [{"key": k, "nodeId": NODE_ID, "host": host, "port": port, "errorCode": 0}
+                                     for k in keys]}
+        return {"errorCode": 0, "nodeId": NODE_ID, "host": host, "port": port}
+
+    def _create_topics(self, body: dict[str, Any]) -> dict[str, Any]:
+        results = []
+        for t in body.get("topics") or []:
+            name, count = t["name"], int(t.get("numPartitions", -1))
+            if count == -1:
+                count = int(self.options.broker_configs.get("num.partitions", 1))
+            if name in self.logs:
+                results.append({"name": name, "errorCode": TOPIC_ALREADY_EXISTS,
+                                "errorMessage": f"Topic '{name}' already exists."})
+            elif count < 1:
+                results.append({"name": name, "errorCode": INVALID_PARTITIONS})
+            else:
+                topic_id = self.create_topic(name, count) if not body.get("validateOnly") else None
+                results.append({"name": name, "topicId": topic_id, "errorCode": 0, "numPartitions": count,
+                                "replicationFactor": 1})
+        return {"topics": results}
+
+    def _produce(self, req: Request) -> Outcome:
+        body: Any = req.body
+        responses: list[dict[str, Any]] = []
+        for topic in body.topic_data:
+            logs = self.logs.get(topic.name)
+            parts: list[dict[str, Any]] = []
+            for p in topic.partition_data:
+                index = int(p.index)
+                if logs is None or not 0 <= index < len(logs):
+                    parts.append({"index": index, "errorCode": UNKNOWN_TOPIC_OR_PARTITION, "baseOffset": -1})
+                    continue
+                try:
+                    base = logs[index].append(bytes(p.records or b""))
+                except BatchError as exc:
+                    parts.append({"index": index, "errorCode": CORRUPT_MESSAGE, "baseOffset": -1,
+                                  "errorMessage": str(exc)})
+                    continue
+                parts.append({"index": index, "errorCode": 0, "baseOffset": base, "logAppendTime": -1,
+                              "logStartOffset": 0})
+            responses.append({"name": topic.name, "partitionResponses": parts})
+        if int(body.acks) == 0:  # acks=0: Kafka sends no response
+            return Outcome(drop=True)
+        return Outcome({"responses": responses})
+
+    def fetch(self, body: dict[str, Any], *, final: bool) -> dict[str, Any] | None:
+        """A Fetch response; None when it should wait for data (``final``: answer anyway)."""
+        responses = []
+        size = 0
+        budget = int(body.get("maxBytes") or 0x7FFFFFFF)
+        for topic in body.get("topics") or []:
+            logs = self.logs.get(topic["topic"])
+            parts: list[dict[str, Any]] = []
+            for p in topic["partitions"]:
+                index, offset = int(p["partition"]), int(p["fetchOffset"])
+                if logs is None or not 0 <= index < len(logs):
+                    parts.append({"partitionIndex": index, "errorCode": UNKNOWN_TOPIC_OR_PARTITION,
+                                  "highWatermark": -1, "lastStableOffset": -1})
+                    continue
+                log = logs[index]
+                if not 0 <= offset <= log.end_offset:
+                    parts.append({"partitionIndex": index, "errorCode": OFFSET_OUT_OF_RANGE,
+                                  "highWatermark": log.end_offset, "lastStableOffset": log.end_offset})
+                    continue
+                data = log.read(offset, min(int(p.get("partitionMaxBytes") or budget), max(budget - size, 1)))
+                size += len(data)
+                parts.append({"partitionIndex": index, "errorCode": 0, "highWatermark": log.end_offset,
+                              "lastStableOffset": log.end_offset, "logStartOffset": 0,
+                              "abortedTransactions": [], "preferredReadReplica": -1, "records": data})
+            responses.append({"topic": topic["topic"], "partitions": parts})
+        if not final and size < max(int(body.get("minBytes") or 0), 1) and int(body.get("maxWaitMs") or 0) > 0:
+            return None
+        return {"errorCode": 0, "sessionId": 0, "responses": responses}
+
+    def _list_offsets(self, body: dict[str, Any]) -> dict[str, Any]:
+        topics = []
+        for topic in body.get("topics") or []:
+            logs = self.logs.get(topic["name"])
+            parts = []
+            for p in topic["partitions"]:
+                index = int(p["partitionIndex"])
+                if logs is None or not 0 <= index < len(logs):
+                    parts.append({"partitionIndex": index, "errorCode": UNKNOWN_TOPIC_OR_PARTITION,
+                                  "timestamp": -1, "offset": -1})
+                    continue
+                parts.append({"partitionIndex": index, "errorCode": 0, "timestamp": -1,
+                              "offset": logs[index].offset_for_time(int(p["timestamp"])), "leaderEpoch": 0})
+            topics.append({"name": topic["name"], "partitions": parts})
+        return {"topics": topics}
+
+    def _delete_groups(self, body: dict[str, Any]) -> dict[str, Any]:
+        """A minimal path until DeleteGroups is modelled (issue in progress): unknown groups are
+        GROUP_ID_NOT_FOUND, groups with members NON_EMPTY_GROUP, and an empty group is not deleted
+        (UNKNOWN_SERVER_ERROR, with a note) rather than answered as if it were. Not in the trace."""
+        states = {g["groupId"]: g.get("groupState", "") for g in list_groups(self.coord, {}, 4)["groups"]}
+        results = []
+        for gid in body.get("groupsNames") or []:
+            state = states.get(gid)
+            if state is None:
+                code = GROUP_ID_NOT_FOUND
+            elif state not in ("Empty", "Dead"):
+                code = NON_EMPTY_GROUP
+            else:
+                code = UNKNOWN_SERVER_ERROR
+                self.note(f"DeleteGroups {gid}: deleting a group is not modelled yet; answered UNKNOWN_SERVER_ERROR")
+            results.append({"groupId": gid, "errorCode": code})
+        return {"results": results}
+
+
+def _served(group_versions: dict[int, tuple[int, int]]) -> dict[int, tuple[int, int]]:
+    """Every API served and its versions: the model's (or the broker's own) within kio's schemas."""
+    out: dict[int, tuple[int, int]] = {}
+    for api, (low, high) in {**DATA_VERSIONS, **group_versions}.items():
+        kio = kio_versions(api)
+        if kio is None:
+            continue
+        lo, hi = max(low, kio[0]), min(high, kio[1])
+        if lo <= hi:
+            out[api] = (lo, hi)
+    return out
+
+
+def _error_response(api: int, req: Request, code: int) -> dict[str, Any]:
+    """An error answer to any call: the top-level error code, and the same code on each group,
+    topic or partition the request names where the response has no top-level one."""
+    body = req.json() if req.body is not None and api != PRODUCE else {}
+    out: dict[str, Any] = {"errorCode": code}
+    if api == FIND_COORDINATOR and body.get("coordinatorKeys"):
+        out["coordinators"] = [{"key": k, "nodeId": -1, "host": "", "port": -1, "errorCode": code}
+                               for k in body["coordinatorKeys"]]
+    if api == 8:  # OffsetCommit: per partition
+        out["topics"] = [{"name": t.get("name"), "partitions": [
+            {"partitionIndex": p.get("partitionIndex"), "errorCode": code} for p in t.get("partitions") or []]}
+            for t in body.get("topics") or []]
+    if api == 9 and body.get("groups"):  # OffsetFetch v8+: per group
+        out["groups"] = [{"groupId": g.get("groupId"), "topics": [], "errorCode": code} for g in body["groups"]]
+    if api == 15:  # DescribeGroups: per group
+        out["groups"] = [{"groupId": g, "errorCode": code} for g in body.get("groups") or []]
+    if api == 13 and body.get("members"):  # LeaveGroup v3+
+        out["members"] = []
+    return out

@@ -1,0 +1,126 @@
+"""``kgspec serve`` as a user runs it: the ready line, SIGTERM/SIGINT, the summary, exit codes,
+usage errors naming the option, and live findings printed with the call that broke a rule."""
+
+from __future__ import annotations
+
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+pytest.importorskip("kio")
+
+from kgspec.conformance.peers.wire import decode_response
+from kgspec.model.hashing import deterministic_topic_id
+
+from kgspec.cli import main
+
+from .helpers import check, events
+from .test_codec import request_frame
+
+
+def start(*args: str) -> tuple[subprocess.Popen[str], str, int]:
+    proc = subprocess.Popen([sys.executable, "-m", "kgspec", "serve", "--port", "0", *args],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    assert line.startswith("kgspec serve: listening on 127.0.0.1:"), line + (proc.stderr.read() if proc.stderr else "")
+    host, _, port = line.split()[-1].rpartition(":")
+    return proc, host, int(port)
+
+
+def stop(proc: subprocess.Popen[str], sig: int = signal.SIGTERM) -> tuple[int, str, str]:
+    proc.send_signal(sig)
+    out, err = proc.communicate(timeout=60)
+    return proc.returncode, out, err
+
+
+def call(sock: socket.socket, api: int, version: int, body: dict[str, Any], correlation: int) -> dict[str, Any]:
+    frame = request_frame(api, version, body, correlation)
+    sock.sendall(len(frame).to_bytes(4, "big") + frame)
+    size = int.from_bytes(_exact(sock, 4), "big")
+    return decode_response(_exact(sock, size), api, version)
+
+
+def _exact(sock: socket.socket, n: int) -> bytes:
+    buf = b""
+    while len(buf) < n:
+        chunk = sock.recv(n - len(buf))
+        assert chunk, "the server closed the connection"
+        buf += chunk
+    return buf
+
+
+def test_serve_until_sigterm_prints_the_summary_and_exits_0(tmp_path: Path) -> None:
+    trace = tmp_path / "t.jsonl"
+    proc, host, port = start("--topic", "t:2", "--trace-out", str(trace))
+    with socket.create_connection((host, port)) as sock:
+        response = call(sock, 68, 1, {"groupId": "g", "memberId": "m1", "memberEpoch": 0, "rebalanceTimeoutMs": 300000,
+                                      "subscribedTopicNames": ["t"], "topicPartitions": []}, 1)
+    assert (response["errorCode"], response["memberEpoch"]) == (0, 2)
+    status, out, err = stop(proc)
+    assert status == 0, err
+    assert out.startswith("kgspec serve: served 1 call(s) (1 to the coordinator) in ")
+    assert ", 1 group(s), 0 fault(s) injected, 0 live finding(s); trace: " in out
+    assert check(trace).findings == []
+    kinds = [next(k for k in e if k != "tsMs") for e in events(trace)]
+    assert kinds[:3] == ["header", "topic", "requestHeader"]
+    assert kinds[-1] == "tick"
+
+
+def test_sigint_stops_it_too() -> None:
+    proc, _, _ = start()
+    status, out, _ = stop(proc, signal.SIGINT)
+    assert status == 0
+    assert "served 0 call(s)" in out
+
+
+def test_a_client_rule_broken_is_a_live_finding_and_exit_1(tmp_path: Path) -> None:
+    """With --clients, a member reporting a partition it was never given (u-0) is reported at once,
+    with the call, and the exit status is 1."""
+    trace = tmp_path / "t.jsonl"
+    proc, host, port = start("--topic", "t:1", "--topic", "u:1", "--clients", "--trace-out", str(trace))
+    join = {"groupId": "g", "memberId": "m1", "memberEpoch": 0, "rebalanceTimeoutMs": 300000,
+            "subscribedTopicNames": ["t"], "topicPartitions": []}
+    with socket.create_connection((host, port)) as sock:
+        epoch = call(sock, 68, 1, join, 1)["memberEpoch"]
+        claim = {"groupId": "g", "memberId": "m1", "memberEpoch": epoch,
+                 "topicPartitions": [{"topicId": deterministic_topic_id("u"), "partitions": [0]}]}
+        call(sock, 68, 1, claim, 2)
+    status, out, err = stop(proc)
+    assert status == 1
+    line = 1 + [i for i, e in enumerate(events(trace)) if "requestHeader" in e][1]  # the claim's line
+    assert (f"kgspec serve: live finding at trace line {line}: group g: client (topicPartitions): client m1 "
+            f"reports owning {{'{deterministic_topic_id('u')}': [0]}} that it was never given") in err
+    assert "(call: CONSUMER_GROUP_HEARTBEAT from c1)" in err
+    assert "1 live finding(s)" in out
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (["--topic", "t"], "kgspec serve: --topic needs NAME:PARTITIONS with PARTITIONS >= 1, got 't'"),
+    (["--topic", "t:0"], "kgspec serve: --topic needs NAME:PARTITIONS with PARTITIONS >= 1, got 't:0'"),
+    (["--config", "group.consumer.heartbeat.intervl.ms=5"], "kgspec serve: --config: unknown config "
+     "group.consumer.heartbeat.intervl.ms (did you mean group.consumer.heartbeat.interval.ms?)"),
+    (["--config", "num.partitions=0"], "kgspec serve: --config num.partitions must be an integer >= 1, got '0'"),
+    (["--port", "70000"], "kgspec serve: --port must be 0..65535, got 70000"),
+])
+def test_usage_errors_name_the_option_and_exit_2(args: list[str], message: str,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", *args]) == 2
+    assert capsys.readouterr().err.strip() == message
+
+
+def test_a_bad_faults_file_names_the_rule_and_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    faults = tmp_path / "faults.json"
+    faults.write_text('{"rules": [{"match": {"api": "Heartbeat"}, "action": "error", "error": "NOPE"}]}')
+    assert main(["serve", "--faults", str(faults)]) == 2
+    assert capsys.readouterr().err.startswith(f"kgspec serve: {faults}.rules[0].error: 'NOPE' is no Kafka error name")
+
+
+def test_an_unwritable_trace_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["serve", "--trace-out", str(tmp_path / "no" / "t.jsonl")]) == 2
+    assert capsys.readouterr().err.startswith(f"kgspec serve: --trace-out {tmp_path / 'no' / 't.jsonl'}: cannot write")
