@@ -7,7 +7,8 @@ coordinator takes as an input (``Coordinator(assignors=..., task_assignors=...)`
 * ``uniform``, ``range`` (consumer) and ``sticky`` (streams): the built-ins;
 * a name registered under the entry-point group ``kgspec.assignors`` (consumer) or
   ``kgspec.task_assignors`` (streams) by an installed package;
-* ``module:Class`` (instantiated without arguments) or ``module:object`` (used as is);
+* ``module:Class`` (instantiated without arguments) or ``module:object`` (used as is), imported
+  from ``sys.path`` and the current directory;
 * ``exec:COMMAND`` or ``NAME=exec:COMMAND``: a process in any language speaking the JSON-lines
   protocol of ``kgspec.external`` (the name defaults to ``exec``).
 
@@ -18,7 +19,9 @@ a streams task assignor; an object with both (the external ones) is both.
 from __future__ import annotations
 
 import importlib
+import os
 import re
+import sys
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from importlib.metadata import entry_points
@@ -105,7 +108,11 @@ def load_assignor(ref: str) -> object:
 
 
 def _import(ref: str) -> object:
+    """Import from ``sys.path`` and, as ``python -m`` would, the current directory."""
     module_name, _, attr = ref.partition(":")
+    here = os.getcwd()
+    if here not in sys.path and "" not in sys.path:
+        sys.path.append(here)
     try:
         module = importlib.import_module(module_name)
     except ImportError as exc:
