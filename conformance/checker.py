@@ -53,11 +53,13 @@ from kgspec.model.apis import (
     STREAMS_GROUP_HEARTBEAT,
     versions_for,
 )
+from kgspec.model.assignors.api import PartitionAssignor
 from kgspec.model.config import unknown_config_names
 from kgspec.model.coordinator import Coordinator, TimerStorm
 from kgspec.model.mutants import NONE, Mutants
 from kgspec.model.profiles import DEFAULT_PROFILE, PROFILES, get_profile
 from kgspec.model.step import NO_CHOICES, Choices
+from kgspec.model.streams.task_api import TaskAssignor
 from kgspec.model.topics import MAX_PARTITIONS, TopicsImage
 
 __all__ = ["API_NAMES", "DESCRIBES", "TraceChecker", "api_of", "check_items"]
@@ -79,7 +81,9 @@ class TraceChecker:
 
     def __init__(self, path: str, report: Report, *, profile: str | None = None,
                  configs: dict[str, Any] | None = None, clients: bool = False,
-                 mutants: Mutants = NONE, steady_cache: bool = True) -> None:
+                 mutants: Mutants = NONE, steady_cache: bool = True,
+                 assignors: dict[str, PartitionAssignor] | None = None,
+                 task_assignors: dict[str, TaskAssignor] | None = None) -> None:
         self.path = path
         self.report = report
         self.input = InputSummary(path)
@@ -90,6 +94,8 @@ class TraceChecker:
         self.clients = clients
         self.mutants = mutants
         self.steady_cache = steady_cache
+        self.assignors = assignors  # registered assignors (kgspec.plugins), None: the built-ins
+        self.task_assignors = task_assignors
         self.steady_hits = 0  # heartbeats answered from the cache (tests check it is exercised)
         self.groups: dict[str, GroupSession] = {}
         # Topic metadata is the broker's: one image shared by every group's model.
@@ -304,7 +310,8 @@ class TraceChecker:
     def group(self, group_id: str, gtype: str, *, from_describe: bool = False) -> GroupSession:
         g = self.groups.get(group_id)
         if g is None:
-            coord = Coordinator(self.profile, self.configs, self.mutants, topics=self.topics)
+            coord = Coordinator(self.profile, self.configs, self.mutants, topics=self.topics,
+                                assignors=self.assignors, task_assignors=self.task_assignors)
             g = GroupSession(coord, GroupSummary(group_id, gtype), typed_by_describe=from_describe,
                              order=len(self.groups), clock_seq=self.clock_seq)
             self.groups[group_id] = g

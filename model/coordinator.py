@@ -53,6 +53,7 @@ from kgspec.model.records import Record, ReplayError
 from kgspec.model.step import NO_CHOICES, Choices, Decision, Firing, SoftSet
 from kgspec.model.streams.group import StreamsGroup
 from kgspec.model.streams.protocol import PROTOCOL as STREAMS
+from kgspec.model.streams.task_api import TaskAssignor, builtin_task_assignors
 from kgspec.model.timers import DeferredTimers, Timer, Timers
 from kgspec.model.topics import TopicsImage
 
@@ -123,12 +124,15 @@ class Coordinator:
     def __init__(self, profile: Profile | str | None = None, configs: dict[str, Any] | None = None,
                  mutants: Mutants = NONE, member_ids: MemberIdSource | None = None,
                  assignors: dict[str, PartitionAssignor] | None = None,
-                 topics: TopicsImage | None = None) -> None:
+                 topics: TopicsImage | None = None,
+                 task_assignors: dict[str, TaskAssignor] | None = None) -> None:
         self.profile = profile if isinstance(profile, Profile) else get_profile(profile)
         self.config = Config(configs)
         self.mutants = mutants
         # Server-side assignors by name (group.consumer.assignors picks among them).
         self.assignors: dict[str, PartitionAssignor] = dict(ASSIGNORS) | dict(assignors or {})
+        # Streams task assignors by name; Kafka runs the one named "sticky" (model/streams/task_api.py).
+        self.task_assignors: dict[str, TaskAssignor] = builtin_task_assignors() | dict(task_assignors or {})
         self.migration = MIGRATION  # the routing rule between protocols (model/migration/rules.py)
         # Topic metadata is the broker's: a checker shares one image among all its groups' models.
         self.topics = topics if topics is not None else TopicsImage()

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterator
 from types import GeneratorType
 from typing import Any, Final, TextIO
 
+from kgspec.commands.assignor_option import add_assignor_option, load_registry
 from kgspec.commands.output import (
     ReportFile,
     ReportWriteError,
@@ -70,6 +71,7 @@ def register(sub: Any) -> None:
                    help="the coordinator of GROUP ('*': every group seen so far) failed over at TS (the trace's "
                         "tsMs, or an ISO date-time in --tz), for logs that do not show the move (repeatable)")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the summary line")
+    add_assignor_option(p, "the trace's group.consumer.assignors and serverAssignor pick among them by name")
     p.set_defaults(run=run)
     one_line_errors(p)
 
@@ -149,6 +151,7 @@ def run(args: argparse.Namespace) -> int:
         if args.traces.count(STDIN) > 1:
             raise UsageError("standard input ('-') can be read only once")
         failovers = parse_failovers(args.failover, args.tz)
+        assignors = load_registry(args.assignor)
         allowed = AllowedReport(AllowList.load(args.allow)) if args.allow else None
         report_file = ReportFile(args.json, [*args.traces, *([args.allow] if args.allow else [])]) \
             if args.json and args.json != "-" else None
@@ -156,7 +159,7 @@ def run(args: argparse.Namespace) -> int:
         error("check", str(exc))
         return 2
     options: dict[str, Any] = {"profile": args.profile, "configs": configs, "clients": args.clients,
-                               "mutants": Mutants(tuple(args.mutant))}
+                               "mutants": Mutants(tuple(args.mutant)), **assignors.coordinator_kwargs()}
     # Inputs are checked in name order, whatever their order on the command line: the same
     # inputs give a byte-identical report (and, with --merge, the same tie-breaks between files).
     paths = sorted(args.traces)

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from kgspec.commands import model_choice_problem
+from kgspec.commands.assignor_option import add_assignor_option
 from kgspec.model.mutants import CATALOGUE
 
 HYPOTHESIS_PROFILES = ("ci", "nightly", "dev")
@@ -41,6 +42,12 @@ def register(subparsers: Any) -> None:
                              "partition-epoch-index); by default a run broken only by those is followed by "
                              "a second search without them, and that run is written")
     parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_assignor_option(parser, "fuzz that assignor alone against --guarantee instead of whole groups")
+    parser.add_argument("--guarantee", default=None, metavar="NAME",
+                        help="with --assignor: valid, uniform, range (consumer), tasks-valid, sticky (streams); "
+                             "default valid, or tasks-valid for a task assignor")
+    parser.add_argument("--examples", type=int, default=500, metavar="N",
+                        help="with --assignor: inputs to try (default 500; derandomized, --seed is not used)")
     parser.set_defaults(run=run)
 
 
@@ -51,6 +58,11 @@ def _usage(message: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from kgspec.model.mutants import Mutants
+
+    if args.assignor:
+        return run_assignor_fuzz(args)
+    if args.guarantee is not None:
+        return _usage("--guarantee needs --assignor")
 
     problem = model_choice_problem(args.mutant, args.protocol, args.profile)
     if problem is not None:
@@ -108,3 +120,34 @@ def _with_progress(fuzz: Callable[..., Any], budget: float) -> Any:
             bar.update(task, completed=min(elapsed, budget), batches=batches)
 
         return fuzz(progress=progress)
+
+
+def run_assignor_fuzz(args: argparse.Namespace) -> int:
+    """``kgspec fuzz --assignor X``: exit 0 if no guarantee broke, 1 with the shrunk input, 2 usage."""
+    if len(args.assignor) != 1:
+        return _usage("give one --assignor to fuzz")
+    if args.examples < 1:
+        return _usage("--examples must be at least 1")
+    try:
+        from kgspec.properties import GUARANTEES, TASK_GUARANTEES, counterexample
+    except ModuleNotFoundError as exc:
+        return _usage(f"{exc.name} is not installed; install kgspec[fuzz]")
+    from kgspec.plugins import AssignorLoadError, is_consumer_assignor, load_assignor
+
+    try:
+        assignor = load_assignor(args.assignor[0])
+    except AssignorLoadError as exc:
+        return _usage(str(exc))
+    guarantee = args.guarantee or ("valid" if is_consumer_assignor(assignor) else "tasks-valid")
+    if guarantee not in GUARANTEES:
+        return _usage(f"unknown guarantee {guarantee!r}; known: {', '.join(GUARANTEES)}")
+    method = "assign_tasks" if guarantee in TASK_GUARANTEES else "assign"
+    if not callable(getattr(assignor, method, None)):
+        return _usage(f"--assignor {args.assignor[0]} has no {method}(): guarantee {guarantee!r} does not apply")
+    found = counterexample(assignor, guarantee, max_examples=args.examples)
+    name = getattr(assignor, "name", args.assignor[0])
+    if found is None:
+        print(f"assignor {name!r} kept guarantee {guarantee!r} on {args.examples} generated inputs")
+        return 0
+    print(f"assignor {name!r}: {found.describe()}")
+    return 1

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from kgspec.commands import model_choice_problem
+from kgspec.commands.assignor_option import add_assignor_option, load_registry
 from kgspec.model.mutants import Mutants
 
 
@@ -40,6 +41,8 @@ def register(subparsers: Any) -> None:
                         help="check every invariant while simulating (stops at the first violation; exit 1)")
     parser.add_argument("-o", "--output", type=Path, required=True, metavar="PATH",
                         help="trace file to write (.gz for gzip)")
+    add_assignor_option(parser, "the first consumer assignor given becomes the groups' default "
+                                "(first in group.consumer.assignors); a streams one named sticky replaces Kafka's")
     parser.set_defaults(run=run)
 
 
@@ -64,10 +67,17 @@ def run(args: argparse.Namespace) -> int:
         return _usage("--failover-every must be positive")
     if args.standby_replicas < 0:
         return _usage("--standby-replicas must not be negative")
+    try:
+        registry = load_registry(args.assignor)
+    except ValueError as exc:
+        return _usage(str(exc))
+    from kgspec.plugins import prefer
+
     scenario = Scenario(args.groups, args.members, args.duration_ms, args.seed, args.loss,
                         args.duplicate, args.failover_every, args.check, args.profile, args.protocol,
                         args.standby_replicas)
-    sim = run_scenario(scenario, Mutants(tuple(args.mutant)))
+    sim = run_scenario(scenario, Mutants(tuple(args.mutant)), configs=prefer({}, registry),
+                       **registry.coordinator_kwargs())
     lines = write_trace(sim.finish(), args.output)
     print(f"wrote {lines} events ({sim.steps} coordinator steps, {sim.failovers} failovers, "
           f"{sim.now} ms) to {args.output}", file=sys.stderr)

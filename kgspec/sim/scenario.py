@@ -13,6 +13,7 @@ Kafka Streams process, and churn also kills whole processes.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from kgspec.model.mutants import NONE, Mutants
 from kgspec.sim.client import ClientOptions
@@ -99,12 +100,18 @@ def _churn(sim: Simulator, group: str, topic: str, target_size: int) -> None:
         sim.set_topic(topic, (info.partitions if info else 0) + 1)
 
 
-def run_scenario(scenario: Scenario, mutants: Mutants = NONE) -> Simulator:
+def run_scenario(scenario: Scenario, mutants: Mutants = NONE, *, configs: dict[str, Any] | None = None,
+                 assignors: dict[str, Any] | None = None,
+                 task_assignors: dict[str, Any] | None = None) -> Simulator:
+    """``configs``: more coordinator configs; ``assignors``/``task_assignors``: registered ones."""
     network = NetworkConfig(scenario.loss, scenario.duplicate, 1, 20)
     streams = scenario.protocol == "streams"
-    configs = {"group.streams.num.standby.replicas": scenario.standby_replicas} if streams else {}
+    configs = dict(configs or {})
+    if streams:
+        configs["group.streams.num.standby.replicas"] = scenario.standby_replicas
     sim = Simulator(scenario.seed, SimConfig(profile=scenario.profile, configs=configs, network=network,
-                                             check=scenario.check), mutants)
+                                             check=scenario.check, assignors=assignors,
+                                             task_assignors=task_assignors), mutants)
     groups = [f"group-{i}" for i in range(scenario.groups)]
     topics = {g: f"topic-{i}" for i, g in enumerate(groups)}
     for g in groups:

@@ -86,6 +86,9 @@ class SimConfig:
     # Invariants not checked: the fuzzer's observable phase drops the internal-only ones (a
     # broken derived index) to run on until a consequence a trace shows breaks something.
     ignore: frozenset[str] = frozenset()
+    # Registered assignors, an input to every coordinator (kgspec.plugins; None: the built-ins).
+    assignors: dict[str, Any] | None = None
+    task_assignors: dict[str, Any] | None = None
 
 
 @dataclass(slots=True)
@@ -127,7 +130,8 @@ class Simulator:
     # --- set-up ---------------------------------------------------------------------------
 
     def _new_coordinator(self) -> Coordinator:
-        return Coordinator(self.config.profile, self.config.configs, self.mutants)
+        return Coordinator(self.config.profile, self.config.configs, self.mutants,
+                           assignors=self.config.assignors, task_assignors=self.config.task_assignors)
 
     def new_uuid(self) -> str:
         """A random Kafka Uuid string; like ``Uuid.randomUuid`` never one starting with '-'."""

@@ -2,7 +2,16 @@
 
 from __future__ import annotations
 
-from .api import PartitionAssignor, PartitionAssignorError
+from .api import (
+    ConsumerGroupPartitionAssignor,
+    GroupAssignment,
+    GroupSpec,
+    MemberSpec,
+    PartitionAssignor,
+    PartitionAssignorError,
+    SubscriptionType,
+    TopicDescriber,
+)
 from .range import RangeAssignor
 from .uniform import UniformAssignor
 
@@ -13,6 +22,11 @@ ASSIGNORS: dict[str, PartitionAssignor] = {
 
 # Kafka's group.consumer.assignors default list is [uniform, range]; the first is the default.
 DEFAULT_ASSIGNOR = "uniform"
+
+
+def builtin_assignors() -> dict[str, PartitionAssignor]:
+    """A fresh registry of the built-in assignors (callers own the dict: add theirs to it)."""
+    return dict(ASSIGNORS)
 
 
 def get_assignor(name: str) -> PartitionAssignor:
@@ -26,8 +40,16 @@ def get_assignor(name: str) -> PartitionAssignor:
 __all__ = [
     "ASSIGNORS",
     "DEFAULT_ASSIGNOR",
+    "ConsumerGroupPartitionAssignor",
+    "GroupAssignment",
+    "GroupSpec",
+    "MemberSpec",
+    "PartitionAssignor",
     "PartitionAssignorError",
     "RangeAssignor",
+    "SubscriptionType",
+    "TopicDescriber",
     "UniformAssignor",
+    "builtin_assignors",
     "get_assignor",
 ]

@@ -21,6 +21,7 @@ from kgspec.model.streams.assignor import (
 from kgspec.model.streams.configure import ConfiguredTopology, Status
 from kgspec.model.streams.group import StreamsGroup
 from kgspec.model.streams.member import ACTIVE, ROLES, STANDBY, WARMUP, StreamsMember, TaskSets
+from kgspec.model.streams.task_api import STREAMS_ASSIGNOR_NAME, StickyTaskAssignor, TaskGroupSpec
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
@@ -80,9 +81,13 @@ def compute_target(coord: Coordinator, group: StreamsGroup, group_epoch: int,
                                 old_target.get(mid, {}).get(STANDBY, {}),
                                 group.offsets_of(mid).task_offsets) for mid in order]
         subtasks = [SubtopologyTasks(sid, s.num_tasks, s.is_stateful) for sid, s in subs.items()]
+        assignor = coord.task_assignors.get(STREAMS_ASSIGNOR_NAME)
         try:
-            assignment = assign_tasks(specs, subtasks, replicas,
-                                      allow_standby_on_active_process=coord.mutants.active("standby-on-active-process"))
+            if assignor is None or isinstance(assignor, StickyTaskAssignor):
+                assignment = assign_tasks(specs, subtasks, replicas,
+                                          allow_standby_on_active_process=coord.mutants.active("standby-on-active-process"))
+            else:  # a registered replacement (Coordinator(task_assignors=...))
+                assignment = assignor.assign_tasks(TaskGroupSpec(specs, subtasks, replicas, dict(configs)))
         except TaskAssignorError as exc:
             raise CoordinatorError(Errors.UNKNOWN_SERVER_ERROR,
                                    f"Failed to compute a new target assignment for epoch {group_epoch}: {exc}") from None

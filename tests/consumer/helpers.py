@@ -59,8 +59,8 @@ class Harness:
 
     def __init__(self, topics: Mapping[str, int] | None = None, *, profile: str = "kafka-4.3",
                  configs: dict[str, Any] | None = None, mock: MockAssignor | None = None,
-                 group: str = GROUP) -> None:
-        extra: dict[str, Any] = {}
+                 group: str = GROUP, assignors: dict[str, Any] | None = None) -> None:
+        extra: dict[str, Any] = dict(assignors or {})
         if mock is not None:
             extra["mock"] = mock
             configs = {"group.consumer.assignors": "mock,uniform,range", **(configs or {})}
