@@ -10,11 +10,12 @@ import heapq
 import json
 import sys
 import traceback
-from collections import Counter
 from collections.abc import Callable, Iterator
 from types import GeneratorType
 from typing import Any, Final, TextIO
 
+from kgspec.commands.focus import Focus, Watch, parse_time
+from kgspec.commands.human import HumanReport, line_writer
 from kgspec.commands.output import (
     ReportFile,
     ReportWriteError,
@@ -70,6 +71,18 @@ def register(sub: Any) -> None:
                    help="the coordinator of GROUP ('*': every group seen so far) failed over at TS (the trace's "
                         "tsMs, or an ISO date-time in --tz), for logs that do not show the move (repeatable)")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the summary line")
+    focus = p.add_argument_group("focus", "what to look at; the model still replays each group in focus from "
+                                 "its first event, so --since filters the findings reported, not the events checked")
+    focus.add_argument("--group", action="append", default=[], metavar="ID",
+                       help="check only this group (repeatable; a glob such as 'orders-*' matches several)")
+    focus.add_argument("--since", metavar="TIME",
+                       help="report only findings at or after TIME (ISO date-time in --tz, or the trace's tsMs)")
+    focus.add_argument("--until", metavar="TIME",
+                       help="stop reading after TIME (ISO date-time in --tz, or the trace's tsMs)")
+    focus.add_argument("--first", action="store_true",
+                       help="stop checking each group at its first finding")
+    focus.add_argument("--max-findings", type=int, metavar="N",
+                       help="stop the whole run after N findings")
     p.set_defaults(run=run)
     one_line_errors(p)
 
@@ -149,6 +162,7 @@ def run(args: argparse.Namespace) -> int:
         if args.traces.count(STDIN) > 1:
             raise UsageError("standard input ('-') can be read only once")
         failovers = parse_failovers(args.failover, args.tz)
+        focus = parse_focus(args)
         allowed = AllowedReport(AllowList.load(args.allow)) if args.allow else None
         report_file = ReportFile(args.json, [*args.traces, *([args.allow] if args.allow else [])]) \
             if args.json and args.json != "-" else None
@@ -157,9 +171,12 @@ def run(args: argparse.Namespace) -> int:
         return 2
     options: dict[str, Any] = {"profile": args.profile, "configs": configs, "clients": args.clients,
                                "mutants": Mutants(tuple(args.mutant))}
+    streaming = args.json != "-"  # findings go to the terminal as they are found
+    human = HumanReport(sys.stdout, quiet=args.quiet) if streaming else None
+    watch = Watch(focus, args.tz, _stream(human) if human is not None else None)
     try:
         report = check_traces(args.traces, args.format, args.tz, allowed, options, merge=args.merge,
-                              failovers=failovers)
+                              failovers=failovers, watch=watch)
     except (TraceFormatError, InternalError) as exc:
         if report_file is not None:
             report_file.discard()
@@ -186,8 +203,8 @@ def run(args: argparse.Namespace) -> int:
                 except ReportWriteError as exc:  # still print what was found, then fail
                     error("check", str(exc))
                     status = 2
-        if args.json != "-":
-            print_human(report, sys.stdout, quiet=args.quiet)
+        if human is not None:
+            human.close(report, watch.notes())
             if allowed is not None:
                 print_allowed(allowed, sys.stdout)
         sys.stdout.flush()
@@ -207,30 +224,35 @@ def run(args: argparse.Namespace) -> int:
 
 def check_traces(paths: list[str], fmt: str, tz: str | None, allowed: AllowedReport | None,
                  options: dict[str, Any], *, merge: bool = False,
-                 failovers: list[tuple[float, str]] | None = None) -> Report:
+                 failovers: list[tuple[float, str]] | None = None, watch: Watch | None = None) -> Report:
     """Check each trace in turn into one report (``merge``: all of them as one, by time).
 
     ``TraceFormatError`` for an input that is no trace (exit 2); any other exception is a bug of
     kgspec's and becomes an ``InternalError`` naming the input and the line being read or checked.
     ``failovers``: (tsMs, group or '*') the user says the coordinator moved at (``--failover``).
+    ``watch``: the focus options and the findings' context (``focus.py``).
     """
     report = Report()
+    watch = watch or Watch(Focus(), tz)
     if merge and len(paths) > 1:
-        _check_merged(paths, fmt, tz, allowed, options, report, failovers or [])
+        _check_merged(paths, fmt, tz, allowed, options, report, failovers or [], watch)
         return report
     for path in paths:
+        if watch.stopped == "--max-findings":
+            break
+        watch.stopped = None
         items: Iterator[ReadItem] | None = None
         item: ReadItem | None = None
         finishing = False
         try:
             items = open_trace(path, fmt, tz=tz)
             checker = _new_checker(path, report, allowed, options)
-            feed = checker.feed
+            checker.listener = watch.listener(checker)
             due = list(failovers or [])
-            for item in items:
+            for item in _admitted(items, watch):
                 if due and type(item) is Event and item.ts_ms is not None and item.ts_ms >= due[0][0]:
                     _failovers_due(checker, due, item)
-                feed(item)
+                checker.feed(item)
             finishing = True
             checker.finish()
         except TraceFormatError:
@@ -250,6 +272,40 @@ def check_traces(paths: list[str], fmt: str, tz: str | None, allowed: AllowedRep
     return report
 
 
+def _admitted(items: Iterator[ReadItem], watch: Watch) -> Iterator[ReadItem]:
+    """``items`` as the checker is to see them: each one noted as the current item (findings take
+    their context from it); with focus options, filtered (``Watch.admit``) and cut short."""
+    if not watch.focus.filters:
+        for item in items:
+            watch.item = item
+            yield item
+        return
+    for item in items:
+        if watch.stopped is not None:
+            return
+        admitted = watch.admit(item)
+        if watch.stopped is not None:
+            return
+        if admitted is not None:
+            watch.item = admitted
+            yield admitted
+
+
+def _stream(human: HumanReport) -> Callable[[Finding], None]:
+    return human.finding
+
+
+def parse_focus(args: argparse.Namespace) -> Focus:
+    """The focus options; ValueError names a bad one."""
+    if args.max_findings is not None and args.max_findings < 1:
+        raise ValueError(f"--max-findings needs a positive number, got {args.max_findings}")
+    since = parse_time(args.since, args.tz, "--since") if args.since is not None else None
+    until = parse_time(args.until, args.tz, "--until") if args.until is not None else None
+    if since is not None and until is not None and until < since:
+        raise ValueError(f"--until {args.until} is before --since {args.since}")
+    return Focus(tuple(args.group), since, until, args.first, args.max_findings)
+
+
 def _new_checker(path: str, report: Report, allowed: AllowedReport | None, options: dict[str, Any]) -> TraceChecker:
     return TraceChecker(path, report, **options) if allowed is None \
         else AllowingChecker(path, report, allowed, **options)
@@ -265,7 +321,8 @@ def _failovers_due(checker: TraceChecker, due: list[tuple[float, str]], item: Ev
 
 
 def _check_merged(paths: list[str], fmt: str, tz: str | None, allowed: AllowedReport | None,
-                  options: dict[str, Any], report: Report, failovers: list[tuple[float, str]]) -> None:
+                  options: dict[str, Any], report: Report, failovers: list[tuple[float, str]],
+                  watch: Watch) -> None:
     """``--merge``: one checker over every input, items merged by time (``merge_by_time``); the
     checker's path and line counts follow the input of each item, so findings name its file and line."""
     streams: list[Iterator[ReadItem]] = []
@@ -277,14 +334,24 @@ def _check_merged(paths: list[str], fmt: str, tz: str | None, allowed: AllowedRe
             name = printable(path)
             streams.append(open_trace(path, fmt, tz=tz))
         checker = _new_checker(paths[0], report, allowed, options)
+        checker.listener = watch.listener(checker)
         summaries = [checker.input]
         for path in paths[1:]:
             summaries.append(InputSummary(path))
             report.inputs.append(summaries[-1])
         feed = checker.feed
         due = list(failovers)
-        for index, item in merge_by_time(streams):
+        for index, merged in merge_by_time(streams):
             name = printable(paths[index])
+            item = merged
+            if watch.focus.filters:
+                admitted = watch.admit(merged)
+                if watch.stopped is not None:
+                    break
+                if admitted is None:
+                    continue
+                item = admitted
+            watch.item = item
             checker.path, checker.input = paths[index], summaries[index]
             if due and type(item) is Event and item.ts_ms is not None and item.ts_ms >= due[0][0]:
                 _failovers_due(checker, due, item)
@@ -328,60 +395,8 @@ def merge_by_time(streams: list[Iterator[ReadItem]]) -> Iterator[tuple[int, Read
 def print_allowed(allowed: AllowedReport, out: TextIO) -> None:
     """One line per allow-list entry that matched: id, classification, count."""
     counts = allowed.counts()
-    put = _line_writer(out)
+    put = line_writer(out)
     put(f"{len(allowed.allowed)} allowed departure(s) ({allowed.allowlist.path})")
     for entry in allowed.allowlist.entries:
         if counts.get(entry.id):
             put(f"  {entry.id} [{entry.classification}]: {counts[entry.id]}")
-
-
-def print_human(report: Report, out: TextIO, quiet: bool = False) -> None:
-    """Per diverging group, the first departure with its context; then a summary line.
-
-    Every line goes through ``printable``: ids, messages and paths come from the input, and a
-    control character in them must show as an escape, never act on the terminal or start a line.
-    """
-    put = _line_writer(out)
-    firsts: dict[tuple[str, str | None], Finding] = {}
-    counts: Counter[tuple[str, str | None]] = Counter()
-    for f in sorted(report.findings, key=lambda f: (f.path, f.line)):
-        firsts.setdefault((f.path, f.group_id), f)
-        counts[f.path, f.group_id] += 1
-    if not quiet:
-        for (path, gid), f in firsts.items():
-            where = f"group {gid}" if gid else "trace"
-            put(f"{path}:{f.line}: {where}: {f.kind}{' (' + f.field + ')' if f.field else ''}")
-            put(f"  {f.message}")
-            if f.kind in ("response-mismatch", "client") or f.expected is not None or f.observed is not None:
-                put(f"  expected: {json.dumps(f.expected, default=jsonable)}")
-                put(f"  observed: {json.dumps(f.observed, default=jsonable)}")
-            for label in ("before", "after"):
-                view = f.context.get(label)
-                if view:
-                    put(f"  member {label}: {view['state']} at epoch {view['memberEpoch']}, "
-                        f"assigned {view['assigned']}, revoking {view['pendingRevocation']} "
-                        f"(group epoch {view['groupEpoch']}, assignment epoch {view['assignmentEpoch']})")
-            more = counts[path, gid] - 1
-            if more > 0:
-                put(f"  ... and {more} more finding(s) for this {where}")
-    if report.inferred and not quiet:
-        moves = [n for n in report.inferred if n["kind"] != "not-coordinator"]
-        groups = len({n["groupId"] for n in moves})
-        first = moves[0] if moves else report.inferred[0]
-        put(f"{len(moves)} coordinator move(s) inferred or supplied in {groups} group(s), replayed as failovers; "
-            f"{len(report.inferred) - len(moves)} NOT_COORDINATOR answer(s) of other brokers not judged "
-            f"(JSON report: inferred); first: {first['path']}:{first['line']}: {first['message']}")
-    lines = sum(i.lines for i in report.inputs)
-    malformed, skipped = sum(i.malformed for i in report.inputs), sum(i.skipped for i in report.inputs)
-    buckets = ", ".join(f"{n} {what}" for n, what in ((malformed, "malformed"), (skipped, "skipped")) if n)
-    verdicts = [g.verdict for g in report.groups]
-    put(f"{len(report.inputs)} trace(s), {lines} line(s){f' ({buckets})' if buckets else ''}, "
-        f"{len(report.groups)} group(s): "
-        f"{verdicts.count('conforms')} conform, {verdicts.count('diverges')} diverge, "
-        f"{verdicts.count('incomplete')} incomplete; {len(report.findings)} finding(s)")
-
-
-def _line_writer(out: TextIO) -> Callable[[str], None]:
-    def put(line: str) -> None:
-        out.write(printable(line) + "\n")
-    return put
