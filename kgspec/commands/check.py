@@ -45,7 +45,7 @@ def register(sub: Any) -> None:
                     "finding; 2: usage error, an input that cannot be read as a trace, or a report "
                     "that cannot be written; 3: an internal error of kgspec (a bug).",
     )
-    p.add_argument("traces", nargs="+", metavar="TRACE", help="trace files (JSON Lines, Kafka request log, "
+    p.add_argument("traces", nargs="*", metavar="TRACE", help="trace files (JSON Lines, Kafka request log, "
                    "kafka-dump-log output or console-formatter JSON; gzip allowed); '-' for standard "
                    "input; pipes, FIFOs and process substitution work too")
     p.add_argument("--json", metavar="PATH", help="write the JSON report to PATH ('-' for standard output)")
@@ -83,6 +83,11 @@ def register(sub: Any) -> None:
                        help="stop checking each group at its first finding")
     focus.add_argument("--max-findings", type=int, metavar="N",
                        help="stop the whole run after N findings")
+    focus.add_argument("--explain", metavar="FILE:LINE",
+                       help="show the group of the event at FILE:LINE before and after it, as tables in the style "
+                            "of kafka-consumer-groups --describe --members --verbose (exit 1 when the line has "
+                            "findings, else 0)")
+    p.set_defaults(check_parser=p)
     p.set_defaults(run=run)
     one_line_errors(p)
 
@@ -156,6 +161,10 @@ class InternalError(Exception):
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.explain is not None:
+        return _run_explain(args)
+    if not args.traces:
+        args.check_parser.error("the following arguments are required: TRACE")
     try:
         configs = parse_configs(args.config)
         resolve_tz(args.tz)
@@ -220,6 +229,23 @@ def run(args: argparse.Namespace) -> int:
             traceback.print_exception(exc, file=sys.stderr)
         return EXIT_INTERNAL
     return status
+
+
+def _run_explain(args: argparse.Namespace) -> int:
+    from kgspec.commands.explain import explain
+
+    try:
+        if args.traces:
+            raise UsageError("--explain takes its trace as FILE:LINE, not as TRACE arguments")
+        options: dict[str, Any] = {"profile": args.profile, "configs": parse_configs(args.config),
+                                   "clients": args.clients, "mutants": Mutants(tuple(args.mutant))}
+        return explain(args.explain, args.format, args.tz, options, sys.stdout)
+    except (ValueError, TraceFormatError, UsageError) as exc:
+        error("check", str(exc))
+        return 2
+    except BrokenPipeError:
+        stdout_closed()
+        return 0
 
 
 def check_traces(paths: list[str], fmt: str, tz: str | None, allowed: AllowedReport | None,
