@@ -8,12 +8,15 @@ import datetime as dt
 import difflib
 import heapq
 import json
+import os
+import stat
 import sys
 import traceback
 from collections.abc import Callable, Iterator
 from types import GeneratorType
 from typing import Any, Final, TextIO
 
+from kgspec.commands import progress
 from kgspec.commands.focus import Focus, Watch, parse_time
 from kgspec.commands.human import HumanReport, line_writer
 from kgspec.commands.output import (
@@ -148,6 +151,8 @@ def parse_failovers(values: list[str], tz: str | None = None) -> list[tuple[floa
 
 
 KNOWN_CONFIGS: Final = sorted({*DEFAULTS, *GROUP_LEVEL})
+PROGRESS_BYTES: Final = 1 << 20  # smaller inputs are checked before a bar would be seen
+TICK_LINES: Final = 2047  # the bar moves every 2048 lines (a mask: line & TICK_LINES == 0)
 EXIT_INTERNAL: Final = 3  # a bug of kgspec's own, never a property of the input (contract section 2)
 
 
@@ -181,11 +186,17 @@ def run(args: argparse.Namespace) -> int:
     options: dict[str, Any] = {"profile": args.profile, "configs": configs, "clients": args.clients,
                                "mutants": Mutants(tuple(args.mutant))}
     streaming = args.json != "-"  # findings go to the terminal as they are found
-    human = HumanReport(sys.stdout, quiet=args.quiet) if streaming else None
-    watch = Watch(focus, args.tz, _stream(human) if human is not None else None)
     try:
-        report = check_traces(args.traces, args.format, args.tz, allowed, options, merge=args.merge,
-                              failovers=failovers, watch=watch)
+        total = input_bytes(args.traces)
+        with progress.bar("checking", total, progress.BYTES,
+                          show=progress.wanted() and (total is None or total >= PROGRESS_BYTES)) as meter:
+            human = HumanReport(None, quiet=args.quiet) if streaming else None
+            watch = Watch(focus, args.tz, _stream(human) if human is not None else None)
+            if meter.shown:
+                watch.sources = []
+                watch.tick = progress.ByteMeter(meter, watch.sources).tick
+            report = check_traces(args.traces, args.format, args.tz, allowed, options, merge=args.merge,
+                                  failovers=failovers, watch=watch)
     except (TraceFormatError, InternalError) as exc:
         if report_file is not None:
             report_file.discard()
@@ -271,7 +282,7 @@ def check_traces(paths: list[str], fmt: str, tz: str | None, allowed: AllowedRep
         item: ReadItem | None = None
         finishing = False
         try:
-            items = open_trace(path, fmt, tz=tz)
+            items = open_trace(path, fmt, tz=tz, sources=watch.sources)
             checker = _new_checker(path, report, allowed, options)
             checker.listener = watch.listener(checker)
             due = list(failovers or [])
@@ -279,6 +290,8 @@ def check_traces(paths: list[str], fmt: str, tz: str | None, allowed: AllowedRep
                 if due and type(item) is Event and item.ts_ms is not None and item.ts_ms >= due[0][0]:
                     _failovers_due(checker, due, item)
                 checker.feed(item)
+            if watch.tick is not None:
+                watch.tick()
             finishing = True
             checker.finish()
         except TraceFormatError:
@@ -300,8 +313,10 @@ def check_traces(paths: list[str], fmt: str, tz: str | None, allowed: AllowedRep
 
 def _admitted(items: Iterator[ReadItem], watch: Watch) -> Iterator[ReadItem]:
     """``items`` as the checker is to see them: each one noted as the current item (findings take
-    their context from it); with focus options, filtered (``Watch.admit``) and cut short."""
-    if not watch.focus.filters:
+    their context from it); with focus options, filtered (``Watch.admit``) and cut short; the
+    progress bar moved every few thousand lines."""
+    tick = watch.tick
+    if not watch.focus.filters and tick is None:
         for item in items:
             watch.item = item
             yield item
@@ -312,9 +327,25 @@ def _admitted(items: Iterator[ReadItem], watch: Watch) -> Iterator[ReadItem]:
         admitted = watch.admit(item)
         if watch.stopped is not None:
             return
+        if tick is not None and item.line & TICK_LINES == 0:
+            tick()
         if admitted is not None:
             watch.item = admitted
             yield admitted
+
+
+def input_bytes(paths: list[str]) -> int | None:
+    """The inputs' total size, when every one is a regular file (else None: a pipe, standard input)."""
+    total = 0
+    for path in paths:
+        try:
+            st = os.stat(path) if path != STDIN else None
+        except OSError:
+            return 0  # the reader reports it
+        if st is None or not stat.S_ISREG(st.st_mode):
+            return None
+        total += st.st_size
+    return total
 
 
 def _stream(human: HumanReport) -> Callable[[Finding], None]:
@@ -358,7 +389,7 @@ def _check_merged(paths: list[str], fmt: str, tz: str | None, allowed: AllowedRe
     try:
         for path in paths:
             name = printable(path)
-            streams.append(open_trace(path, fmt, tz=tz))
+            streams.append(open_trace(path, fmt, tz=tz, sources=watch.sources))
         checker = _new_checker(paths[0], report, allowed, options)
         checker.listener = watch.listener(checker)
         summaries = [checker.input]
@@ -378,6 +409,8 @@ def _check_merged(paths: list[str], fmt: str, tz: str | None, allowed: AllowedRe
                     continue
                 item = admitted
             watch.item = item
+            if watch.tick is not None and item.line & TICK_LINES == 0:
+                watch.tick()
             checker.path, checker.input = paths[index], summaries[index]
             if due and type(item) is Event and item.ts_ms is not None and item.ts_ms >= due[0][0]:
                 _failovers_due(checker, due, item)

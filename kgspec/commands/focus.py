@@ -24,6 +24,7 @@ from kgspec.conformance.context import event_context
 from kgspec.conformance.events import Event, ReadItem, Skipped
 from kgspec.conformance.findings import Finding
 from kgspec.conformance.readers.logtime import resolve_tz
+from kgspec.conformance.readers.source import Source
 from kgspec.conformance.session import GroupSession
 
 OUT_OF_FOCUS: Final = "not in --group"
@@ -73,6 +74,9 @@ class Watch:
         self.dropped = 0  # findings outside --since/--until, or after a group's first with --first
         self.done: set[str] = set()  # groups --first stopped
         self._wanted: dict[str, bool] = {}
+        # The progress bar's: the opened inputs (their bytes read) and what moves the bar.
+        self.sources: list[Source] | None = None
+        self.tick: Callable[[], None] | None = None
 
     def wants(self, group_id: str) -> bool:
         wanted = self._wanted.get(group_id)

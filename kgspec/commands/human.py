@@ -14,6 +14,7 @@ character in them must show as an escape, never act on the terminal or start a l
 
 from __future__ import annotations
 
+import sys
 from collections import Counter
 from collections.abc import Callable, Iterable
 from typing import Any, Final, TextIO
@@ -29,9 +30,9 @@ SUMMARY_GROUPS: Final = 50  # groups listed by name in the closing summary; the 
 class HumanReport:
     """Streams findings (:meth:`finding`) and closes with the per-group summary (:meth:`close`)."""
 
-    def __init__(self, out: TextIO, quiet: bool = False) -> None:
-        self.out = out
-        self.put = line_writer(out)
+    def __init__(self, out: TextIO | None, quiet: bool = False) -> None:
+        self._out = out  # None: standard output as it is at each write (a progress bar may redirect it)
+        self.put = self._put
         self.quiet = quiet
         self.firsts: dict[GroupKey, Finding] = {}
         self.counts: Counter[GroupKey] = Counter()
@@ -39,6 +40,13 @@ class HumanReport:
         # the run; any other error is raised again by ``close``, where ``kgspec check`` reports it.
         self.closed = False
         self.failed: OSError | None = None
+
+    @property
+    def out(self) -> TextIO:
+        return self._out if self._out is not None else sys.stdout
+
+    def _put(self, line: str) -> None:
+        self.out.write(printable(line) + "\n")
 
     def finding(self, f: Finding) -> None:
         key: GroupKey = ("", f.group_id) if f.group_id is not None else (f.path, None)

@@ -12,6 +12,7 @@ Kafka Streams process, and churn also kills whole processes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from kgspec.model.mutants import NONE, Mutants
@@ -99,7 +100,9 @@ def _churn(sim: Simulator, group: str, topic: str, target_size: int) -> None:
         sim.set_topic(topic, (info.partitions if info else 0) + 1)
 
 
-def run_scenario(scenario: Scenario, mutants: Mutants = NONE) -> Simulator:
+def run_scenario(scenario: Scenario, mutants: Mutants = NONE,
+                 progress: Callable[[int], None] | None = None) -> Simulator:
+    """Run ``scenario``; ``progress`` is told the simulated time (ms) as it advances."""
     network = NetworkConfig(scenario.loss, scenario.duplicate, 1, 20)
     streams = scenario.protocol == "streams"
     configs = {"group.streams.num.standby.replicas": scenario.standby_replicas} if streams else {}
@@ -126,6 +129,8 @@ def run_scenario(scenario: Scenario, mutants: Mutants = NONE) -> Simulator:
         if at > scenario.duration_ms:
             break
         sim.run_until(at)
+        if progress is not None:
+            progress(at)
         if sim.violations:
             break
         if kind == "join":
@@ -144,4 +149,6 @@ def run_scenario(scenario: Scenario, mutants: Mutants = NONE) -> Simulator:
             agenda.append((at + scenario.failover_every_ms, "failover", ""))
     if not sim.violations:
         sim.run_until(scenario.duration_ms)
+    if progress is not None:
+        progress(scenario.duration_ms)
     return sim
