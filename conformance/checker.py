@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import heapq
 import sys
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 from kgspec.conformance.classic import CLASSIC_API_NAMES, CLASSIC_APIS, ClassicChecks
@@ -119,6 +119,9 @@ class TraceChecker:
         self.records = RecordChecks(self)  # coordinator records (conformance/records.py)
         self.offsets = OffsetChecks(self)  # OffsetCommit, OffsetFetch (conformance/offsets.py)
         self.moves = CoordinatorMoves(self)  # coordinator moves in broker logs (conformance/moves.py)
+        # Sees each finding first (kgspec check: adds the event's context, streams it, applies
+        # --group/--since/--first); False drops the finding, as if never found.
+        self.listener: Callable[[GroupSession | None, Finding], bool] | None = None
 
     # --- feeding -------------------------------------------------------------------------
 
@@ -483,6 +486,8 @@ class TraceChecker:
     def finding(self, g: GroupSession | None, finding: Finding) -> None:
         """Report a finding: it marks its line and group (``mark``) and is listed, up to
         ``MAX_FINDINGS_PER_GROUP`` per group."""
+        if self.listener is not None and not self.listener(g, finding):
+            return
         self.mark(g, finding)
         if g is not None:
             g.findings += 1

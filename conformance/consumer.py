@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any, Final
 from kgspec.conformance.call_invariants import observed_call_problems, observed_epoch_problems
 from kgspec.conformance.compare import format_set, heartbeat_differences
 from kgspec.conformance.connection import client_host
+from kgspec.conformance.context import render_partitions
 from kgspec.conformance.events import Event
 from kgspec.conformance.findings import Finding
 from kgspec.conformance.invariant_hooks import member_epochs
@@ -159,10 +160,10 @@ class ConsumerChecks:
             names = self.checker.topics.names_by_id()
             for name, exp, got in diffs:
                 exp_j, got_j = (format_set(exp, names), format_set(got, names)) if name == "assignment" else (exp, got)
-                message = explain(name, exp, got, result.explain, before, after, member_id or mid)
+                head, why = explain_parts(name, exp, got, result.explain, after, member_id or mid, names)
+                message = head + (": " + "; ".join(why) if why else "")
                 self.checker.finding(g, Finding(self.checker.path, event.line, gid, "response-mismatch", message, name,
-                                         exp_j, got_j, {"before": before, "after": after,
-                                                        "why": list(result.explain)}))
+                                         exp_j, got_j, {"before": before, "after": after, "why": why}))
             for invariant, message in broken:
                 self.checker.finding(g, Finding(self.checker.path, event.line, gid, "invariant", message, invariant))
 
@@ -230,16 +231,26 @@ def member_view(coord: Coordinator, gid: str, member_id: str) -> dict[str, Any] 
 
 
 def explain(name: str, exp: Any, got: Any, why: list[str], before: dict[str, Any] | None,
-             after: dict[str, Any] | None, member_id: str) -> str:
+             after: dict[str, Any] | None, member_id: str, names: dict[str, str] | None = None) -> str:
+    head, reasons = explain_parts(name, exp, got, why, after, member_id, names)
+    return head + (": " + "; ".join(reasons) if reasons else "")
+
+
+def explain_parts(name: str, exp: Any, got: Any, why: list[str], after: dict[str, Any] | None, member_id: str,
+                  names: dict[str, str] | None = None) -> tuple[str, list[str]]:
+    """What differs, and why the model answers as it does (a reason that only names the expected
+    error again is dropped: the head names it)."""
     if name == "errorCode":
         head = f"the coordinator must answer {error_name(exp)} ({exp}), not {error_name(got)} ({got})"
     elif name == "assignment":
-        head = f"member {member_id} must be given {format_set(exp)}, not {format_set(got)}"
+        head = (f"member {member_id} must be given {render_partitions(format_set(exp), names)}, "
+                f"not {render_partitions(format_set(got), names)}")
     else:
         head = f"{name} must be {exp!r}, not {got!r}"
-    reasons = [w for w in why if w]
+    reasons = [w for w in why if w and not (name == "errorCode" and isinstance(exp, int) and w == error_name(exp))]
     revoking = after if after is not None and after["state"] == "UNREVOKED_PARTITIONS" else None
     if revoking is not None and name == "memberEpoch":
-        reasons.insert(0, f"member {member_id} is still revoking {revoking['pendingRevocation']}, "
+        reasons.insert(0, f"member {member_id} is still revoking "
+                          f"{render_partitions(revoking['pendingRevocation'], names)}, "
                           f"so its epoch must stay {revoking['memberEpoch']}")
-    return head + (": " + "; ".join(reasons) if reasons else "")
+    return head, reasons

@@ -8,6 +8,10 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 KINDS = ("response-mismatch", "invariant", "malformed", "unsupported", "client")
+# Keys a finding gains from the event it is about (conformance/context.py), after the contract's own:
+# additions to the report (contract §2 allows adding keys), present when the event has them.
+EVENT_KEYS: Final = ("time", "loggedAt", "tsMs", "api", "apiVersion", "memberId", "clientId", "clientHost", "instanceId",
+                     "recordType")
 
 
 @dataclass(slots=True)
@@ -32,6 +36,12 @@ class Finding:
             out["expected"] = self.expected
             out["observed"] = self.observed
         out["message"] = self.message
+        where = self.context.get("event")
+        if where:
+            out.update((k, where[k]) for k in EVENT_KEYS if k in where)
+        names = self.context.get("topicNames")
+        if names:
+            out["topicNames"] = names
         return out
 
 

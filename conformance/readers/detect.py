@@ -33,7 +33,8 @@ def open_trace(path: str | os.PathLike[str], format: str = "auto", *,
                reorder_window_ms: float = DEFAULT_REORDER_WINDOW_MS,
                api_keys: Collection[int] | None = GROUP_API_KEYS,
                start_ts_ms: float = 0,
-               max_line_bytes: int = DEFAULT_MAX_LINE_BYTES) -> Iterator[ReadItem]:
+               max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+               sources: list[Source] | None = None) -> Iterator[ReadItem]:
     """Items of one trace, read lazily; the input closes when the iterator is exhausted.
 
     ``path`` is a file, or ``-`` for standard input; pipes, FIFOs, ``/dev/stdin`` and
@@ -41,6 +42,7 @@ def open_trace(path: str | os.PathLike[str], format: str = "auto", *,
     (``source.Source``), and gzip and the format are told from its first 64 KiB.
     ``format`` is ``auto`` (detect) or one of ``FORMATS``. ``tz``, ``reorder_window_ms`` and
     ``api_keys`` apply to request logs, ``start_ts_ms`` to dump-log and console output.
+    ``sources``: the opened input is appended to it (its ``consumed()`` bytes drive progress bars).
     Raises ``TraceFormatError`` at once for a missing file, a directory, binary data, a file
     with gzip's magic bytes and no gzip header, an unknown ``format`` or ``tz``, or a format
     that cannot be detected; an unsupported ``header.format`` raises it during iteration. A
@@ -51,6 +53,8 @@ def open_trace(path: str | os.PathLike[str], format: str = "auto", *,
         raise TraceFormatError(f"unknown trace format {format!r} (use auto, {', '.join(FORMATS)})")
     zone = resolve_tz(tz)  # an unknown zone is an error before anything is read
     source = Source(path)
+    if sources is not None:
+        sources.append(source)
     try:
         if _looks_binary(source.sample):
             raise TraceFormatError(f"{source.name}: not a text file")

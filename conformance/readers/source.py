@@ -275,6 +275,7 @@ class Source:
             raw.close()
             raise
         self._raw = raw
+        self._read_at_close: int | None = None
         self.stream: BinaryIO = cast(BinaryIO, io.BufferedReader(self._last, READ_BUFFER))
 
     @property
@@ -293,7 +294,19 @@ class Source:
         """The line reading stopped on, and whether part of it was delivered (and so is an item already)."""
         return self._last.newlines + 1, self._last.mid_line
 
+    def consumed(self) -> int | None:
+        """Bytes read from the input so far (compressed bytes for gzip), for progress bars; None
+        when the input cannot say (a pipe)."""
+        if self._raw.closed:
+            return self._read_at_close
+        try:
+            return self._raw.tell()
+        except (OSError, ValueError):
+            return None
+
     def close(self) -> None:
+        if not self._raw.closed:
+            self._read_at_close = self.consumed()
         self._raw.close()
 
 

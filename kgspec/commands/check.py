@@ -8,14 +8,18 @@ import datetime as dt
 import difflib
 import heapq
 import json
+import os
+import stat
 import sys
 import traceback
-from collections import Counter
 from collections.abc import Callable, Iterator
 from types import GeneratorType
 from typing import Any, Final, TextIO
 
+from kgspec.commands import progress
 from kgspec.commands.assignor_option import add_assignor_option, load_registry
+from kgspec.commands.focus import Focus, Watch, parse_time
+from kgspec.commands.human import HumanReport, line_writer
 from kgspec.commands.output import (
     ReportFile,
     ReportWriteError,
@@ -45,7 +49,7 @@ def register(sub: Any) -> None:
                     "finding; 2: usage error, an input that cannot be read as a trace, or a report "
                     "that cannot be written; 3: an internal error of kgspec (a bug).",
     )
-    p.add_argument("traces", nargs="+", metavar="TRACE", help="trace files (JSON Lines, Kafka request log, "
+    p.add_argument("traces", nargs="*", metavar="TRACE", help="trace files (JSON Lines, Kafka request log, "
                    "kafka-dump-log output or console-formatter JSON; gzip allowed); '-' for standard "
                    "input; pipes, FIFOs and process substitution work too")
     p.add_argument("--json", metavar="PATH", help="write the JSON report to PATH ('-' for standard output)")
@@ -72,6 +76,23 @@ def register(sub: Any) -> None:
                         "tsMs, or an ISO date-time in --tz), for logs that do not show the move (repeatable)")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the summary line")
     add_assignor_option(p, "the trace's group.consumer.assignors and serverAssignor pick among them by name")
+    focus = p.add_argument_group("focus", "what to look at; the model still replays each group in focus from "
+                                 "its first event, so --since filters the findings reported, not the events checked")
+    focus.add_argument("--group", action="append", default=[], metavar="ID",
+                       help="check only this group (repeatable; a glob such as 'orders-*' matches several)")
+    focus.add_argument("--since", metavar="TIME",
+                       help="report only findings at or after TIME (ISO date-time in --tz, or the trace's tsMs)")
+    focus.add_argument("--until", metavar="TIME",
+                       help="stop reading after TIME (ISO date-time in --tz, or the trace's tsMs)")
+    focus.add_argument("--first", action="store_true",
+                       help="stop checking each group at its first finding")
+    focus.add_argument("--max-findings", type=int, metavar="N",
+                       help="stop the whole run after N findings")
+    focus.add_argument("--explain", metavar="FILE:LINE",
+                       help="show the group of the event at FILE:LINE before and after it, as tables in the style "
+                            "of kafka-consumer-groups --describe --members --verbose (exit 1 when the line has "
+                            "findings, else 0)")
+    p.set_defaults(check_parser=p)
     p.set_defaults(run=run)
     one_line_errors(p)
 
@@ -132,6 +153,8 @@ def parse_failovers(values: list[str], tz: str | None = None) -> list[tuple[floa
 
 
 KNOWN_CONFIGS: Final = sorted({*DEFAULTS, *GROUP_LEVEL})
+PROGRESS_BYTES: Final = 1 << 20  # smaller inputs are checked before a bar would be seen
+TICK_LINES: Final = 2047  # the bar moves every 2048 lines (a mask: line & TICK_LINES == 0)
 EXIT_INTERNAL: Final = 3  # a bug of kgspec's own, never a property of the input (contract section 2)
 
 
@@ -145,6 +168,10 @@ class InternalError(Exception):
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.explain is not None:
+        return _run_explain(args)
+    if not args.traces:
+        args.check_parser.error("the following arguments are required: TRACE")
     try:
         configs = parse_configs(args.config)
         resolve_tz(args.tz)
@@ -152,6 +179,7 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("standard input ('-') can be read only once")
         failovers = parse_failovers(args.failover, args.tz)
         assignors = load_registry(args.assignor)
+        focus = parse_focus(args)
         allowed = AllowedReport(AllowList.load(args.allow)) if args.allow else None
         report_file = ReportFile(args.json, [*args.traces, *([args.allow] if args.allow else [])]) \
             if args.json and args.json != "-" else None
@@ -163,9 +191,18 @@ def run(args: argparse.Namespace) -> int:
     # Inputs are checked in name order, whatever their order on the command line: the same
     # inputs give a byte-identical report (and, with --merge, the same tie-breaks between files).
     paths = sorted(args.traces)
+    streaming = args.json != "-"  # findings go to the terminal as they are found
     try:
-        report = check_traces(paths, args.format, args.tz, allowed, options, merge=args.merge,
-                              failovers=failovers)
+        total = input_bytes(paths)
+        with progress.bar("checking", total, progress.BYTES,
+                          show=progress.wanted() and (total is None or total >= PROGRESS_BYTES)) as meter:
+            human = HumanReport(None, quiet=args.quiet) if streaming else None
+            watch = Watch(focus, args.tz, _stream(human) if human is not None else None)
+            if meter.shown:
+                watch.sources = []
+                watch.tick = progress.ByteMeter(meter, watch.sources).tick
+            report = check_traces(paths, args.format, args.tz, allowed, options, merge=args.merge,
+                                  failovers=failovers, watch=watch)
     except (TraceFormatError, InternalError) as exc:
         if report_file is not None:
             report_file.discard()
@@ -192,8 +229,8 @@ def run(args: argparse.Namespace) -> int:
                 except ReportWriteError as exc:  # still print what was found, then fail
                     error("check", str(exc))
                     status = 2
-        if args.json != "-":
-            print_human(report, sys.stdout, quiet=args.quiet)
+        if human is not None:
+            human.close(report, watch.notes())
             if allowed is not None:
                 print_allowed(allowed, sys.stdout)
         sys.stdout.flush()
@@ -211,32 +248,56 @@ def run(args: argparse.Namespace) -> int:
     return status
 
 
+def _run_explain(args: argparse.Namespace) -> int:
+    from kgspec.commands.explain import explain
+
+    try:
+        if args.traces:
+            raise UsageError("--explain takes its trace as FILE:LINE, not as TRACE arguments")
+        options: dict[str, Any] = {"profile": args.profile, "configs": parse_configs(args.config),
+                                   "clients": args.clients, "mutants": Mutants(tuple(args.mutant))}
+        return explain(args.explain, args.format, args.tz, options, sys.stdout)
+    except (ValueError, TraceFormatError, UsageError) as exc:
+        error("check", str(exc))
+        return 2
+    except BrokenPipeError:
+        stdout_closed()
+        return 0
+
+
 def check_traces(paths: list[str], fmt: str, tz: str | None, allowed: AllowedReport | None,
                  options: dict[str, Any], *, merge: bool = False,
-                 failovers: list[tuple[float, str]] | None = None) -> Report:
+                 failovers: list[tuple[float, str]] | None = None, watch: Watch | None = None) -> Report:
     """Check each trace in turn into one report (``merge``: all of them as one, by time).
 
     ``TraceFormatError`` for an input that is no trace (exit 2); any other exception is a bug of
     kgspec's and becomes an ``InternalError`` naming the input and the line being read or checked.
     ``failovers``: (tsMs, group or '*') the user says the coordinator moved at (``--failover``).
+    ``watch``: the focus options and the findings' context (``focus.py``).
     """
     report = Report()
+    watch = watch or Watch(Focus(), tz)
     if merge and len(paths) > 1:
-        _check_merged(paths, fmt, tz, allowed, options, report, failovers or [])
+        _check_merged(paths, fmt, tz, allowed, options, report, failovers or [], watch)
         return report
     for path in paths:
+        if watch.stopped == "--max-findings":
+            break
+        watch.stopped = None
         items: Iterator[ReadItem] | None = None
         item: ReadItem | None = None
         finishing = False
         try:
-            items = open_trace(path, fmt, tz=tz)
+            items = open_trace(path, fmt, tz=tz, sources=watch.sources)
             checker = _new_checker(path, report, allowed, options)
-            feed = checker.feed
+            checker.listener = watch.listener(checker)
             due = list(failovers or [])
-            for item in items:
+            for item in _admitted(items, watch):
                 if due and type(item) is Event and item.ts_ms is not None and item.ts_ms >= due[0][0]:
                     _failovers_due(checker, due, item)
-                feed(item)
+                checker.feed(item)
+            if watch.tick is not None:
+                watch.tick()
             finishing = True
             checker.finish()
         except TraceFormatError:
@@ -256,6 +317,58 @@ def check_traces(paths: list[str], fmt: str, tz: str | None, allowed: AllowedRep
     return report
 
 
+def _admitted(items: Iterator[ReadItem], watch: Watch) -> Iterator[ReadItem]:
+    """``items`` as the checker is to see them: each one noted as the current item (findings take
+    their context from it); with focus options, filtered (``Watch.admit``) and cut short; the
+    progress bar moved every few thousand lines."""
+    tick = watch.tick
+    if not watch.focus.filters and tick is None:
+        for item in items:
+            watch.item = item
+            yield item
+        return
+    for item in items:
+        if watch.stopped is not None:
+            return
+        admitted = watch.admit(item)
+        if watch.stopped is not None:
+            return
+        if tick is not None and item.line & TICK_LINES == 0:
+            tick()
+        if admitted is not None:
+            watch.item = admitted
+            yield admitted
+
+
+def input_bytes(paths: list[str]) -> int | None:
+    """The inputs' total size, when every one is a regular file (else None: a pipe, standard input)."""
+    total = 0
+    for path in paths:
+        try:
+            st = os.stat(path) if path != STDIN else None
+        except OSError:
+            return 0  # the reader reports it
+        if st is None or not stat.S_ISREG(st.st_mode):
+            return None
+        total += st.st_size
+    return total
+
+
+def _stream(human: HumanReport) -> Callable[[Finding], None]:
+    return human.finding
+
+
+def parse_focus(args: argparse.Namespace) -> Focus:
+    """The focus options; ValueError names a bad one."""
+    if args.max_findings is not None and args.max_findings < 1:
+        raise ValueError(f"--max-findings needs a positive number, got {args.max_findings}")
+    since = parse_time(args.since, args.tz, "--since") if args.since is not None else None
+    until = parse_time(args.until, args.tz, "--until") if args.until is not None else None
+    if since is not None and until is not None and until < since:
+        raise ValueError(f"--until {args.until} is before --since {args.since}")
+    return Focus(tuple(args.group), since, until, args.first, args.max_findings)
+
+
 def _new_checker(path: str, report: Report, allowed: AllowedReport | None, options: dict[str, Any]) -> TraceChecker:
     return TraceChecker(path, report, **options) if allowed is None \
         else AllowingChecker(path, report, allowed, **options)
@@ -271,7 +384,8 @@ def _failovers_due(checker: TraceChecker, due: list[tuple[float, str]], item: Ev
 
 
 def _check_merged(paths: list[str], fmt: str, tz: str | None, allowed: AllowedReport | None,
-                  options: dict[str, Any], report: Report, failovers: list[tuple[float, str]]) -> None:
+                  options: dict[str, Any], report: Report, failovers: list[tuple[float, str]],
+                  watch: Watch) -> None:
     """``--merge``: one checker over every input, items merged by time (``merge_by_time``); the
     checker's path and line counts follow the input of each item, so findings name its file and line."""
     streams: list[Iterator[ReadItem]] = []
@@ -281,16 +395,28 @@ def _check_merged(paths: list[str], fmt: str, tz: str | None, allowed: AllowedRe
     try:
         for path in paths:
             name = printable(path)
-            streams.append(open_trace(path, fmt, tz=tz))
+            streams.append(open_trace(path, fmt, tz=tz, sources=watch.sources))
         checker = _new_checker(paths[0], report, allowed, options)
+        checker.listener = watch.listener(checker)
         summaries = [checker.input]
         for path in paths[1:]:
             summaries.append(InputSummary(path))
             report.inputs.append(summaries[-1])
         feed = checker.feed
         due = list(failovers)
-        for index, item in merge_by_time(streams):
+        for index, merged in merge_by_time(streams):
             name = printable(paths[index])
+            item = merged
+            if watch.focus.filters:
+                admitted = watch.admit(merged)
+                if watch.stopped is not None:
+                    break
+                if admitted is None:
+                    continue
+                item = admitted
+            watch.item = item
+            if watch.tick is not None and item.line & TICK_LINES == 0:
+                watch.tick()
             checker.path, checker.input = paths[index], summaries[index]
             if due and type(item) is Event and item.ts_ms is not None and item.ts_ms >= due[0][0]:
                 _failovers_due(checker, due, item)
@@ -334,60 +460,8 @@ def merge_by_time(streams: list[Iterator[ReadItem]]) -> Iterator[tuple[int, Read
 def print_allowed(allowed: AllowedReport, out: TextIO) -> None:
     """One line per allow-list entry that matched: id, classification, count."""
     counts = allowed.counts()
-    put = _line_writer(out)
+    put = line_writer(out)
     put(f"{len(allowed.allowed)} allowed departure(s) ({allowed.allowlist.path})")
     for entry in allowed.allowlist.entries:
         if counts.get(entry.id):
             put(f"  {entry.id} [{entry.classification}]: {counts[entry.id]}")
-
-
-def print_human(report: Report, out: TextIO, quiet: bool = False) -> None:
-    """Per diverging group, the first departure with its context; then a summary line.
-
-    Every line goes through ``printable``: ids, messages and paths come from the input, and a
-    control character in them must show as an escape, never act on the terminal or start a line.
-    """
-    put = _line_writer(out)
-    firsts: dict[tuple[str, str | None], Finding] = {}
-    counts: Counter[tuple[str, str | None]] = Counter()
-    for f in sorted(report.findings, key=lambda f: (f.path, f.line)):
-        firsts.setdefault((f.path, f.group_id), f)
-        counts[f.path, f.group_id] += 1
-    if not quiet:
-        for (path, gid), f in firsts.items():
-            where = f"group {gid}" if gid else "trace"
-            put(f"{path}:{f.line}: {where}: {f.kind}{' (' + f.field + ')' if f.field else ''}")
-            put(f"  {f.message}")
-            if f.kind in ("response-mismatch", "client") or f.expected is not None or f.observed is not None:
-                put(f"  expected: {json.dumps(f.expected, default=jsonable)}")
-                put(f"  observed: {json.dumps(f.observed, default=jsonable)}")
-            for label in ("before", "after"):
-                view = f.context.get(label)
-                if view:
-                    put(f"  member {label}: {view['state']} at epoch {view['memberEpoch']}, "
-                        f"assigned {view['assigned']}, revoking {view['pendingRevocation']} "
-                        f"(group epoch {view['groupEpoch']}, assignment epoch {view['assignmentEpoch']})")
-            more = counts[path, gid] - 1
-            if more > 0:
-                put(f"  ... and {more} more finding(s) for this {where}")
-    if report.inferred and not quiet:
-        moves = [n for n in report.inferred if n["kind"] != "not-coordinator"]
-        groups = len({n["groupId"] for n in moves})
-        first = moves[0] if moves else report.inferred[0]
-        put(f"{len(moves)} coordinator move(s) inferred or supplied in {groups} group(s), replayed as failovers; "
-            f"{len(report.inferred) - len(moves)} NOT_COORDINATOR answer(s) of other brokers not judged "
-            f"(JSON report: inferred); first: {first['path']}:{first['line']}: {first['message']}")
-    lines = sum(i.lines for i in report.inputs)
-    malformed, skipped = sum(i.malformed for i in report.inputs), sum(i.skipped for i in report.inputs)
-    buckets = ", ".join(f"{n} {what}" for n, what in ((malformed, "malformed"), (skipped, "skipped")) if n)
-    verdicts = [g.verdict for g in report.groups]
-    put(f"{len(report.inputs)} trace(s), {lines} line(s){f' ({buckets})' if buckets else ''}, "
-        f"{len(report.groups)} group(s): "
-        f"{verdicts.count('conforms')} conform, {verdicts.count('diverges')} diverge, "
-        f"{verdicts.count('incomplete')} incomplete; {len(report.findings)} finding(s)")
-
-
-def _line_writer(out: TextIO) -> Callable[[str], None]:
-    def put(line: str) -> None:
-        out.write(printable(line) + "\n")
-    return put

@@ -141,7 +141,8 @@ def run(args: argparse.Namespace) -> int:
     if not spark_available():
         print(MISSING_SPARK, file=sys.stderr)
         return 2
-    from kgspec.commands.check import parse_configs, parse_pairs, print_human
+    from kgspec.commands.check import parse_configs, parse_pairs
+    from kgspec.commands.human import print_human
     from kgspec.commands.output import ReportFile, ReportWriteError, UsageError, error
     from kgspec.conformance.findings import jsonable
     from kgspec.conformance.spark import ConformOptions, run_conform

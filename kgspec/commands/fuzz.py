@@ -9,7 +9,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from kgspec.commands import model_choice_problem
+from kgspec.commands import model_choice_problem, progress
 from kgspec.commands.assignor_option import add_assignor_option
 from kgspec.model.mutants import CATALOGUE
 
@@ -26,7 +26,9 @@ def register(subparsers: Any) -> None:
     )
     parser.add_argument("--seed", type=int, default=0, metavar="N", help="random seed (default 0)")
     parser.add_argument("--budget", type=float, default=None, metavar="SECONDS",
-                        help="keep fuzzing new batches until SECONDS have passed (default: one batch)")
+                        help="keep fuzzing new batches until SECONDS have passed, in all (batches of at most 30 "
+                             "examples, so the last one ends soon after; shrinking a failure may take longer); "
+                             "default: one batch")
     parser.add_argument("--profile", default="kafka-4.3", help="behaviour profile (default kafka-4.3)")
     parser.add_argument("--protocol", default="consumer", choices=("consumer", "streams"),
                         help="group protocol (default consumer)")
@@ -41,7 +43,8 @@ def register(subparsers: Any) -> None:
                         help="check only the invariants a trace can show (skip internal-only ones such as "
                              "partition-epoch-index); by default a run broken only by those is followed by "
                              "a second search without them, and that run is written")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar")
+    parser.add_argument("--no-progress", action="store_true",
+                        help="no progress bar (with --budget, one is drawn on standard error when it is a terminal)")
     add_assignor_option(parser, "fuzz that assignor alone against --guarantee instead of whole groups")
     parser.add_argument("--guarantee", default=None, metavar="NAME",
                         help="with --assignor: valid, uniform, range (consumer), tasks-valid, sticky (streams); "
@@ -78,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
                              hypothesis_profile=args.hypothesis_profile, profile=args.profile, out=str(out),
                              shrink=not args.no_shrink, protocol=args.protocol,
                              observable=True if args.observable else None)
-    show = not args.no_progress and sys.stderr.isatty() and args.budget is not None
+    show = not args.no_progress and progress.wanted() and args.budget is not None
     result = _with_progress(fuzz, args.budget) if show else fuzz()
     mutated = f" with mutant(s) {', '.join(args.mutant)}" if args.mutant else ""
     if result.failure is None:
@@ -109,17 +112,14 @@ def _show(failure: Any) -> None:
 
 
 def _with_progress(fuzz: Callable[..., Any], budget: float) -> Any:
-    """``fuzz(progress=...)`` under a progress bar over the ``budget`` seconds."""
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
+    """``fuzz(progress=...)`` under a progress bar over the ``budget`` seconds (one budget for the
+    whole run: the search without internal-only invariants, if any, shares it)."""
+    with progress.bar("fuzzing", budget, progress.SECONDS, show=True, extra="0 batches") as meter:
 
-    with Progress(TextColumn("fuzzing"), BarColumn(), TextColumn("{task.fields[batches]} batches"),
-                  TimeElapsedColumn(), transient=True) as bar:
-        task = bar.add_task("fuzz", total=budget, batches=0)
+        def moved(elapsed: float, batches: int) -> None:
+            meter.update(min(elapsed, budget), extra=f"{batches} batches")
 
-        def progress(elapsed: float, batches: int) -> None:
-            bar.update(task, completed=min(elapsed, budget), batches=batches)
-
-        return fuzz(progress=progress)
+        return fuzz(progress=moved)
 
 
 def run_assignor_fuzz(args: argparse.Namespace) -> int:

@@ -8,6 +8,8 @@ import sys
 import time
 from typing import Any
 
+from kgspec.commands import progress
+
 SMT_HINT = "kgspec prove needs the `smt` extra: pip install 'kgspec[smt]'"
 
 
@@ -60,7 +62,9 @@ def run(args: argparse.Namespace) -> int:
     if args.bmc_depth < 0 or args.timeout <= 0:
         return _usage_error("--bmc-depth must be >= 0 and --timeout > 0")
 
-    results = [r for p in protocols for r in _prove_protocol(p, names, args)]
+    pairs = sum(1 for p in protocols for n in names if p in INVARIANTS[n].protocols)
+    with progress.bar("proving", pairs, "invariants") as meter:
+        results = [r for p in protocols for r in _prove_protocol(p, names, args, meter)]
     report = {"mutant": args.mutant, "protocols": protocols,
               "all_proved": all(r["result"] == "proved" for r in results), "results": results}
     to_stdout = args.json == "-"
@@ -78,7 +82,10 @@ def run(args: argparse.Namespace) -> int:
     return 0 if report["all_proved"] else 1
 
 
-def _prove_protocol(protocol: str, names: list[str], args: argparse.Namespace) -> list[dict[str, Any]]:
+def _prove_protocol(protocol: str, names: list[str], args: argparse.Namespace,
+                    meter: progress.Bar | None = None) -> list[dict[str, Any]]:
+    """Induction proofs of ``names`` for ``protocol``, then a bounded search for each one not
+    proved; ``meter`` advances by one per invariant settled."""
     from kgspec.invariants.symbolic.bmc import run_bmc
     from kgspec.invariants.symbolic.invariants import INVARIANTS
     from kgspec.invariants.symbolic.prover import prove_all
@@ -87,6 +94,8 @@ def _prove_protocol(protocol: str, names: list[str], args: argparse.Namespace) -
     if not mine:
         return []
     proofs = prove_all(protocol, args.mutant, args.timeout, mine)
+    if meter is not None:
+        meter.advance(sum(1 for n in mine if proofs[n].result == "proved" or args.bmc_depth <= 0))
     out: list[dict[str, Any]] = []
     for n in mine:
         pr = proofs[n]
@@ -103,6 +112,8 @@ def _prove_protocol(protocol: str, names: list[str], args: argparse.Namespace) -
             if bmc.counterexample is not None:
                 entry["result"] = "failed"  # a reachable violation
                 entry["counterexample"] = bmc.counterexample.to_json()
+            if meter is not None:
+                meter.advance()
         out.append(entry)
     return out
 

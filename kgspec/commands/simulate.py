@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kgspec.commands import model_choice_problem
+from kgspec.commands import model_choice_problem, progress
 from kgspec.commands.assignor_option import add_assignor_option, load_registry
 from kgspec.model.mutants import Mutants
 
@@ -76,8 +76,9 @@ def run(args: argparse.Namespace) -> int:
     scenario = Scenario(args.groups, args.members, args.duration_ms, args.seed, args.loss,
                         args.duplicate, args.failover_every, args.check, args.profile, args.protocol,
                         args.standby_replicas)
-    sim = run_scenario(scenario, Mutants(tuple(args.mutant)), configs=prefer({}, registry),
-                       **registry.coordinator_kwargs())
+    with progress.bar("simulating", args.duration_ms, "simulated ms") as meter:
+        sim = run_scenario(scenario, Mutants(tuple(args.mutant)), configs=prefer({}, registry),
+                           progress=meter.update if meter.shown else None, **registry.coordinator_kwargs())
     lines = write_trace(sim.finish(), args.output)
     print(f"wrote {lines} events ({sim.steps} coordinator steps, {sim.failovers} failovers, "
           f"{sim.now} ms) to {args.output}", file=sys.stderr)

@@ -12,6 +12,7 @@ Kafka Streams process, and churn also kills whole processes.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -101,9 +102,10 @@ def _churn(sim: Simulator, group: str, topic: str, target_size: int) -> None:
 
 
 def run_scenario(scenario: Scenario, mutants: Mutants = NONE, *, configs: dict[str, Any] | None = None,
-                 assignors: dict[str, Any] | None = None,
-                 task_assignors: dict[str, Any] | None = None) -> Simulator:
-    """``configs``: more coordinator configs; ``assignors``/``task_assignors``: registered ones."""
+                 assignors: dict[str, Any] | None = None, task_assignors: dict[str, Any] | None = None,
+                 progress: Callable[[int], None] | None = None) -> Simulator:
+    """Run ``scenario``. ``configs``: more coordinator configs; ``assignors``/``task_assignors``:
+    registered ones; ``progress`` is told the simulated time (ms) as it advances."""
     network = NetworkConfig(scenario.loss, scenario.duplicate, 1, 20)
     streams = scenario.protocol == "streams"
     configs = dict(configs or {})
@@ -133,6 +135,8 @@ def run_scenario(scenario: Scenario, mutants: Mutants = NONE, *, configs: dict[s
         if at > scenario.duration_ms:
             break
         sim.run_until(at)
+        if progress is not None:
+            progress(at)
         if sim.violations:
             break
         if kind == "join":
@@ -151,4 +155,6 @@ def run_scenario(scenario: Scenario, mutants: Mutants = NONE, *, configs: dict[s
             agenda.append((at + scenario.failover_every_ms, "failover", ""))
     if not sim.violations:
         sim.run_until(scenario.duration_ms)
+    if progress is not None:
+        progress(scenario.duration_ms)
     return sim
