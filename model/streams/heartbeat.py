@@ -393,7 +393,7 @@ class StreamsHeartbeat:
             "activeTasks": None, "standbyTasks": None, "warmupTasks": None,
             "endpointInformationEpoch": 0, "partitionsByUserEndpoint": None,
         }
-        if profile.streams_recovery_lag_in_response:
+        if profile.streams_recovery_lag_in_response or profile.streams_kip_response_configs:
             # KAFKA-18652: the task-offset interval from the group's config (4.3 sends 0).
             response["taskOffsetIntervalMs"] = coord.config.int("group.streams.task.offset.interval.ms")
         changed = joining or reconciled.assigned != member.assigned
