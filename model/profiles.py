@@ -96,6 +96,9 @@ class Profile:
     # StreamsGroupHeartbeatResponse v0 (the seed's only version): AcceptableRecoveryLag (int32) and
     # TaskOffsetIntervalMs carry the configured acceptable.recovery.lag and task.offset.interval.ms.
     streams_kip_response_configs: bool = False
+    # "Request Handling" 3.4: "FENCED_MEMBER_EPOCH is returned otherwise. The member is also removed
+    # from the group." (Kafka keeps the member; the Connect draft's worker is removed likewise.)
+    streams_kip_fenced_member_removed: bool = False
     # Kafka trunk's StreamsGroupHeartbeat v1 and StreamsGroupDescribe v1; the seed defines v0 only.
     streams_v1_apis: bool = False
 
@@ -186,6 +189,7 @@ PROFILES: dict[str, Profile] = {
         streams_kip_stale_members_keep_only=True,
         streams_kip_assign_on_every_bump=True,
         streams_kip_response_configs=True,
+        streams_kip_fenced_member_removed=True,
         streams_online_migration=True,
     ),
 }

@@ -169,6 +169,8 @@ class StreamsHeartbeat:
     # its Streams user data carries (the request has no topology).
     classic_metadata: dict[str, Any] | None = None
     classic_topology_epoch: int | None = None
+    # kip: records written although the call fails (a fenced member is removed, seed 002).
+    error_records: list[Record] = field(default_factory=list)
 
     def run(self) -> dict[str, Any]:
         epoch = self.req["memberEpoch"]
@@ -223,24 +225,11 @@ class StreamsHeartbeat:
             group = ops.group_or_throw(coord, gid)
         group = coord.shadow_streams_group(group)  # the step changes soft state on its own copy
 
-        replaced: StreamsMember | None = None
-        if instance_id is None:
-            member = group.members.get(member_id)
-            is_new = member is None
-            if member is None:
-                if not joining:
-                    raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID,
-                                           f"Member {member_id} is not a member of group {gid}.")
-                member = StreamsMember(member_id)
-                self.explain.append(f"member {member_id} joins")
-            self.validate_epoch(member, epoch, owned_raw)
-        else:
-            old = group.static_member(instance_id)
-            if old is not None and old.member_id != member_id:
-                replaced = old
-                group.relabel_refined(old.member_id, member_id)
-            member, is_new = static.get_or_create_member(self, group, member_id, epoch, instance_id, joining,
-                                                          owned_raw)
+        try:
+            member, is_new, replaced = self._member(group, member_id, instance_id, epoch, joining, owned_raw)
+        except CoordinatorError as exc:
+            self._remove_fenced(group, exc, member_id)
+            raise
 
         # 1. Create or update the member.
         updated = member.copy()
@@ -428,6 +417,42 @@ class StreamsHeartbeat:
                     f"Missing required client tags for rack-aware standby assignment: [{', '.join(missing)}]. "
                     "Configure them via 'client.tag.<tagKey>' in your Streams config."))
         return response
+
+    def _member(self, group: StreamsGroup, member_id: str, instance_id: str | None, epoch: int, joining: bool,
+                owned_raw: list[Any]) -> tuple[StreamsMember, bool, StreamsMember | None]:
+        """The member the heartbeat is for (created on a join), whether it is new, and the static
+        member it replaces; epoch validation included."""
+        gid = group.group_id
+        replaced: StreamsMember | None = None
+        if instance_id is None:
+            member = group.members.get(member_id)
+            is_new = member is None
+            if member is None:
+                if not joining:
+                    raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID,
+                                           f"Member {member_id} is not a member of group {gid}.")
+                member = StreamsMember(member_id)
+                self.explain.append(f"member {member_id} joins")
+            self.validate_epoch(member, epoch, owned_raw)
+        else:
+            old = group.static_member(instance_id)
+            if old is not None and old.member_id != member_id:
+                replaced = old
+                group.relabel_refined(old.member_id, member_id)
+            member, is_new = static.get_or_create_member(self, group, member_id, epoch, instance_id, joining,
+                                                          owned_raw)
+        return member, is_new, replaced
+
+    def _remove_fenced(self, group: StreamsGroup, exc: CoordinatorError, member_id: str) -> None:
+        """kip, seed 002 "Request Handling" 3.4: "FENCED_MEMBER_EPOCH is returned otherwise. The
+        member is also removed from the group." (as the Connect draft's worker; docs/kip.md)."""
+        member = group.members.get(member_id)
+        if (exc.error != Errors.FENCED_MEMBER_EPOCH or member is None
+                or not self.coord.profile.streams_kip_fenced_member_removed):
+            return
+        self.error_records = self.coord.migration.fence_streams_members(
+            self.coord, group, [member], self.effects, self.now, "fenced")
+        self.explain.append(f"member {member_id} sent a fenced epoch: removed from the group (seed 002)")
 
     def _throw_if_full(self, group: StreamsGroup, instance_id: str | None, member_id: str) -> None:
         """``throwIfStreamsGroupIsFull``; trunk exempts an existing static member and a known member id."""

@@ -42,7 +42,9 @@ class StreamsProtocol(ProtocolDefaults):
         lag = ops.recovery_lag_fields(coord.profile, version)
         decision = coord.run_step(step, lambda: validate(request, topology, coord.profile),
                                   lambda exc: ops.error_response(exc, lag))
-        if decision.error is None:
+        if decision.error is not None:
+            decision.records.extend(step.error_records)  # kip: the fenced member is removed
+        else:
             decision.soft.append(SoftSet("coordinator", "", "last_streams_topics_to_create",
                                          step.internal_topics_to_create))
         return decision

@@ -13,7 +13,7 @@ from kgspec.model.streams.stale import withhold_new_tasks
 
 from tests.helpers import check, check_events, read_jsonl
 from tests.streams.goldens import GOLDEN
-from tests.streams.helpers import codes, coordinator, join
+from tests.streams.helpers import codes, coordinator, hb, join, record_types
 
 BOUNCE = GOLDEN / "kip_rolling_bounce.jsonl"
 
@@ -113,3 +113,28 @@ def test_no_assignment_delay_under_kip() -> None:
     k = join(coordinator("kafka-trunk", delay=3000), 0, "m1", "p1").response
     assert k is not None
     assert (k["memberEpoch"], codes(k)) == (1, [5])
+
+
+@pytest.mark.parametrize("profile", ["kip", "kafka-trunk"])
+def test_fenced_member_epoch_removes_the_member(profile: str) -> None:
+    """Seed 002 "Request Handling" 3.4: "FENCED_MEMBER_EPOCH is returned otherwise. The member is also
+    removed from the group." kip removes it as a session timeout would (tombstones 22, 21, 19, then
+    17 at epoch + 1); Kafka answers the error and keeps the member."""
+    c = coordinator(profile)
+    join(c, 0, "m1", "p1")
+    join(c, 10, "m2", "p2")
+    g = c.streams_groups["g"]
+    before = g.group_epoch
+    r = hb(c, 20, "m2", 9, activeTasks=[], standbyTasks=[], warmupTasks=[])
+    assert r.response is not None
+    assert r.response["errorCode"] == 110
+    if profile == "kip":
+        assert record_types(r) == [22, 21, 19, 17]
+        assert [rec.value is None for rec in r.records] == [True, True, True, False]
+        assert (sorted(g.members), g.group_epoch) == (["m1"], before + 1)
+        again = hb(c, 30, "m2", 3, activeTasks=[], standbyTasks=[], warmupTasks=[]).response
+        assert again is not None
+        assert again["errorCode"] == 25  # UNKNOWN_MEMBER_ID: it must rejoin with epoch 0
+    else:
+        assert record_types(r) == []
+        assert (sorted(g.members), g.group_epoch) == (["m1", "m2"], before)
