@@ -99,6 +99,9 @@ class Profile:
     # "Request Handling" 3.4: "FENCED_MEMBER_EPOCH is returned otherwise. The member is also removed
     # from the group." (Kafka keeps the member; the Connect draft's worker is removed likewise.)
     streams_kip_fenced_member_removed: bool = False
+    # "Request Validation": the seed's INVALID_REQUEST and STREAMS_INVALID_TOPOLOGY lists
+    # (model/streams/seed_validation.py) instead of GroupCoordinatorService's checks.
+    streams_kip_seed_validation: bool = False
     # Kafka trunk's StreamsGroupHeartbeat v1 and StreamsGroupDescribe v1; the seed defines v0 only.
     streams_v1_apis: bool = False
 
@@ -190,6 +193,7 @@ PROFILES: dict[str, Profile] = {
         streams_kip_assign_on_every_bump=True,
         streams_kip_response_configs=True,
         streams_kip_fenced_member_removed=True,
+        streams_kip_seed_validation=True,
         streams_online_migration=True,
     ),
 }

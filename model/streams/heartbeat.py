@@ -25,7 +25,7 @@ from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.model.profiles import Profile
 from kgspec.model.reconcile import check_member_epoch
 from kgspec.model.records import Record
-from kgspec.model.streams import ops, refiner, static
+from kgspec.model.streams import ops, refiner, seed_validation, static
 from kgspec.model.streams import records as srec
 from kgspec.model.streams import target as streams_target
 from kgspec.model.streams.configure import (
@@ -80,6 +80,13 @@ def validate(request: Mapping[str, Any], topology: Topology | None, profile: Pro
     Trunk's ``throwIfStreamsGroupHeartbeatRequestIsUsingUnsupportedFeatures`` keeps only the
     source-topic regex check; each feature it accepts is behind its own profile flag.
     """
+    if profile is not None and profile.streams_kip_seed_validation:
+        seed_validation.validate_request(request, topology)
+        if topology is not None:
+            seed_validation.validate_topology(topology)
+            check_topology_topic_names(topology)  # seed silent: Kafka's KafkaApis check
+            seed_validation.reject_source_regexes(topology)
+        return
     if topology is not None:
         check_topology_topic_names(topology)
     # throwIfStreamsGroupHeartbeatRequestIsUsingUnsupportedFeatures
