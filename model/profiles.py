@@ -102,6 +102,9 @@ class Profile:
     # "Request Validation": the seed's INVALID_REQUEST and STREAMS_INVALID_TOPOLOGY lists
     # (model/streams/seed_validation.py) instead of GroupCoordinatorService's checks.
     streams_kip_seed_validation: bool = False
+    # StreamsGroupHeartbeatResponse "Status": "Null if unchanged since last heartbeat." (a join
+    # always gets it; the memory is soft state). Kafka always sends the list.
+    streams_kip_null_unchanged_status: bool = False
     # Kafka trunk's StreamsGroupHeartbeat v1 and StreamsGroupDescribe v1; the seed defines v0 only.
     streams_v1_apis: bool = False
 
@@ -194,6 +197,7 @@ PROFILES: dict[str, Profile] = {
         streams_kip_response_configs=True,
         streams_kip_fenced_member_removed=True,
         streams_kip_seed_validation=True,
+        streams_kip_null_unchanged_status=True,
         streams_online_migration=True,
     ),
 }

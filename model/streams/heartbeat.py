@@ -56,6 +56,8 @@ if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
 
 METADATA_REFRESH_INTERVAL_MS = 2**31 - 1
+# kip: the status list last sent to each member of a group (soft state, lost on failover).
+LAST_STATUS = "kip-streams-status"
 
 
 def _empty(value: Any) -> bool:
@@ -423,6 +425,14 @@ class StreamsHeartbeat:
                     Status.MISSING_CLIENT_TAGS,
                     f"Missing required client tags for rack-aware standby assignment: [{', '.join(missing)}]. "
                     "Configure them via 'client.tag.<tagKey>' in your Streams config."))
+        if profile.streams_kip_null_unchanged_status:
+            # Soft state of the coordinator, not of the group: a group a join creates is transient.
+            last: dict[str, Any] = coord.soft_get(LAST_STATUS, gid, {})
+            sent = tuple((int(x["statusCode"]), str(x["statusDetail"])) for x in statuses)
+            if not joining and last.get(reconciled.member_id) == sent:
+                response["status"] = None  # seed 002: "Null if unchanged since last heartbeat."
+            elif last.get(reconciled.member_id) != sent:
+                coord.soft_set(LAST_STATUS, gid, {**last, reconciled.member_id: sent})
         return response
 
     def _member(self, group: StreamsGroup, member_id: str, instance_id: str | None, epoch: int, joining: bool,

@@ -43,25 +43,27 @@ def test_withheld_task_never_lands_on_a_process_holding_it() -> None:
     assert only_b.standby == {"A": {}, "B": {}}
 
 
-def _calls() -> list[tuple[int, str, int, int, list[int], Any]]:
+def _calls() -> list[tuple[int, str, int, int, list[int] | None, Any]]:
     return [(i + 1, e["request"]["memberId"], e["request"]["memberEpoch"], e["response"]["memberEpoch"],
-             [s["statusCode"] for s in e["response"]["status"] or []],
+             None if e["response"]["status"] is None else [s["statusCode"] for s in e["response"]["status"]],
              None if e["response"]["activeTasks"] is None
              else sorted(p + 1 for t in e["response"]["activeTasks"] for p in t["partitions"]))
             for i, e in enumerate(read_jsonl(BOUNCE)) if "response" in e]
 
 
 def test_rolling_bounce_golden_values() -> None:
-    """The example's steps with the model's sticky choices (T = partition + 1)."""
+    """The example's steps with the model's sticky choices (T = partition + 1); a status is sent
+    when it changes ("Null if unchanged since last heartbeat")."""
     calls = _calls()
     assert (17, "C", 0, 6, [], []) in calls               # C rejoins at topology epoch 1: group epoch 6
-    assert (13, "A", 4, 5, [], [1, 2, 3, 4, 9]) in calls  # C is down: A and B share its tasks
+    assert (13, "A", 4, 5, None, [1, 2, 3, 4, 9]) in calls  # C is down: A and B share its tasks
     assert (18, "A", 5, 5, [0], [1, 2, 3]) in calls       # STALE_TOPOLOGY; A gives up T4, T9 to C
     assert (19, "B", 5, 5, [0], [5, 6, 7]) in calls
-    assert (23, "C", 6, 6, [], [4, 8, 9]) in calls
-    assert (28, "A", 6, 7, [0], None) in calls            # B is down: A gets nothing new
-    assert (29, "C", 6, 7, [], [4, 5, 6, 7, 8, 9]) in calls  # all of B's tasks go to C
-    assert (40, "B", 8, 8, [], [7, 8, 9]) in calls        # B is back at epoch 1 and gets tasks
+    assert (21, "A", 5, 6, None, None) in calls           # still stale, status unchanged: null
+    assert (23, "C", 6, 6, None, [4, 8, 9]) in calls
+    assert (28, "A", 6, 7, None, None) in calls           # B is down: A gets nothing new
+    assert (29, "C", 6, 7, None, [4, 5, 6, 7, 8, 9]) in calls  # all of B's tasks go to C
+    assert (40, "B", 8, 8, None, [7, 8, 9]) in calls      # B is back at epoch 1 and gets tasks
     status, report = check(BOUNCE)
     assert (status, report["findings"]) == (0, [])
 
@@ -138,3 +140,22 @@ def test_fenced_member_epoch_removes_the_member(profile: str) -> None:
     else:
         assert record_types(r) == []
         assert (sorted(g.members), g.group_epoch) == (["m1", "m2"], before)
+
+
+def test_status_is_null_when_unchanged() -> None:
+    """Seed 002 response "Status": "Null if unchanged since last heartbeat." A join always carries it;
+    Kafka sends the list every time."""
+    for profile, second, third in (("kip", [1], None), ("kafka-4.3", [1], [1])):
+        c = coordinator(profile)
+        missing = {"topology": {"epoch": 0, "subtopologies": [
+            {"subtopologyId": "0", "sourceTopics": ["absent"], "sourceTopicRegex": [], "stateChangelogTopics": [],
+             "repartitionSinkTopics": [], "repartitionSourceTopics": [], "copartitionGroups": []}]}}
+        first = join(c, 0, "m1", "p1", **missing).response
+        assert first is not None
+        assert codes(first) == [1]  # MISSING_SOURCE_TOPICS
+        got = []
+        for now in (10, 20):
+            r = hb(c, now, "m1", first["memberEpoch"], activeTasks=[], standbyTasks=[], warmupTasks=[]).response
+            assert r is not None
+            got.append(None if r["status"] is None else codes(r))
+        assert got == ([None, None] if profile == "kip" else [second, third])
