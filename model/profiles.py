@@ -105,6 +105,10 @@ class Profile:
     # StreamsGroupHeartbeatResponse "Status": "Null if unchanged since last heartbeat." (a join
     # always gets it; the memory is soft state). Kafka always sends the list.
     streams_kip_null_unchanged_status: bool = False
+    # --- classic groups, seed text (003) ---
+    # JoinGroup v6+ ``joinReason`` (BLIND / TOPIC_METADATA_CHANGE): a known member's blind rejoin
+    # with unchanged protocols does not rebalance, even from the leader (model/classic/join.py).
+    classic_kip_join_reason: bool = False
     # Kafka trunk's StreamsGroupHeartbeat v1 and StreamsGroupDescribe v1; the seed defines v0 only.
     streams_v1_apis: bool = False
 
@@ -198,6 +202,7 @@ PROFILES: dict[str, Profile] = {
         streams_kip_fenced_member_removed=True,
         streams_kip_seed_validation=True,
         streams_kip_null_unchanged_status=True,
+        classic_kip_join_reason=True,
         streams_online_migration=True,
     ),
 }
