@@ -105,6 +105,9 @@ class Profile:
     # StreamsGroupHeartbeatResponse "Status": "Null if unchanged since last heartbeat." (a join
     # always gets it; the memory is soft state). Kafka always sends the list.
     streams_kip_null_unchanged_status: bool = False
+    # Topology "SourceTopicRegex": source topics given by RE2/J regexes, resolved when the topology
+    # is configured (model/streams/source_regex.py); Kafka answers INVALID_REQUEST.
+    streams_kip_source_regexes: bool = False
     # --- classic groups, seed text (003) ---
     # JoinGroup v6+ ``joinReason`` (BLIND / TOPIC_METADATA_CHANGE): a known member's blind rejoin
     # with unchanged protocols does not rebalance, even from the leader (model/classic/join.py).
@@ -202,6 +205,7 @@ PROFILES: dict[str, Profile] = {
         streams_kip_fenced_member_removed=True,
         streams_kip_seed_validation=True,
         streams_kip_null_unchanged_status=True,
+        streams_kip_source_regexes=True,
         classic_kip_join_reason=True,
         streams_online_migration=True,
     ),

@@ -25,13 +25,14 @@ from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.model.profiles import Profile
 from kgspec.model.reconcile import check_member_epoch
 from kgspec.model.records import Record
-from kgspec.model.streams import ops, refiner, seed_validation, static
+from kgspec.model.streams import ops, refiner, seed_validation, source_regex, static
 from kgspec.model.streams import records as srec
 from kgspec.model.streams import target as streams_target
 from kgspec.model.streams.configure import (
     ConfiguredTopology,
     CreatableTopic,
     Status,
+    StreamsInvalidTopology,
     UnexpectedServerError,
     check_topology_topic_names,
     configure_topology,
@@ -87,7 +88,12 @@ def validate(request: Mapping[str, Any], topology: Topology | None, profile: Pro
         if topology is not None:
             seed_validation.validate_topology(topology)
             check_topology_topic_names(topology)  # seed silent: Kafka's KafkaApis check
-            seed_validation.reject_source_regexes(topology)
+            if profile.streams_kip_source_regexes:
+                bad = source_regex.invalid_regex(topology)
+                if bad is not None:  # seed silent on an invalid regex: the topology is invalid
+                    raise StreamsInvalidTopology(f"Source topic regular expression {bad} is not valid.")
+            else:
+                seed_validation.reject_source_regexes(topology)
         return
     if topology is not None:
         check_topology_topic_names(topology)
@@ -288,13 +294,18 @@ class StreamsHeartbeat:
         metadata_hash = group.metadata_hash
         configured: ConfiguredTopology
         if reconfigure or group.configured_topology is None or group.has_metadata_expired(self.now):
-            metadata_hash = coord.metadata_hash(topology.required_topics())
+            resolved, unmatched = topology, list[str]()
+            if profile.streams_kip_source_regexes:  # kip: regex sources resolve against the topics
+                resolved, unmatched = source_regex.resolve(topology, ops.topic_partition_counts(coord).keys())
+            metadata_hash = coord.metadata_hash(resolved.required_topics())
             if metadata_hash != group.metadata_hash:
                 bump = True
                 reconfigure = True
                 self.explain.append("the topology's topics' metadata hash changed")
             if reconfigure or group.configured_topology is None:
-                configured = configure_topology(topology, ops.topic_partition_counts(coord))
+                counts = ops.topic_partition_counts(coord)
+                configured = (source_regex.configure(resolved, unmatched, counts)
+                              if profile.streams_kip_source_regexes else configure_topology(topology, counts))
                 ops.fire_configured(group, configured)
                 group.configured_topology = configured
             else:

@@ -70,3 +70,41 @@ def test_disjoint_task_sets() -> None:
         if profile == "kip":
             assert r["errorMessage"] == ("ActiveTasks, StandbyTasks and WarmupTasks have to be disjoint sets: "
                                          "task sub1_0 is both active and standby.")
+
+
+def _regex_sub(*patterns: str) -> dict[str, Any]:
+    return topology(sub("0", [], sourceTopicRegex=list(patterns)))
+
+
+def test_source_regex_resolves_to_matching_topics() -> None:
+    """Seed 002: source topics "can be defined through a Google RE2/J regular expression"; the
+    regex matches foo (6 partitions) in full, not bar: six tasks. Kafka refuses the regex."""
+    c = coordinator("kip")
+    r = join(c, 0, "m1", "p1", topology=_regex_sub("f.*")).response
+    assert r is not None
+    assert (r["errorCode"], r["status"], r["activeTasks"]) == (
+        0, [], [{"subtopologyId": "0", "partitions": [0, 1, 2, 3, 4, 5]}])
+    assert _join("kafka-4.3", topology=_regex_sub("f.*")) == (
+        42, "Regular expressions for source topics are not supported yet.")
+
+
+def test_source_regex_matching_nothing_is_a_missing_source_until_a_topic_matches() -> None:
+    """"A source topic is missing or a source topic regex resolves to zero topics": MISSING_SOURCE_TOPICS,
+    no tasks; a topic created later that matches makes the group ready (group epoch bumped)."""
+    c = coordinator("kip")
+    r = join(c, 0, "m1", "p1", topology=_regex_sub("orders-.*")).response
+    assert r is not None
+    assert (r["status"], r["activeTasks"]) == ([{"statusCode": 1, "statusDetail":
+                                                 "Source topic regular expressions orders-.* match no topic."}], [])
+    c.update_topic("orders-eu", "OOOOOOOOOOOOOOOOOOOOOO", 2)
+    later = hb(c, 10, "m1", r["memberEpoch"], activeTasks=[], standbyTasks=[], warmupTasks=[]).response
+    assert later is not None
+    assert (later["memberEpoch"], later["status"], later["activeTasks"]) == (
+        r["memberEpoch"] + 1, [], [{"subtopologyId": "0", "partitions": [0, 1]}])
+
+
+def test_invalid_source_regex_is_an_invalid_topology() -> None:
+    code, message = _join("kip", topology=_regex_sub("(unclosed"))
+    assert code == 130
+    assert message is not None
+    assert message.startswith("Source topic regular expression '(unclosed' (")
