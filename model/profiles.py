@@ -112,6 +112,9 @@ class Profile:
     # JoinGroup v6+ ``joinReason`` (BLIND / TOPIC_METADATA_CHANGE): a known member's blind rejoin
     # with unchanged protocols does not rebalance, even from the leader (model/classic/join.py).
     classic_kip_join_reason: bool = False
+    # Seed 004: any joined member may lead and any undominated common protocol may be chosen; the
+    # checker adopts the trace's (model/classic/seed_choices.py). Kafka: first joiner, vote.
+    classic_kip_choices: bool = False
     # Kafka trunk's StreamsGroupHeartbeat v1 and StreamsGroupDescribe v1; the seed defines v0 only.
     streams_v1_apis: bool = False
 
@@ -207,6 +210,7 @@ PROFILES: dict[str, Profile] = {
         streams_kip_null_unchanged_status=True,
         streams_kip_source_regexes=True,
         classic_kip_join_reason=True,
+        classic_kip_choices=True,
         streams_online_migration=True,
     ),
 }

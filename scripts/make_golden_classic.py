@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from kgspec.conformance.writers.request_log import API_KEY_NAMES
+from kgspec.model.classic import seed_choices
 from kgspec.model.coordinator import Coordinator
 from kgspec.model.message_schemas import field_names
 
@@ -93,10 +94,11 @@ class ClassicRecorder:
             "reason": reason}, client_id, None if join_reason is None else {"joinReason": join_reason})
 
     def sync(self, ts: int, member_id: str, generation: int, *, client_id: str = "client", version: int = 5,
-             assignments: dict[str, str] | None = None, instance_id: str | None = None) -> dict[str, Any]:
+             assignments: dict[str, str] | None = None, instance_id: str | None = None,
+             protocol_name: str = "range") -> dict[str, Any]:
         return self.call(ts, 14, version, {
             "groupId": "g", "generationId": generation, "memberId": member_id, "groupInstanceId": instance_id,
-            "protocolType": "consumer", "protocolName": "range",
+            "protocolType": "consumer", "protocolName": protocol_name,
             "assignments": [{"memberId": m, "assignment": a} for m, a in (assignments or {}).items()]}, client_id)
 
     def heartbeat(self, ts: int, member_id: str, generation: int, *, client_id: str = "client", version: int = 4,
@@ -222,8 +224,29 @@ def kip_join_reason() -> ClassicRecorder:
     return r
 
 
+def kip_choices() -> ClassicRecorder:
+    """kip, seed 004: "the coordinator randomly selects a leader" and, with no agreement in preference,
+    a protocol "is chosen randomly": here b leads (Kafka: a, the first to join) and roundrobin is
+    chosen (Kafka's vote: range, 2 to 1)."""
+    r = ClassicRecorder(profile="kip", records=False)
+    prefs = {"c1": ["range", "roundrobin"], "c2": ["roundrobin", "range"], "c3": ["range", "roundrobin"]}
+    protos = {c: [{"name": n, "metadata": "AAE=" if n == "range" else "AAI="} for n in p] for c, p in prefs.items()}
+    ids = {c: r.join(i * 100, client_id=c, protocols=protos[c])["response"]["memberId"] for i, c in enumerate(prefs)}
+    calls = {c: r.join(1000 + i * 100, ids[c], client_id=c, protocols=protos[c]) for i, c in enumerate(prefs)}
+    seed_choices.note(r.coord.classic_groups["g"], 1, ids["c2"], "roundrobin")  # the coordinator's pick
+    r.tick(7000)
+    leader = calls["c1"]["response"]["leader"]
+    r.sync(7000, ids["c1"], 1, client_id="c1", protocol_name="roundrobin")
+    r.sync(7100, ids["c3"], 1, client_id="c3", protocol_name="roundrobin")
+    r.sync(7200, leader, 1, client_id="c2", protocol_name="roundrobin",
+           assignments={m: f"AAA{i}" for i, m in enumerate(ids.values())})
+    for i, c in enumerate(prefs):
+        r.heartbeat(8000 + i * 100, ids[c], 1, client_id=c)
+    return r
+
+
 SCENARIOS = {"join_sync": join_sync, "static_membership": static_membership, "timeouts": timeouts,
-             "old_versions": old_versions, "kip_join_reason": kip_join_reason}
+             "old_versions": old_versions, "kip_join_reason": kip_join_reason, "kip_choices": kip_choices}
 
 
 def main() -> None:
