@@ -23,6 +23,7 @@ from kgspec.conformance.compare import consumer_assignment_key
 from kgspec.conformance.connection import client_host
 from kgspec.conformance.findings import Finding
 from kgspec.invariants.classic import ClassicHistory, join_response_problems, record_problems
+from kgspec.model.classic import seed_choices
 from kgspec.model.classic.ops import CLASSIC_API_NAMES, CLASSIC_APIS
 from kgspec.model.classic.responses import HEARTBEAT, JOIN_GROUP, LEAVE_GROUP, SYNC_GROUP
 from kgspec.model.coordinator import TimerStorm
@@ -157,6 +158,9 @@ class ClassicChecks:
             # coordinator-generated: any new id is legal (one already in the group is not new: Kafka's
             # ids are unique, and adopting it would make one member of two)
             choices = Choices(member_id=observed_id)
+        adopt = api == JOIN_GROUP and not mixed and coord.profile.classic_kip_choices and obs.get("errorCode") == 0
+        if adopt:
+            _note_seed_choice(coord, g.summary.group_id, obs)
         try:
             result = coord.handle(api, version, req, now=ts, client_id=event.client_id or "", client_host=client_host,
                                   choices=choices)
@@ -165,6 +169,8 @@ class ClassicChecks:
             self._report(g, event, "unsupported", exc.message or exc.error.name,
                                         "requestHeader.requestApiKey")
             return
+        if adopt:  # a group this call created: its join completes later
+            _note_seed_choice(coord, g.summary.group_id, obs)
         g.generation += 1  # a mixed group's consumer state may have changed: no stale steady answers
         for record in result.records:
             g.expected_records.append((event.line, record))
@@ -247,6 +253,15 @@ def _members(members: Any) -> list[tuple[Any, Any, Any]]:
         return []
     return sorted(((m.get("memberId"), m.get("groupInstanceId"), m.get("metadata")) for m in members
                    if isinstance(m, dict)), key=repr)
+
+
+def _note_seed_choice(coord: Coordinator, group_id: str, observed: dict[str, Any]) -> None:
+    """kip (seed 004): the leader and protocol the trace shows are legal inputs when the seed allows
+    them (``model/classic/seed_choices.py`` decides; an illegal pick is left to the comparison)."""
+    group = coord.classic_groups.get(group_id)
+    generation = observed.get("generationId")
+    if group is not None and isinstance(generation, int):
+        seed_choices.note(group, generation, observed.get("leader"), observed.get("protocolName"))
 
 
 def _is_member(coord: Coordinator, group_id: str, member_id: str) -> bool:

@@ -23,6 +23,16 @@ from kgspec.model.record_schemas import RECORD_SCHEMAS, parse_versions, validate
 # kip profile extends trunk.
 PROFILE_RELEASES: Final = {"kafka-4.1": "4.1", "kafka-4.2": "4.1", "kafka-4.3": "4.3", "kafka-trunk": "trunk",
                            "kip": "trunk"}
+# kip's streams messages are the seed's v0 (int32 acceptableRecoveryLag), which is 4.3's shape,
+# not trunk's (acceptableRecoveryLagLegacy at v0).
+API_RELEASES: Final = {("kip", 88): "4.3", ("kip", 89): "4.3"}
+
+
+def release_of(profile: str, api: int | None) -> str | None:
+    """The schema table a call of ``api`` under ``profile`` is validated against."""
+    return API_RELEASES.get((profile, api or -1), PROFILE_RELEASES.get(profile))
+
+
 MESSAGES: Final = {11: "JoinGroup", 12: "Heartbeat", 13: "LeaveGroup", 14: "SyncGroup", 15: "DescribeGroups",
                    16: "ListGroups", 68: "ConsumerGroupHeartbeat",
                    69: "ConsumerGroupDescribe", 88: "StreamsGroupHeartbeat", 89: "StreamsGroupDescribe"}
@@ -46,7 +56,7 @@ def call_shape_problem(profile: str, api: int | None, version: int, request: dic
     top-level field left out counts too (the classic model reads every field its version has).
     """
     name = MESSAGES.get(api) if api is not None else None
-    release = PROFILE_RELEASES.get(profile)
+    release = release_of(profile, api)
     if name is None or release is None:
         return None
     for side, body in (("request", request), ("response", response)):

@@ -5,7 +5,7 @@ this module assembles them, with the router's own ListGroups. The model (``Coord
 checks a call's version here), the trace checker, the Spark replay and the simulator read this
 table; nothing else spells a version range. A range can grow with a profile: ``since`` lists
 (version, profile flag) pairs, e.g. StreamsGroupHeartbeat v1 exists only where
-``streams_recovery_lag_in_response`` (KAFKA-18652, trunk) holds.
+``streams_v1_apis`` (KAFKA-18652 and KIP-1331, trunk) holds.
 
 Facts: Kafka's ``clients/src/main/resources/common/message/*Request.json`` ``validVersions``
 on each release branch (docs/kafka-facts.md); the Connect draft's APIs have no Kafka key and

@@ -86,6 +86,37 @@ class Profile:
     # "Rebalance Process"/"Assignment": warm-ups for stateful tasks that move; a warm-up whose lag is
     # within acceptable.recovery.lag bumps the group epoch and is promoted (see streams/refiner.py).
     streams_kip_warmup_promotion: bool = False
+    # "Topology updates": members whose topology epoch is below the group's get no new tasks
+    # (model/streams/stale.py); Kafka's assignor does not look at topology epochs.
+    streams_kip_stale_members_keep_only: bool = False
+    # "Assignment": "Every time the group epoch is bumped, a new task assignment is computed": no
+    # group.streams.assignment.interval.ms batching (with streams_initial_rebalance_delay off, no
+    # ASSIGNMENT_DELAYED status, which the seed does not define).
+    streams_kip_assign_on_every_bump: bool = False
+    # StreamsGroupHeartbeatResponse v0 (the seed's only version): AcceptableRecoveryLag (int32) and
+    # TaskOffsetIntervalMs carry the configured acceptable.recovery.lag and task.offset.interval.ms.
+    streams_kip_response_configs: bool = False
+    # "Request Handling" 3.4: "FENCED_MEMBER_EPOCH is returned otherwise. The member is also removed
+    # from the group." (Kafka keeps the member; the Connect draft's worker is removed likewise.)
+    streams_kip_fenced_member_removed: bool = False
+    # "Request Validation": the seed's INVALID_REQUEST and STREAMS_INVALID_TOPOLOGY lists
+    # (model/streams/seed_validation.py) instead of GroupCoordinatorService's checks.
+    streams_kip_seed_validation: bool = False
+    # StreamsGroupHeartbeatResponse "Status": "Null if unchanged since last heartbeat." (a join
+    # always gets it; the memory is soft state). Kafka always sends the list.
+    streams_kip_null_unchanged_status: bool = False
+    # Topology "SourceTopicRegex": source topics given by RE2/J regexes, resolved when the topology
+    # is configured (model/streams/source_regex.py); Kafka answers INVALID_REQUEST.
+    streams_kip_source_regexes: bool = False
+    # --- classic groups, seed text (003) ---
+    # JoinGroup v6+ ``joinReason`` (BLIND / TOPIC_METADATA_CHANGE): a known member's blind rejoin
+    # with unchanged protocols does not rebalance, even from the leader (model/classic/join.py).
+    classic_kip_join_reason: bool = False
+    # Seed 004: any joined member may lead and any undominated common protocol may be chosen; the
+    # checker adopts the trace's (model/classic/seed_choices.py). Kafka: first joiner, vote.
+    classic_kip_choices: bool = False
+    # Kafka trunk's StreamsGroupHeartbeat v1 and StreamsGroupDescribe v1; the seed defines v0 only.
+    streams_v1_apis: bool = False
 
 
 _STREAMS_TRUNK: dict[str, bool] = {
@@ -96,7 +127,12 @@ _STREAMS_TRUNK: dict[str, bool] = {
     "streams_recovery_lag_in_response": True,
     "streams_rack_aware_tags": True,
     "streams_endpoint_change_bumps_endpoint_epoch": True,
+    "streams_v1_apis": True,
 }
+# kip keeps what the seed also has (static members, task offsets, warm-ups) and drops what only
+# Kafka has: the v1 APIs, the int64 recovery lag and rack-aware tags (MISSING_CLIENT_TAGS).
+_STREAMS_KIP: dict[str, bool] = {**_STREAMS_TRUNK, "streams_v1_apis": False,
+                                 "streams_recovery_lag_in_response": False, "streams_rack_aware_tags": False}
 
 PROFILES: dict[str, Profile] = {
     "kafka-4.1": Profile(
@@ -159,13 +195,22 @@ PROFILES: dict[str, Profile] = {
         rejoin_with_epoch_zero=True,
         assignment_batching=True,
         per_partition_assignment_epochs=True,
-        streams_initial_rebalance_delay=True,
-        **_STREAMS_TRUNK,
+        streams_initial_rebalance_delay=False,  # the seed has no initial delay (docs/kip.md)
+        **_STREAMS_KIP,
         static_member_size_exemption=True,
         empty_group_resets_assignment_epoch=True,
         kip_text=True,
         streams_kip_topology_epochs=True,
         streams_kip_warmup_promotion=True,
+        streams_kip_stale_members_keep_only=True,
+        streams_kip_assign_on_every_bump=True,
+        streams_kip_response_configs=True,
+        streams_kip_fenced_member_removed=True,
+        streams_kip_seed_validation=True,
+        streams_kip_null_unchanged_status=True,
+        streams_kip_source_regexes=True,
+        classic_kip_join_reason=True,
+        classic_kip_choices=True,
         streams_online_migration=True,
     ),
 }

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from kgspec.conformance.writers.request_log import API_KEY_NAMES
+from kgspec.model.classic import seed_choices
 from kgspec.model.coordinator import Coordinator
 from kgspec.model.message_schemas import field_names
 
@@ -63,9 +64,11 @@ class ClassicRecorder:
         self._time(ts)
         self.events.append({"tsMs": ts, "tick": {}})
 
-    def call(self, ts: int, api: int, version: int, request: dict[str, Any], client_id: str) -> dict[str, Any]:
+    def call(self, ts: int, api: int, version: int, request: dict[str, Any], client_id: str,
+             seed_fields: dict[str, Any] | None = None) -> dict[str, Any]:
         if api in API_SCHEMAS:  # the new protocols' heartbeats are recorded as given
             request = _fields_of_version(request, API_SCHEMAS[api] + "Request", version)
+        request.update(seed_fields or {})  # fields only the seeds define (kip: seed 003's joinReason)
         self._time(ts)
         result = self.coord.handle(api, version, request, now=ts, client_id=client_id)
         self._correlation += 1
@@ -83,17 +86,19 @@ class ClassicRecorder:
 
     def join(self, ts: int, member_id: str = "", *, client_id: str = "client", version: int = 9,
              instance_id: str | None = None, protocols: list[dict[str, str]] | None = None,
-             session: int = 10_000, rebalance: int = 60_000, reason: str | None = None) -> dict[str, Any]:
+             session: int = 10_000, rebalance: int = 60_000, reason: str | None = None,
+             join_reason: str | None = None) -> dict[str, Any]:
         return self.call(ts, 11, version, {
             "groupId": "g", "sessionTimeoutMs": session, "rebalanceTimeoutMs": rebalance, "memberId": member_id,
             "groupInstanceId": instance_id, "protocolType": "consumer", "protocols": protocols or RANGE,
-            "reason": reason}, client_id)
+            "reason": reason}, client_id, None if join_reason is None else {"joinReason": join_reason})
 
     def sync(self, ts: int, member_id: str, generation: int, *, client_id: str = "client", version: int = 5,
-             assignments: dict[str, str] | None = None, instance_id: str | None = None) -> dict[str, Any]:
+             assignments: dict[str, str] | None = None, instance_id: str | None = None,
+             protocol_name: str = "range") -> dict[str, Any]:
         return self.call(ts, 14, version, {
             "groupId": "g", "generationId": generation, "memberId": member_id, "groupInstanceId": instance_id,
-            "protocolType": "consumer", "protocolName": "range",
+            "protocolType": "consumer", "protocolName": protocol_name,
             "assignments": [{"memberId": m, "assignment": a} for m, a in (assignments or {}).items()]}, client_id)
 
     def heartbeat(self, ts: int, member_id: str, generation: int, *, client_id: str = "client", version: int = 4,
@@ -195,8 +200,53 @@ def old_versions() -> ClassicRecorder:
     return r
 
 
+def kip_join_reason() -> ClassicRecorder:
+    """kip, seed 003: the leader's BLIND rejoin with unchanged protocols keeps the generation (Kafka
+    would rebalance); a follower's TOPIC_METADATA_CHANGE rebalances to generation 2."""
+    r = ClassicRecorder(profile="kip", records=False)
+    a = r.join(0, client_id="c1")["response"]["memberId"]
+    b = r.join(100, client_id="c2")["response"]["memberId"]
+    ja = r.join(200, a, client_id="c1")
+    r.join(300, b, client_id="c2")
+    r.tick(6300)
+    leader = ja["response"]["leader"]
+    follower = b if leader == a else a
+    r.sync(6300, follower, 1, client_id="c2")
+    r.sync(6400, leader, 1, client_id="c1", assignments={leader: "AAAB", follower: "AAAC"})
+    r.join(7000, leader, client_id="c1", join_reason="blind")          # no rebalance: generation 1
+    r.heartbeat(7100, follower, 1, client_id="c2")                      # still STABLE: no error
+    fj = r.join(8000, follower, client_id="c2", join_reason="topic_metadata_change")  # rebalances
+    r.heartbeat(8100, leader, 1, client_id="c1")                        # REBALANCE_IN_PROGRESS
+    r.join(8200, leader, client_id="c1", join_reason="blind")           # completes the join phase
+    gen = fj["response"]["generationId"]
+    r.sync(8300, follower, gen, client_id="c2")
+    r.sync(8400, leader, gen, client_id="c1", assignments={leader: "AAAD", follower: "AAAE"})
+    return r
+
+
+def kip_choices() -> ClassicRecorder:
+    """kip, seed 004: "the coordinator randomly selects a leader" and, with no agreement in preference,
+    a protocol "is chosen randomly": here b leads (Kafka: a, the first to join) and roundrobin is
+    chosen (Kafka's vote: range, 2 to 1)."""
+    r = ClassicRecorder(profile="kip", records=False)
+    prefs = {"c1": ["range", "roundrobin"], "c2": ["roundrobin", "range"], "c3": ["range", "roundrobin"]}
+    protos = {c: [{"name": n, "metadata": "AAE=" if n == "range" else "AAI="} for n in p] for c, p in prefs.items()}
+    ids = {c: r.join(i * 100, client_id=c, protocols=protos[c])["response"]["memberId"] for i, c in enumerate(prefs)}
+    calls = {c: r.join(1000 + i * 100, ids[c], client_id=c, protocols=protos[c]) for i, c in enumerate(prefs)}
+    seed_choices.note(r.coord.classic_groups["g"], 1, ids["c2"], "roundrobin")  # the coordinator's pick
+    r.tick(7000)
+    leader = calls["c1"]["response"]["leader"]
+    r.sync(7000, ids["c1"], 1, client_id="c1", protocol_name="roundrobin")
+    r.sync(7100, ids["c3"], 1, client_id="c3", protocol_name="roundrobin")
+    r.sync(7200, leader, 1, client_id="c2", protocol_name="roundrobin",
+           assignments={m: f"AAA{i}" for i, m in enumerate(ids.values())})
+    for i, c in enumerate(prefs):
+        r.heartbeat(8000 + i * 100, ids[c], 1, client_id=c)
+    return r
+
+
 SCENARIOS = {"join_sync": join_sync, "static_membership": static_membership, "timeouts": timeouts,
-             "old_versions": old_versions}
+             "old_versions": old_versions, "kip_join_reason": kip_join_reason, "kip_choices": kip_choices}
 
 
 def main() -> None:

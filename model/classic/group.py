@@ -40,6 +40,8 @@ class ClassicGroup:
         self.new_member_added = False
         # (delayMs, remainingMs) of the scheduled tryCompleteInitialRebalanceElseSchedule.
         self.initial_delay = (0, 0)
+        # kip (seed 004): (generation, leader, protocol) a trace shows; an input, see seed_choices.py.
+        self.seed_choice: tuple[int, str, str] | None = None
 
     # --- state -------------------------------------------------------------------------
 

@@ -3,6 +3,14 @@
 
 The request's ``reason`` (v8+, KIP-800) only reaches Kafka's log messages; it never changes
 the outcome (the seed's JoinReason enum was not implemented), so it goes to ``explain``.
+
+Under ``kip`` (``profile.classic_kip_join_reason``) seed 003's ``JoinReason`` enum decides a known
+member's rejoin: "If there is no member protocol change and JoinReason is `Blind`, then we shall
+not rebalance on known member rejoin" (the leader included); TOPIC_METADATA_CHANGE rebalances; a
+protocol change always does ("JoinReason takes lower priority than the protocol change
+monitoring"); no reason (below v6, or null) is "unknown": Kafka's rules. On the wire the
+request's ``joinReason`` carries the enum's names from the seed, "blind" or
+"topic_metadata_change" (docs/kip.md).
 """
 
 from __future__ import annotations
@@ -28,8 +36,9 @@ from kgspec.spec.classic import COMPLETING_REBALANCE, DEAD, EMPTY, PREPARING_REB
 class JoinRequest:
     """The fields of a JoinGroupRequest the coordinator reads, with the version's defaults."""
 
-    __slots__ = ("chosen_member_id", "client_host", "client_id", "group_id", "instance_id", "member_id",
-                 "protocol_type", "protocols", "reason", "rebalance_timeout_ms", "session_timeout_ms", "version")
+    __slots__ = ("chosen_member_id", "client_host", "client_id", "group_id", "instance_id", "join_reason",
+                 "member_id", "protocol_type", "protocols", "reason", "rebalance_timeout_ms", "session_timeout_ms",
+                 "version")
 
     def __init__(self, req: dict[str, Any], version: int, client_id: str, client_host: str,
                  chosen_member_id: str | None = None) -> None:
@@ -43,12 +52,27 @@ class JoinRequest:
         self.protocol_type: str = req.get("protocolType") or ""
         self.protocols: Protocols = tuple((p["name"], p.get("metadata") or "") for p in req.get("protocols") or [])
         self.reason: str = (req.get("reason") if version >= 8 else None) or "not provided"
+        # Seed 003's JoinReason (v6+); read only under kip (``join_reason_of``).
+        self.join_reason: Any = req.get("joinReason") if version >= 6 else None
         self.client_id, self.client_host = client_id, client_host
         # Choices.member_id: the id the coordinator generates, if the caller chose it (a trace's).
         self.chosen_member_id = chosen_member_id
 
     def names(self) -> set[str]:
         return {name for name, _ in self.protocols}
+
+
+BLIND, TOPIC_METADATA_CHANGE = "blind", "topic_metadata_change"  # seed 003 JoinReason
+
+
+def join_reason_of(step: Step, req: JoinRequest) -> str | None:
+    """The seed's JoinReason under kip; None ("unknown") otherwise or when absent."""
+    if not step.coord.profile.classic_kip_join_reason or req.join_reason is None:
+        return None
+    if req.join_reason not in (BLIND, TOPIC_METADATA_CHANGE):
+        raise ValueError(f"request.joinReason: {req.join_reason!r} is not a JoinReason "
+                         f"({BLIND!r} or {TOPIC_METADATA_CHANGE!r}, seed 003)")
+    return str(req.join_reason)
 
 
 def join(step: Step, call: ParkedCall, req: JoinRequest) -> None:
@@ -178,6 +202,10 @@ def _join_existing_member(step: Step, call: ParkedCall, req: JoinRequest, group:
         return
     member = group.members[member_id]
     reason = f"client reason: {req.reason}"
+    join_reason = join_reason_of(step, req)
+    if join_reason is not None and group.state in (COMPLETING_REBALANCE, STABLE):
+        _kip_rejoin(step, call, req, group, member, join_reason)
+        return
     if group.state == PREPARING_REBALANCE:
         _update_member_then_rebalance(step, call, req, group, member, f"member {member_id} rejoins; {reason}")
     elif group.state == COMPLETING_REBALANCE:
@@ -197,6 +225,23 @@ def _join_existing_member(step: Step, call: ParkedCall, req: JoinRequest, group:
     else:
         step.why(f"member {member_id} rejoins group {group.group_id} in unexpected state {group.state}")
         step.answer(call, join_response(req.version, int(Errors.UNKNOWN_MEMBER_ID), member_id=member_id))
+
+
+def _kip_rejoin(step: Step, call: ParkedCall, req: JoinRequest, group: ClassicGroup, member: ClassicMember,
+                join_reason: str) -> None:
+    """Seed 003: a known member's rejoin with a JoinReason, in COMPLETING_REBALANCE or STABLE."""
+    member_id = member.member_id
+    if not member.matches(req.protocols):
+        _update_member_then_rebalance(step, call, req, group, member,
+                                      f"member {member_id} changed metadata (JoinReason {join_reason})")
+    elif join_reason == TOPIC_METADATA_CHANGE:
+        _update_member_then_rebalance(step, call, req, group, member,
+                                      f"member {member_id} rejoins: JoinReason topic_metadata_change")
+    else:
+        # BLIND, protocols unchanged: no rebalance, the leader included; the leader gets the
+        # members as after a lost response (kgspec's reading, docs/kip.md).
+        step.why(f"member {member_id} rejoins blind with unchanged protocols: no rebalance (seed 003)")
+        _answer_current_generation(step, call, req, group, member_id, group.is_leader(member_id))
 
 
 def _answer_current_generation(step: Step, call: ParkedCall, req: JoinRequest, group: ClassicGroup,

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
+from kgspec.model.classic import seed_choices
 from kgspec.model.classic.group import ClassicGroup
 from kgspec.model.classic.member import EMPTY_ASSIGNMENT, ClassicMember
 from kgspec.model.classic.records import group_metadata_record
@@ -78,7 +79,12 @@ def complete_join(step: Step, group: ClassicGroup) -> None:
         # Nobody rejoined: wait another rebalance timeout for the session timeouts to act.
         step.schedule_join(group, group.rebalance_timeout_ms())
         return
+    kip = step.coord.profile.classic_kip_choices
+    if kip and (chosen := seed_choices.leader_choice(group)) is not None:
+        group.leader_id = chosen  # seed 004: "the coordinator randomly selects a leader"
     group.init_next_generation(step.now)
+    if kip and len(group.members) and (protocol := seed_choices.protocol_choice(group)) is not None:
+        group.protocol_name = protocol  # seed 004: "one is chosen randomly" among the undominated
     if group.state == EMPTY:
         step.why(f"group {group.group_id} is empty at generation {group.generation_id}")
         step.records.append(group_metadata_record(group, {}))

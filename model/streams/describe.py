@@ -63,7 +63,9 @@ def describe_member(group: StreamsGroup, m: StreamsMember) -> dict[str, Any]:
         "taskEndOffsets": describe_json(group.offsets_of(m.member_id).task_end_offsets),
         "assignment": _assignment(m.assigned_sets()),
         "targetAssignment": _assignment(group.target.get(m.member_id, {})),
-        "isClassic": False,
+        # Kafka's members are never classic (no online migration); under kip a member still on the
+        # classic protocol is ("True for classic members that have not been upgraded yet.", seed 002).
+        "isClassic": m.uses_classic(),
     }
 
 

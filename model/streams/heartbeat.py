@@ -25,13 +25,14 @@ from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.model.profiles import Profile
 from kgspec.model.reconcile import check_member_epoch
 from kgspec.model.records import Record
-from kgspec.model.streams import ops, refiner, static
+from kgspec.model.streams import ops, refiner, seed_validation, source_regex, static
 from kgspec.model.streams import records as srec
 from kgspec.model.streams import target as streams_target
 from kgspec.model.streams.configure import (
     ConfiguredTopology,
     CreatableTopic,
     Status,
+    StreamsInvalidTopology,
     UnexpectedServerError,
     check_topology_topic_names,
     configure_topology,
@@ -56,6 +57,8 @@ if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
 
 METADATA_REFRESH_INTERVAL_MS = 2**31 - 1
+# kip: the status list last sent to each member of a group (soft state, lost on failover).
+LAST_STATUS = "kip-streams-status"
 
 
 def _empty(value: Any) -> bool:
@@ -80,6 +83,18 @@ def validate(request: Mapping[str, Any], topology: Topology | None, profile: Pro
     Trunk's ``throwIfStreamsGroupHeartbeatRequestIsUsingUnsupportedFeatures`` keeps only the
     source-topic regex check; each feature it accepts is behind its own profile flag.
     """
+    if profile is not None and profile.streams_kip_seed_validation:
+        seed_validation.validate_request(request, topology)
+        if topology is not None:
+            seed_validation.validate_topology(topology)
+            check_topology_topic_names(topology)  # seed silent: Kafka's KafkaApis check
+            if profile.streams_kip_source_regexes:
+                bad = source_regex.invalid_regex(topology)
+                if bad is not None:  # seed silent on an invalid regex: the topology is invalid
+                    raise StreamsInvalidTopology(f"Source topic regular expression {bad} is not valid.")
+            else:
+                seed_validation.reject_source_regexes(topology)
+        return
     if topology is not None:
         check_topology_topic_names(topology)
     # throwIfStreamsGroupHeartbeatRequestIsUsingUnsupportedFeatures
@@ -169,6 +184,8 @@ class StreamsHeartbeat:
     # its Streams user data carries (the request has no topology).
     classic_metadata: dict[str, Any] | None = None
     classic_topology_epoch: int | None = None
+    # kip: records written although the call fails (a fenced member is removed, seed 002).
+    error_records: list[Record] = field(default_factory=list)
 
     def run(self) -> dict[str, Any]:
         epoch = self.req["memberEpoch"]
@@ -223,24 +240,11 @@ class StreamsHeartbeat:
             group = ops.group_or_throw(coord, gid)
         group = coord.shadow_streams_group(group)  # the step changes soft state on its own copy
 
-        replaced: StreamsMember | None = None
-        if instance_id is None:
-            member = group.members.get(member_id)
-            is_new = member is None
-            if member is None:
-                if not joining:
-                    raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID,
-                                           f"Member {member_id} is not a member of group {gid}.")
-                member = StreamsMember(member_id)
-                self.explain.append(f"member {member_id} joins")
-            self.validate_epoch(member, epoch, owned_raw)
-        else:
-            old = group.static_member(instance_id)
-            if old is not None and old.member_id != member_id:
-                replaced = old
-                group.relabel_refined(old.member_id, member_id)
-            member, is_new = static.get_or_create_member(self, group, member_id, epoch, instance_id, joining,
-                                                          owned_raw)
+        try:
+            member, is_new, replaced = self._member(group, member_id, instance_id, epoch, joining, owned_raw)
+        except CoordinatorError as exc:
+            self._remove_fenced(group, exc, member_id)
+            raise
 
         # 1. Create or update the member.
         updated = member.copy()
@@ -290,13 +294,18 @@ class StreamsHeartbeat:
         metadata_hash = group.metadata_hash
         configured: ConfiguredTopology
         if reconfigure or group.configured_topology is None or group.has_metadata_expired(self.now):
-            metadata_hash = coord.metadata_hash(topology.required_topics())
+            resolved, unmatched = topology, list[str]()
+            if profile.streams_kip_source_regexes:  # kip: regex sources resolve against the topics
+                resolved, unmatched = source_regex.resolve(topology, ops.topic_partition_counts(coord).keys())
+            metadata_hash = coord.metadata_hash(resolved.required_topics())
             if metadata_hash != group.metadata_hash:
                 bump = True
                 reconfigure = True
                 self.explain.append("the topology's topics' metadata hash changed")
             if reconfigure or group.configured_topology is None:
-                configured = configure_topology(topology, ops.topic_partition_counts(coord))
+                counts = ops.topic_partition_counts(coord)
+                configured = (source_regex.configure(resolved, unmatched, counts)
+                              if profile.streams_kip_source_regexes else configure_topology(topology, counts))
                 ops.fire_configured(group, configured)
                 group.configured_topology = configured
             else:
@@ -393,7 +402,7 @@ class StreamsHeartbeat:
             "activeTasks": None, "standbyTasks": None, "warmupTasks": None,
             "endpointInformationEpoch": 0, "partitionsByUserEndpoint": None,
         }
-        if profile.streams_recovery_lag_in_response:
+        if profile.streams_recovery_lag_in_response or profile.streams_kip_response_configs:
             # KAFKA-18652: the task-offset interval from the group's config (4.3 sends 0).
             response["taskOffsetIntervalMs"] = coord.config.int("group.streams.task.offset.interval.ms")
         changed = joining or reconciled.assigned != member.assigned
@@ -427,7 +436,51 @@ class StreamsHeartbeat:
                     Status.MISSING_CLIENT_TAGS,
                     f"Missing required client tags for rack-aware standby assignment: [{', '.join(missing)}]. "
                     "Configure them via 'client.tag.<tagKey>' in your Streams config."))
+        if profile.streams_kip_null_unchanged_status:
+            # Soft state of the coordinator, not of the group: a group a join creates is transient.
+            last: dict[str, Any] = coord.soft_get(LAST_STATUS, gid, {})
+            sent = tuple((int(x["statusCode"]), str(x["statusDetail"])) for x in statuses)
+            if not joining and last.get(reconciled.member_id) == sent:
+                response["status"] = None  # seed 002: "Null if unchanged since last heartbeat."
+            elif last.get(reconciled.member_id) != sent:
+                coord.soft_set(LAST_STATUS, gid, {**last, reconciled.member_id: sent})
         return response
+
+    def _member(self, group: StreamsGroup, member_id: str, instance_id: str | None, epoch: int, joining: bool,
+                owned_raw: list[Any]) -> tuple[StreamsMember, bool, StreamsMember | None]:
+        """The member the heartbeat is for (created on a join), whether it is new, and the static
+        member it replaces; epoch validation included."""
+        gid = group.group_id
+        replaced: StreamsMember | None = None
+        if instance_id is None:
+            member = group.members.get(member_id)
+            is_new = member is None
+            if member is None:
+                if not joining:
+                    raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID,
+                                           f"Member {member_id} is not a member of group {gid}.")
+                member = StreamsMember(member_id)
+                self.explain.append(f"member {member_id} joins")
+            self.validate_epoch(member, epoch, owned_raw)
+        else:
+            old = group.static_member(instance_id)
+            if old is not None and old.member_id != member_id:
+                replaced = old
+                group.relabel_refined(old.member_id, member_id)
+            member, is_new = static.get_or_create_member(self, group, member_id, epoch, instance_id, joining,
+                                                          owned_raw)
+        return member, is_new, replaced
+
+    def _remove_fenced(self, group: StreamsGroup, exc: CoordinatorError, member_id: str) -> None:
+        """kip, seed 002 "Request Handling" 3.4: "FENCED_MEMBER_EPOCH is returned otherwise. The
+        member is also removed from the group." (as the Connect draft's worker; docs/kip.md)."""
+        member = group.members.get(member_id)
+        if (exc.error != Errors.FENCED_MEMBER_EPOCH or member is None
+                or not self.coord.profile.streams_kip_fenced_member_removed):
+            return
+        self.error_records = self.coord.migration.fence_streams_members(
+            self.coord, group, [member], self.effects, self.now, "fenced")
+        self.explain.append(f"member {member_id} sent a fenced epoch: removed from the group (seed 002)")
 
     def _throw_if_full(self, group: StreamsGroup, instance_id: str | None, member_id: str) -> None:
         """``throwIfStreamsGroupIsFull``; trunk exempts an existing static member and a known member id."""

@@ -222,7 +222,8 @@ def recovery_lag_fields(profile: Profile, api_version: int, lag: int | None = No
     builds a fresh response (leave, errors).
     """
     if not profile.streams_recovery_lag_in_response:
-        return {"acceptableRecoveryLag": 0}
+        # kip: the seed's v0 int32 field carries the configured lag on a heartbeat.
+        return {"acceptableRecoveryLag": lag if profile.streams_kip_response_configs and lag is not None else 0}
     if api_version >= 1:
         return {"acceptableRecoveryLag": -1 if lag is None else lag}
     return {"acceptableRecoveryLagLegacy": 0}

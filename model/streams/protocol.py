@@ -13,7 +13,7 @@ from kgspec.model import timers
 from kgspec.model.protocol import ProtocolDefaults
 from kgspec.model.records import Record, ReplayError
 from kgspec.model.step import Decision, SoftSet
-from kgspec.model.streams import commits, ops, target
+from kgspec.model.streams import commits, ops, source_regex, target
 from kgspec.model.streams import records as srec
 from kgspec.model.streams.apis import STREAMS_GROUP_DESCRIBE, STREAMS_GROUP_HEARTBEAT
 from kgspec.model.streams.describe import describe_streams_groups
@@ -42,7 +42,9 @@ class StreamsProtocol(ProtocolDefaults):
         lag = ops.recovery_lag_fields(coord.profile, version)
         decision = coord.run_step(step, lambda: validate(request, topology, coord.profile),
                                   lambda exc: ops.error_response(exc, lag))
-        if decision.error is None:
+        if decision.error is not None:
+            decision.records.extend(step.error_records)  # kip: the fenced member is removed
+        else:
             decision.soft.append(SoftSet("coordinator", "", "last_streams_topics_to_create",
                                          step.internal_topics_to_create))
         return decision
@@ -117,8 +119,10 @@ def on_loaded(coord: Coordinator, now: int) -> None:
 def metadata_changed(coord: Coordinator, names: Iterable[str]) -> None:
     """``onMetadataUpdate``: groups whose topology requires a changed topic refresh on their next heartbeat."""
     changed = set(names)
+    regexes = coord.profile.streams_kip_source_regexes  # kip: a new topic may match a source regex
     for group in coord.streams_groups.values():
-        if group.topology is not None and group.topology.required_topics() & changed:
+        if group.topology is not None and (group.topology.required_topics() & changed
+                                           or (regexes and changed and source_regex.has_regexes(group.topology))):
             group.refresh_deadline = (0, 0)
 
 
@@ -128,7 +132,9 @@ PROTOCOL = StreamsProtocol()
 def followed_topics(coord: Coordinator) -> tuple[set[str], bool]:
     """What ``metadata_changed`` looks at: the topics the groups' topologies require."""
     names: set[str] = set()
+    every = False
     for group in coord.streams_groups.values():
         if group.topology is not None:
             names |= group.topology.required_topics()
-    return names, False
+            every = every or (coord.profile.streams_kip_source_regexes and source_regex.has_regexes(group.topology))
+    return names, every

@@ -21,6 +21,7 @@ from kgspec.model.streams.assignor import (
 from kgspec.model.streams.configure import ConfiguredTopology, Status
 from kgspec.model.streams.group import StreamsGroup
 from kgspec.model.streams.member import ACTIVE, ROLES, STANDBY, WARMUP, StreamsMember, TaskSets
+from kgspec.model.streams.stale import withhold_new_tasks
 from kgspec.model.streams.task_api import STREAMS_ASSIGNOR_NAME, StickyTaskAssignor, TaskGroupSpec
 
 if TYPE_CHECKING:
@@ -29,7 +30,7 @@ if TYPE_CHECKING:
 
 def can_compute(coord: Coordinator, group: StreamsGroup, now: int) -> bool:
     """``canComputeNextTargetAssignment`` (4.3+, KAFKA-20291)."""
-    if not coord.profile.assignment_batching:
+    if not coord.profile.assignment_batching or coord.profile.streams_kip_assign_on_every_bump:
         return True
     interval = coord.config.int("group.streams.assignment.interval.ms")
     last = group.assignment_timestamp
@@ -94,6 +95,9 @@ def compute_target(coord: Coordinator, group: StreamsGroup, group_epoch: int,
         choose = coord.choices.task_target
         if choose is not None:
             assignment = choose(specs, subtasks, replicas, assignment)
+        if coord.profile.streams_kip_stale_members_keep_only:
+            stale = frozenset(m for m in order if members[m].topology_epoch < configured.topology_epoch)
+            assignment = withhold_new_tasks(specs, assignment, stale)
         result = {mid: {ACTIVE: dict(assignment.active.get(mid, {})), STANDBY: dict(assignment.standby.get(mid, {})),
                         WARMUP: {}} for mid in order}
     else:

@@ -395,3 +395,13 @@ def test_other_profiles_refuse_the_migration() -> None:
     result = h.join_streams(100)
     assert result.response is not None
     assert result.response["errorMessage"] == f"Group {G} is not a streams group."
+
+
+def test_describe_marks_members_still_on_the_classic_protocol() -> None:
+    """Seed 002 StreamsGroupDescribe ``IsClassic``: "True for classic members that have not been
+    upgraded yet." A and B (classic) are, C (streams protocol) is not; Kafka's is always false."""
+    h, _ = converted()
+    described = h.c.handle(89, 0, {"groupIds": [G], "includeAuthorizedOperations": False}, now=0).response
+    assert described is not None
+    assert {m["memberId"]: m["isClassic"] for m in described["groups"][0]["members"]} == {
+        "A": True, "B": True, "C": False}

@@ -173,11 +173,53 @@ def kip_warmup(mutants: frozenset[str] = frozenset(), records: bool = False) -> 
     return rec
 
 
+STATELESS_9 = {"epoch": 0, "subtopologies": [
+    {"subtopologyId": "0", "sourceTopics": ["input"], "sourceTopicRegex": [], "stateChangelogTopics": [],
+     "repartitionSinkTopics": [], "repartitionSourceTopics": [], "copartitionGroups": []}]}
+
+
+def kip_rolling_bounce(mutants: frozenset[str] = frozenset(), records: bool = False,
+                       profile: str = "kip") -> TraceRecorder:
+    """Seed 002 "Topology updates", Example: a rolling bounce to topology epoch 1 with three
+    one-thread clients A, B, C and nine stateless tasks T1..T9 (subtopology 0, partitions 0..8).
+    C is shut down and rejoins at epoch 1, then B; from C's rejoin on, A and B (epoch 0) get no
+    new task: when B is down all of B's tasks go to C, and A keeps exactly what it had."""
+    rec = _recorder({"group.streams.initial.rebalance.delay.ms": 0}, records, mutants, profile)
+    rec.topic(0, "input", 9)
+    a, b, c = Client(rec, "A", "pA"), Client(rec, "B", "pB"), Client(rec, "C", "pC")
+    a.join(1000, STATELESS_9)
+    b.join(1100, STATELESS_9)
+    c.join(1200, STATELESS_9)
+    for ts in (2000, 3000):                       # uniform: three tasks each
+        for i, x in enumerate((a, b, c)):
+            x.beat(ts + 10 * i)
+    c.leave(5000)                                 # C shut down to update its topology
+    for ts in (6000, 7000):
+        a.beat(ts)
+        b.beat(ts + 10)
+    c = Client(rec, "C", "pC")
+    c.join(8000, {**STATELESS_9, "epoch": 1})     # bumps the group's topology epoch to 1
+    for ts in (9000, 10000, 11000):
+        for i, x in enumerate((a, b, c)):
+            x.beat(ts + 10 * i)
+    b.leave(12000)                                # B shut down: A may not take its tasks
+    for ts in (13000, 14000):
+        a.beat(ts)
+        c.beat(ts + 10)
+    b = Client(rec, "B", "pB")
+    b.join(15000, {**STATELESS_9, "epoch": 1})    # B comes back at epoch 1 and gets new tasks
+    for ts in (16000, 17000, 18000):
+        for i, x in enumerate((a, b, c)):
+            x.beat(ts + 10 * i)
+    return rec
+
+
 SCENARIOS: dict[str, Callable[..., TraceRecorder]] = {
     "standby_rebalance.jsonl": standby_rebalance,
     "not_ready.jsonl": not_ready,
     "trunk_static.jsonl": trunk_static,
     "kip_warmup.jsonl": kip_warmup,
+    "kip_rolling_bounce.jsonl": kip_rolling_bounce,
 }
 RECORDED = {"standby_rebalance_records.jsonl": standby_rebalance}
 

@@ -62,7 +62,8 @@ MUTANTS = [
     ("bump-while-revoking", trunk_static, 7, "streams-epoch-while-revoking",
      {(INVARIANT, "streams-epoch-while-revoking"), (MISMATCH, "memberEpoch")}),
     ("grant-before-ack", kip_warmup, 8, "streams-single-active-owner",
-     {(INVARIANT, "streams-single-active-owner"), (MISMATCH, "activeTasks")}),
+     {(INVARIANT, "streams-single-active-owner"), (MISMATCH, "activeTasks"), (MISMATCH, "standbyTasks"),
+      (MISMATCH, "warmupTasks")}),
 ]
 
 
@@ -182,15 +183,15 @@ def test_kip_golden_values() -> None:
     calls = _calls("kip_warmup.jsonl")
     assert (13, "m-b", 3, 0, 4) in calls   # the caught-up warm-up: a refinement step
     assert (18, "m-c", 0, 132, 0) in calls  # STREAMS_TOPOLOGY_FENCED
-    event = json.loads((GOLDEN / "kip_warmup.jsonl").read_text().splitlines()[7])
+    event = json.loads((GOLDEN / "kip_warmup.jsonl").read_text().splitlines()[5])
     assert event["response"]["warmupTasks"] == [{"subtopologyId": "0", "partitions": [2]}]
 
 
 @pytest.mark.parametrize(("name", "profile", "line", "field"), [
     ("trunk_static.jsonl", "kafka-4.3", 5, "errorCode"),       # 4.3 rejects instanceId
-    # trunk hands out no warm-ups: m-b's warm-up (line 8) departs. Line 7 (m-a keeps 0_2) is a
-    # legal sticky alternative, adopted since the retry no longer sees the first try's refinement.
-    ("kip_warmup.jsonl", "kafka-trunk", 8, "activeTasks"),
+    # kip computes the target on m-b's join (no assignment interval: epoch 3, a warm-up); trunk
+    # batches it (epoch 2, ASSIGNMENT_DELAYED) and hands out no warm-ups.
+    ("kip_warmup.jsonl", "kafka-trunk", 6, "memberEpoch"),
 ])
 def test_goldens_rejected_under_another_profile(name: str, profile: str, line: int, field: str,
                                                 tmp_path: Path) -> None:

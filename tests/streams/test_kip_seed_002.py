@@ -1,0 +1,161 @@
+"""kip profile, seed 002 (KIP-1071) as written: the rolling-bounce example of "Topology updates",
+the v0 response's configured fields and no Kafka-only assignment delay."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kgspec.model.coordinator import Coordinator
+from kgspec.model.streams.assignor import TaskAssignment, TaskMemberSpec
+from kgspec.model.streams.stale import withhold_new_tasks
+
+from tests.helpers import check, check_events, read_jsonl
+from tests.streams.goldens import GOLDEN
+from tests.streams.helpers import codes, coordinator, hb, join, record_types
+
+BOUNCE = GOLDEN / "kip_rolling_bounce.jsonl"
+
+
+def _t(*labels: int) -> dict[str, frozenset[int]]:
+    """The seed's T1..T9 as subtopology 0, partitions 0..8."""
+    return {"0": frozenset(n - 1 for n in labels)}
+
+
+def test_stale_member_keeps_only_its_tasks_seed_example_b_shut_down() -> None:
+    """The seed's values: A(#0) T2, T3, T7 and C(#1) T1, T4, T9; B is shut down. Whatever the sticky
+    assignor hands A beyond its own tasks goes to C: "A(#0): T2, T3, T7 / C(#1): T1, T4, T9, T5, T6, T8"."""
+    specs = [TaskMemberSpec("A", "pA", _t(2, 3, 7)), TaskMemberSpec("C", "pC", _t(1, 4, 9))]
+    sticky = TaskAssignment({"A": _t(2, 3, 7, 5, 8), "C": _t(1, 4, 9, 6)}, {"A": {}, "C": {}})
+    out = withhold_new_tasks(specs, sticky, frozenset({"A"}))
+    assert out.active == {"A": _t(2, 3, 7), "C": _t(1, 4, 5, 6, 8, 9)}
+    assert withhold_new_tasks(specs, sticky, frozenset()) is sticky
+
+
+def test_withheld_task_never_lands_on_a_process_holding_it() -> None:
+    """A stale member's new standby goes to an up-to-date member of another process, else nowhere."""
+    specs = [TaskMemberSpec("A", "p1"), TaskMemberSpec("B", "p2", _t(1)), TaskMemberSpec("C", "p3")]
+    sticky = TaskAssignment({"A": {}, "B": _t(1), "C": {}}, {"A": _t(1), "B": {}, "C": {}})
+    assert withhold_new_tasks(specs, sticky, frozenset({"A"})).standby == {"A": {}, "B": {}, "C": _t(1)}
+    only_b = withhold_new_tasks(specs[:2], TaskAssignment({"A": {}, "B": _t(1)}, {"A": _t(1), "B": {}}),
+                                frozenset({"A"}))
+    assert only_b.standby == {"A": {}, "B": {}}
+
+
+def _calls() -> list[tuple[int, str, int, int, list[int] | None, Any]]:
+    return [(i + 1, e["request"]["memberId"], e["request"]["memberEpoch"], e["response"]["memberEpoch"],
+             None if e["response"]["status"] is None else [s["statusCode"] for s in e["response"]["status"]],
+             None if e["response"]["activeTasks"] is None
+             else sorted(p + 1 for t in e["response"]["activeTasks"] for p in t["partitions"]))
+            for i, e in enumerate(read_jsonl(BOUNCE)) if "response" in e]
+
+
+def test_rolling_bounce_golden_values() -> None:
+    """The example's steps with the model's sticky choices (T = partition + 1); a status is sent
+    when it changes ("Null if unchanged since last heartbeat")."""
+    calls = _calls()
+    assert (17, "C", 0, 6, [], []) in calls               # C rejoins at topology epoch 1: group epoch 6
+    assert (13, "A", 4, 5, None, [1, 2, 3, 4, 9]) in calls  # C is down: A and B share its tasks
+    assert (18, "A", 5, 5, [0], [1, 2, 3]) in calls       # STALE_TOPOLOGY; A gives up T4, T9 to C
+    assert (19, "B", 5, 5, [0], [5, 6, 7]) in calls
+    assert (21, "A", 5, 6, None, None) in calls           # still stale, status unchanged: null
+    assert (23, "C", 6, 6, None, [4, 8, 9]) in calls
+    assert (28, "A", 6, 7, None, None) in calls           # B is down: A gets nothing new
+    assert (29, "C", 6, 7, None, [4, 5, 6, 7, 8, 9]) in calls  # all of B's tasks go to C
+    assert (40, "B", 8, 8, None, [7, 8, 9]) in calls      # B is back at epoch 1 and gets tasks
+    status, report = check(BOUNCE)
+    assert (status, report["findings"]) == (0, [])
+
+
+def test_rolling_bounce_stale_member_taking_a_new_task_rejected(tmp_path: Path) -> None:
+    """One line edited: A (topology epoch 0) takes T4 from the departed B. The checker tries the
+    alternative as a sticky choice, but the seed forbids it: rejected at that line."""
+    events = read_jsonl(BOUNCE)
+    line = 28
+    assert (events[line - 1]["request"]["memberId"], events[line - 1]["response"]["activeTasks"]) == ("A", None)
+    events[line - 1]["response"].update({"activeTasks": [{"subtopologyId": "0", "partitions": [0, 1, 2, 3]}],
+                                         "standbyTasks": [], "warmupTasks": []})
+    status, report = check_events(tmp_path, events)
+    assert status == 1
+    assert min(f["line"] for f in report["findings"]) == line
+    assert ("response-mismatch", "activeTasks") in {(f["kind"], f["field"]) for f in report["findings"]
+                                                    if f["line"] == line}
+
+
+def test_v0_response_carries_the_configured_lag_and_interval() -> None:
+    """Seed schema v0: AcceptableRecoveryLag (int32) and TaskOffsetIntervalMs; Kafka 4.3 sends 0 and 0."""
+    r = join(coordinator("kip", **{"group.streams.acceptable.recovery.lag": 777,
+                                   "group.streams.task.offset.interval.ms": 5000}), 0, "m1", "p1").response
+    assert r is not None
+    assert (r["acceptableRecoveryLag"], r["taskOffsetIntervalMs"], "acceptableRecoveryLagLegacy" in r) == (
+        777, 5000, False)
+    k = join(coordinator("kafka-4.3"), 0, "m1", "p1").response
+    assert k is not None
+    assert (k["acceptableRecoveryLag"], k["taskOffsetIntervalMs"]) == (0, 0)
+
+
+@pytest.mark.parametrize("api", [88, 89])
+def test_kip_has_only_version_0(api: int) -> None:
+    """The seed's StreamsGroupHeartbeat and StreamsGroupDescribe have "validVersions": "0"."""
+    with pytest.raises(ValueError, match=f"API {api} v1 is not supported \\(v0-v0\\)"):
+        coordinator("kip").decide(api, 1, {"groupIds": ["g"]}, now=0)
+    trunk = Coordinator("kafka-trunk").decide(89, 1, {"groupIds": ["g"], "includeAuthorizedOperations": False},
+                                              now=0).response
+    assert trunk is not None
+    assert trunk["groups"][0]["errorCode"] == 69  # trunk answers v1 (GROUP_ID_NOT_FOUND)
+
+
+def test_no_assignment_delay_under_kip() -> None:
+    """"Every time the group epoch is bumped, a new task assignment is computed": no initial delay and
+    no ASSIGNMENT_DELAYED (status 5, Kafka's, not in the seed's list 0-4)."""
+    r = join(coordinator("kip", delay=3000), 0, "m1", "p1").response
+    assert r is not None
+    assert (r["memberEpoch"], codes(r)) == (2, [])
+    k = join(coordinator("kafka-trunk", delay=3000), 0, "m1", "p1").response
+    assert k is not None
+    assert (k["memberEpoch"], codes(k)) == (1, [5])
+
+
+@pytest.mark.parametrize("profile", ["kip", "kafka-trunk"])
+def test_fenced_member_epoch_removes_the_member(profile: str) -> None:
+    """Seed 002 "Request Handling" 3.4: "FENCED_MEMBER_EPOCH is returned otherwise. The member is also
+    removed from the group." kip removes it as a session timeout would (tombstones 22, 21, 19, then
+    17 at epoch + 1); Kafka answers the error and keeps the member."""
+    c = coordinator(profile)
+    join(c, 0, "m1", "p1")
+    join(c, 10, "m2", "p2")
+    g = c.streams_groups["g"]
+    before = g.group_epoch
+    r = hb(c, 20, "m2", 9, activeTasks=[], standbyTasks=[], warmupTasks=[])
+    assert r.response is not None
+    assert r.response["errorCode"] == 110
+    if profile == "kip":
+        assert record_types(r) == [22, 21, 19, 17]
+        assert [rec.value is None for rec in r.records] == [True, True, True, False]
+        assert (sorted(g.members), g.group_epoch) == (["m1"], before + 1)
+        again = hb(c, 30, "m2", 3, activeTasks=[], standbyTasks=[], warmupTasks=[]).response
+        assert again is not None
+        assert again["errorCode"] == 25  # UNKNOWN_MEMBER_ID: it must rejoin with epoch 0
+    else:
+        assert record_types(r) == []
+        assert (sorted(g.members), g.group_epoch) == (["m1", "m2"], before)
+
+
+def test_status_is_null_when_unchanged() -> None:
+    """Seed 002 response "Status": "Null if unchanged since last heartbeat." A join always carries it;
+    Kafka sends the list every time."""
+    for profile, second, third in (("kip", [1], None), ("kafka-4.3", [1], [1])):
+        c = coordinator(profile)
+        missing = {"topology": {"epoch": 0, "subtopologies": [
+            {"subtopologyId": "0", "sourceTopics": ["absent"], "sourceTopicRegex": [], "stateChangelogTopics": [],
+             "repartitionSinkTopics": [], "repartitionSourceTopics": [], "copartitionGroups": []}]}}
+        first = join(c, 0, "m1", "p1", **missing).response
+        assert first is not None
+        assert codes(first) == [1]  # MISSING_SOURCE_TOPICS
+        got = []
+        for now in (10, 20):
+            r = hb(c, now, "m1", first["memberEpoch"], activeTasks=[], standbyTasks=[], warmupTasks=[]).response
+            assert r is not None
+            got.append(None if r["status"] is None else codes(r))
+        assert got == ([None, None] if profile == "kip" else [second, third])
