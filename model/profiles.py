@@ -79,6 +79,10 @@ class Profile:
     streams_rack_aware_tags: bool = False
     # GMM.hasUserEndpointChanged (trunk): a changed user endpoint bumps the endpoint epoch.
     streams_endpoint_change_bumps_endpoint_epoch: bool = False
+    # KAFKA-20790 (#22788, TargetAssignmentBuilder.createMemberMetadataAndState): the sticky assignor
+    # sees each member's *current* tasks (member.assignedTasks()), not its target; and its
+    # processIdToState is filled with computeIfAbsent (ties between equal process loads differ).
+    streams_assignor_sees_current_tasks: bool = False
     # --- streams groups, seed text (KIP-1071) ---
     # "Request Handling" 2.3: topology epoch ER vs group's EG on join: ER<EG STREAMS_TOPOLOGY_FENCED (132),
     # ER>EG+1 or (ER=EG, different topology) STREAMS_INVALID_TOPOLOGY_EPOCH (131), ER=EG+1 updates.
@@ -96,6 +100,7 @@ _STREAMS_TRUNK: dict[str, bool] = {
     "streams_recovery_lag_in_response": True,
     "streams_rack_aware_tags": True,
     "streams_endpoint_change_bumps_endpoint_epoch": True,
+    "streams_assignor_sees_current_tasks": True,
 }
 
 PROFILES: dict[str, Profile] = {
