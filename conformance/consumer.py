@@ -128,7 +128,7 @@ class ConsumerChecks:
         diffs = heartbeat_differences(result.response, obs)
         # The assignment differs (a null one too: "unchanged" is an observation), maybe with the
         # epoch (a member that keeps its partitions moves on at once): try a legal other target.
-        if diffs and "assignment" in (names := {d[0] for d in diffs}) and names <= {"assignment", "memberEpoch"} \
+        if diffs and "assignment" in (fields := {d[0] for d in diffs}) and fields <= {"assignment", "memberEpoch"} \
                 and obs.get("errorCode", 0) == 0:
             adopted = adopt_observed_target(coord, g.pinned, gid, req, version, kwargs, result, obs, choices)
             if adopted is not None:
