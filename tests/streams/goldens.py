@@ -13,6 +13,8 @@ from typing import Any
 
 from kgspec.conformance.recorder import TraceRecorder
 from kgspec.model.mutants import Mutants
+from kgspec.model.step import Choices
+from kgspec.model.streams import TaskAssignment
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "streams"
 
@@ -54,7 +56,7 @@ class Client:
     def join(self, ts: int, topology: dict[str, Any], **fields: Any) -> dict[str, Any]:
         return self._apply(self.rec.streams_join(ts, self.member, topology, self.process, **fields))
 
-    def beat(self, ts: int, **fields: Any) -> dict[str, Any]:
+    def beat(self, ts: int, **fields: Any) -> dict[str, Any]:  # ``choices=`` records another legal answer
         return self._apply(self.rec.streams_heartbeat(ts, self.member, self.epoch, **{**self.owned, **fields}))
 
     def leave(self, ts: int, epoch: int = -1, **fields: Any) -> dict[str, Any]:
@@ -173,7 +175,41 @@ def kip_warmup(mutants: frozenset[str] = frozenset(), records: bool = False) -> 
     return rec
 
 
+STATELESS = {"epoch": 0, "subtopologies": [
+    {"subtopologyId": "0", "sourceTopics": ["input"], "sourceTopicRegex": [], "stateChangelogTopics": [],
+     "repartitionSinkTopics": [], "repartitionSourceTopics": [], "copartitionGroups": []}]}
+
+
+def _keep_b(specs: Any, subs: Any, replicas: int, computed: TaskAssignment) -> TaskAssignment:
+    """Another legal sticky target for m-c's arrival: m-a gives up 0_1 (Kafka's: m-b gives up 0_3)."""
+    return TaskAssignment({"m-a": {"0": frozenset({0})}, "m-b": {"0": frozenset({2, 3})}, "m-c": {"0": frozenset({1})}},
+                          {m: {} for m in computed.standby})
+
+
+def sticky_unchanged(mutants: frozenset[str] = frozenset(), records: bool = False) -> TraceRecorder:
+    """Issue #21 A.3: m-c's join is answered ASSIGNMENT_DELAYED (the 1 s interval); m-b's next heartbeat
+    computes the target. In this recording the target is another legal one, in which m-b keeps both
+    its tasks: its answer is the new epoch with activeTasks null ("unchanged"), m-a revokes 0_1."""
+    rec = _recorder({"group.streams.initial.rebalance.delay.ms": 0}, records, mutants)
+    rec.topic(0, "input", 4)
+    a, b, c = Client(rec, "m-a", "p1"), Client(rec, "m-b", "p2"), Client(rec, "m-c", "p3")
+    a.join(1000, STATELESS)
+    a.beat(1100)
+    b.join(2500, STATELESS)
+    a.beat(2600)                    # revokes 0_2, 0_3
+    b.beat(2700)
+    a.beat(2800)
+    b.beat(2900)                    # granted 0_2, 0_3
+    c.join(3000, STATELESS)         # ASSIGNMENT_DELAYED until 3500
+    b.beat(4100, choices=Choices(task_target=_keep_b))  # epoch 4, activeTasks null
+    a.beat(4200)                    # revokes 0_1
+    a.beat(4300)
+    c.beat(4400)                    # granted 0_1
+    return rec
+
+
 SCENARIOS: dict[str, Callable[..., TraceRecorder]] = {
+    "sticky_unchanged.jsonl": sticky_unchanged,
     "standby_rebalance.jsonl": standby_rebalance,
     "not_ready.jsonl": not_ready,
     "trunk_static.jsonl": trunk_static,

@@ -218,6 +218,23 @@ def test_edited_trunk_and_kip_goldens_rejected(name: str, line: int, edit: dict[
     assert (first["line"], first["field"]) == (line, field)
 
 
+def test_a_sticky_target_kept_through_an_epoch_bump_is_adopted(tmp_path: Path) -> None:
+    # Issue #21 A.3: line 11 (m-b computes the target) answers epoch 4 with activeTasks null: m-b
+    # keeps 0_2 and 0_3. The model's own target (m-b gives up 0_3) is one legal choice; the checker
+    # adopts one in which m-b keeps them and m-a serves m-c (its highest task, 0_1).
+    events = read_jsonl(GOLDEN / "sticky_unchanged.jsonl")
+    assert (events[10]["request"]["memberId"], events[10]["response"]["memberEpoch"],
+            events[10]["response"]["activeTasks"]) == ("m-b", 4, None)
+    status, report = check(GOLDEN / "sticky_unchanged.jsonl")
+    assert (status, report["findings"]) == (0, [])
+    # m-a keeping 0_0 and 0_1 too leaves m-c nothing: the adopted target says m-a revokes 0_1.
+    events[11]["response"].update(memberEpoch=4, activeTasks=None, standbyTasks=None, warmupTasks=None)
+    status, report = check_events(tmp_path, events)
+    assert status == 1
+    assert [(f["line"], f["field"], f["expected"], f["observed"]) for f in report["findings"][:2]] == [
+        (12, "memberEpoch", 3, 4), (12, "activeTasks", {"0": [0]}, None)]
+
+
 def test_streams_describe_versions(tmp_path: Path) -> None:
     """trunk_static's describe checked at v1 (trunk's top version) still conforms; at v2 it is a
     version the model does not cover."""
