@@ -208,7 +208,29 @@ def sticky_unchanged(mutants: frozenset[str] = frozenset(), records: bool = Fals
     return rec
 
 
+def trunk_current_tasks(mutants: frozenset[str] = frozenset(), records: bool = False) -> TraceRecorder:
+    """kafka-trunk: the assignor sees members' current tasks (KAFKA-20790), not their targets. m-c joins
+    while m-a still holds all four tasks and m-b none of its target {0_2, 0_3}: trunk hands 0_2 and 0_3
+    out afresh (m-b 0_3, m-c 0_2; equal loads, process p2 first); 4.3 keeps 0_2 with m-b.
+    Kafka trunk @ 06d492d81361 answered every call alike (the oracle's check mode)."""
+    rec = _recorder({"group.streams.initial.rebalance.delay.ms": 0, "group.streams.assignment.interval.ms": 0},
+                    records, mutants, "kafka-trunk")
+    rec.topic(0, "input", 4)
+    a, b, c = Client(rec, "m-a", "p1"), Client(rec, "m-b", "p3"), Client(rec, "m-c", "p2")
+    a.join(1000, STATELESS)
+    a.beat(1100)
+    b.join(2000, STATELESS)         # target m-a {0_0, 0_1}, m-b {0_2, 0_3}; m-a still holds all four
+    c.join(2100, STATELESS)         # computed again before m-a revokes
+    b.beat(2200)
+    a.beat(2300)                    # revokes 0_2, 0_3
+    a.beat(2400)
+    b.beat(2500)                    # 0_3
+    c.beat(2600)                    # 0_2
+    return rec
+
+
 SCENARIOS: dict[str, Callable[..., TraceRecorder]] = {
+    "trunk_current_tasks.jsonl": trunk_current_tasks,
     "sticky_unchanged.jsonl": sticky_unchanged,
     "standby_rebalance.jsonl": standby_rebalance,
     "not_ready.jsonl": not_ready,

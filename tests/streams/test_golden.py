@@ -191,6 +191,8 @@ def test_kip_golden_values() -> None:
     # trunk hands out no warm-ups: m-b's warm-up (line 8) departs. Line 7 (m-a keeps 0_2) is a
     # legal sticky alternative, adopted since the retry no longer sees the first try's refinement.
     ("kip_warmup.jsonl", "kafka-trunk", 8, "activeTasks"),
+    # 4.3's assignor sees m-b's target {0_2, 0_3} and keeps 0_2 with it; trunk's sees what m-b holds (nothing)
+    ("trunk_current_tasks.jsonl", "kafka-4.3", 10, "activeTasks"),
 ])
 def test_goldens_rejected_under_another_profile(name: str, profile: str, line: int, field: str,
                                                 tmp_path: Path) -> None:
