@@ -83,6 +83,11 @@ class Profile:
     # sees each member's *current* tasks (member.assignedTasks()), not its target; and its
     # processIdToState is filled with computeIfAbsent (ties between equal process loads differ).
     streams_assignor_sees_current_tasks: bool = False
+    # EndpointToPartitionsManager.endpointToPartitions (4.1 .. trunk) reads the configured subtopologies with
+    # Optional.get(): building partitionsByUserEndpoint for a member with a userEndpoint while the
+    # topology is not ready (a source topic missing) throws NoSuchElementException, answered as
+    # UNKNOWN_SERVER_ERROR (docs/upstream.md, finding 3). False for kip (the seed has no such failure).
+    streams_endpoint_info_fails_when_not_ready: bool = False
     # --- streams groups, seed text (KIP-1071) ---
     # "Request Handling" 2.3: topology epoch ER vs group's EG on join: ER<EG STREAMS_TOPOLOGY_FENCED (132),
     # ER>EG+1 or (ER=EG, different topology) STREAMS_INVALID_TOPOLOGY_EPOCH (131), ER=EG+1 updates.
@@ -106,6 +111,7 @@ _STREAMS_TRUNK: dict[str, bool] = {
 PROFILES: dict[str, Profile] = {
     "kafka-4.1": Profile(
         name="kafka-4.1",
+        streams_endpoint_info_fails_when_not_ready=True,
         offset_commit_resolves_topic_id=False,
         streams_commit_task_epochs=False,
         mixed_rejoin_on_assignment_epoch=False,
@@ -122,6 +128,7 @@ PROFILES: dict[str, Profile] = {
     ),
     "kafka-4.2": Profile(
         name="kafka-4.2",
+        streams_endpoint_info_fails_when_not_ready=True,
         offset_commit_resolves_topic_id=False,
         mixed_rejoin_on_assignment_epoch=False,
         downgrade_rebalances_on_stale_assignment=False,
@@ -136,6 +143,7 @@ PROFILES: dict[str, Profile] = {
     ),
     "kafka-4.3": Profile(
         name="kafka-4.3",
+        streams_endpoint_info_fails_when_not_ready=True,
         new_group_initial_epoch=1,
         consumer_unrevoked_exit_bumps_epoch=False,
         rejoin_with_epoch_zero=True,
@@ -147,6 +155,7 @@ PROFILES: dict[str, Profile] = {
     ),
     "kafka-trunk": Profile(
         name="kafka-trunk",
+        streams_endpoint_info_fails_when_not_ready=True,
         new_group_initial_epoch=1,
         consumer_unrevoked_exit_bumps_epoch=False,
         rejoin_with_epoch_zero=True,

@@ -229,7 +229,57 @@ def trunk_current_tasks(mutants: frozenset[str] = frozenset(), records: bool = F
     return rec
 
 
+def lost_assignment(mutants: frozenset[str] = frozenset(), records: bool = False) -> TraceRecorder:
+    """docs/upstream.md, finding 1: the response that carries m-a's first tasks (epoch 2, 0_0 and 0_1) is
+    lost; the client's retry carries its full state (no tasks) at epoch 1, Kafka accepts it and answers
+    epoch 2 with activeTasks null, and every later answer is null too: m-a never learns its tasks.
+    Kafka 4.3 @ 0157ac7cf2c6 answered every call alike (the oracle's check mode)."""
+    rec = _recorder({"group.streams.initial.rebalance.delay.ms": 2000}, records, mutants)
+    rec.topic(0, "input", 2)
+    a = Client(rec, "m-a", "p1")
+    a.join(1000, STATELESS)                                  # ASSIGNMENT_DELAYED, epoch 1
+    rec.tick(3000)                                           # the initial delay ends
+    rec.streams_heartbeat(3100, "m-a", 1)                    # epoch 2, 0_0 and 0_1: lost on the way back
+    none: list[Any] = []
+    a.beat(4100, activeTasks=none, standbyTasks=none, warmupTasks=none)  # retry: full state, old epoch
+    a.beat(5100, activeTasks=None, standbyTasks=None, warmupTasks=None)  # epoch 2, null again
+    a.beat(6100, activeTasks=None, standbyTasks=None, warmupTasks=None)
+    return rec
+
+
+def endpoint_missing_topic(mutants: frozenset[str] = frozenset(), records: bool = False,
+                           profile: str = "kafka-trunk") -> TraceRecorder:
+    """docs/upstream.md, finding 3: with a source topic missing, building partitionsByUserEndpoint throws
+    (Optional.get() on the unconfigured subtopologies): m-a, which declares a userEndpoint, cannot join
+    (UNKNOWN_SERVER_ERROR, no message) while m-b, without one, gets MISSING_SOURCE_TOPICS; once the
+    topic exists both run; when it is deleted again, every heartbeat that needs endpoint information
+    fails, m-b's too. Kafka trunk @ 06d492d81361 and 4.3 @ 0157ac7cf2c6 answered every call alike."""
+    rec = _recorder({"group.streams.initial.rebalance.delay.ms": 0}, records, mutants, profile)
+    a, b = Client(rec, "m-a", "p1"), Client(rec, "m-b", "p2")
+    endpoint = {"host": "localhost", "port": 8080}
+    b.join(1000, MISSING)                                    # MISSING_SOURCE_TOPICS
+    a.join(1500, MISSING, userEndpoint=endpoint)             # UNKNOWN_SERVER_ERROR
+    a.join(2000, MISSING, userEndpoint=endpoint)             # and on every retry
+    b.beat(2100)
+    rec.topic(2500, "absent", 2)
+    a.join(3000, MISSING, userEndpoint=endpoint)             # ready: joins, with the endpoint map
+    b.beat(3100, endpointInformationEpoch=0)
+    a.beat(3200, userEndpoint=endpoint, endpointInformationEpoch=1)
+    b.beat(3300, endpointInformationEpoch=1)
+    rec.delete_topic(4000, "absent")
+    b.beat(4100, endpointInformationEpoch=1)                 # UNKNOWN_SERVER_ERROR without an endpoint of its own
+    a.beat(4200, userEndpoint=endpoint, endpointInformationEpoch=1)
+    return rec
+
+
+def endpoint_missing_topic_43(mutants: frozenset[str] = frozenset(), records: bool = False) -> TraceRecorder:
+    return endpoint_missing_topic(mutants, records, "kafka-4.3")
+
+
 SCENARIOS: dict[str, Callable[..., TraceRecorder]] = {
+    "lost_assignment.jsonl": lost_assignment,
+    "trunk_endpoint_missing_topic.jsonl": endpoint_missing_topic,
+    "endpoint_missing_topic.jsonl": endpoint_missing_topic_43,
     "trunk_current_tasks.jsonl": trunk_current_tasks,
     "sticky_unchanged.jsonl": sticky_unchanged,
     "standby_rebalance.jsonl": standby_rebalance,

@@ -209,6 +209,13 @@ def test_goldens_rejected_under_another_profile(name: str, profile: str, line: i
     ("trunk_static.jsonl", 14, {"memberEpoch": -1}, "memberEpoch"),   # -2 answered as a full leave
     ("kip_warmup.jsonl", 13, {"memberEpoch": 3}, "memberEpoch"),      # no refinement step
     ("kip_warmup.jsonl", 18, {"errorCode": 0}, "errorCode"),          # stale topology epoch accepted
+    # docs/upstream.md finding 1, the fixed behaviour: the full-state retry gets the tasks again
+    ("lost_assignment.jsonl", 6, {"activeTasks": [{"subtopologyId": "0", "partitions": [0, 1]}],
+                                  "standbyTasks": [], "warmupTasks": []}, "activeTasks"),
+    # docs/upstream.md finding 3, the fixed behaviour: m-a joins like m-b (MISSING_SOURCE_TOPICS)
+    ("trunk_endpoint_missing_topic.jsonl", 3, {"errorCode": 0}, "errorCode"),
+    ("trunk_endpoint_missing_topic.jsonl", 12, {"errorCode": 0}, "errorCode"),
+    ("endpoint_missing_topic.jsonl", 3, {"errorCode": 0}, "errorCode"),
 ])
 def test_edited_trunk_and_kip_goldens_rejected(name: str, line: int, edit: dict[str, Any], field: str,
                                                tmp_path: Path) -> None:
