@@ -88,6 +88,12 @@ class Profile:
     # topology is not ready (a source topic missing) throws NoSuchElementException, answered as
     # UNKNOWN_SERVER_ERROR (docs/upstream.md, finding 3). False for kip (the seed has no such failure).
     streams_endpoint_info_fails_when_not_ready: bool = False
+    # ConsumerGroup.validateOffsetCommit (4.1 .. trunk): a commit at the member's current epoch is
+    # accepted without looking at its partitions (KIP-1251's per-partition epochs judge only older
+    # epochs). A partition can leave a consumer member at the same epoch (a resubscribe while
+    # group.consumer.assignment.interval.ms holds the next target back), so the executable
+    # commit-fencing invariant does not judge current-epoch commits here (docs/upstream.md, finding 2).
+    consumer_commit_current_epoch_unchecked: bool = False
     # --- streams groups, seed text (KIP-1071) ---
     # "Request Handling" 2.3: topology epoch ER vs group's EG on join: ER<EG STREAMS_TOPOLOGY_FENCED (132),
     # ER>EG+1 or (ER=EG, different topology) STREAMS_INVALID_TOPOLOGY_EPOCH (131), ER=EG+1 updates.
@@ -112,6 +118,7 @@ PROFILES: dict[str, Profile] = {
     "kafka-4.1": Profile(
         name="kafka-4.1",
         streams_endpoint_info_fails_when_not_ready=True,
+        consumer_commit_current_epoch_unchecked=True,
         offset_commit_resolves_topic_id=False,
         streams_commit_task_epochs=False,
         mixed_rejoin_on_assignment_epoch=False,
@@ -129,6 +136,7 @@ PROFILES: dict[str, Profile] = {
     "kafka-4.2": Profile(
         name="kafka-4.2",
         streams_endpoint_info_fails_when_not_ready=True,
+        consumer_commit_current_epoch_unchecked=True,
         offset_commit_resolves_topic_id=False,
         mixed_rejoin_on_assignment_epoch=False,
         downgrade_rebalances_on_stale_assignment=False,
@@ -144,6 +152,7 @@ PROFILES: dict[str, Profile] = {
     "kafka-4.3": Profile(
         name="kafka-4.3",
         streams_endpoint_info_fails_when_not_ready=True,
+        consumer_commit_current_epoch_unchecked=True,
         new_group_initial_epoch=1,
         consumer_unrevoked_exit_bumps_epoch=False,
         rejoin_with_epoch_zero=True,
@@ -156,6 +165,7 @@ PROFILES: dict[str, Profile] = {
     "kafka-trunk": Profile(
         name="kafka-trunk",
         streams_endpoint_info_fails_when_not_ready=True,
+        consumer_commit_current_epoch_unchecked=True,
         new_group_initial_epoch=1,
         consumer_unrevoked_exit_bumps_epoch=False,
         rejoin_with_epoch_zero=True,
