@@ -127,7 +127,10 @@ class ConsumerChecks:
             self.checker.finding(g, Finding(self.checker.path, event.line, gid, "malformed", shape[1], shape[0]))
             return
         diffs = heartbeat_differences(result.response, obs)
-        if diffs and [d[0] for d in diffs] == ["assignment"] and obs.get("errorCode", 0) == 0:
+        # The assignment differs (a null one too: "unchanged" is an observation), maybe with the
+        # epoch (a member that keeps its partitions moves on at once): try a legal other target.
+        if diffs and "assignment" in (fields := {d[0] for d in diffs}) and fields <= {"assignment", "memberEpoch"} \
+                and obs.get("errorCode", 0) == 0:
             adopted = adopt_observed_target(coord, g.pinned, gid, req, version, kwargs, result, obs, choices)
             if adopted is not None:
                 result, diffs = adopted, []

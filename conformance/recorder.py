@@ -13,6 +13,7 @@ from typing import Any
 
 from kgspec.model.coordinator import CONSUMER_GROUP_HEARTBEAT, Coordinator
 from kgspec.model.hashing import deterministic_topic_id
+from kgspec.model.step import NO_CHOICES, Choices
 
 from kgspec.sim.trace import header_event, write_trace
 
@@ -54,9 +55,10 @@ class TraceRecorder:
         self.events.append({"tsMs": ts, "tick": {}})
 
     def call(self, ts: int, client_id: str, request: dict[str, Any], *, api_key: int = CONSUMER_GROUP_HEARTBEAT,
-             version: int = 1) -> dict[str, Any]:
+             version: int = 1, choices: Choices = NO_CHOICES) -> dict[str, Any]:
+        """One call; ``choices`` records another legal answer (e.g. an alternative task target)."""
         self._time(ts)
-        result = self.coord.handle(api_key, version, request, now=ts, client_id=client_id)
+        result = self.coord.handle(api_key, version, request, now=ts, client_id=client_id, choices=choices)
         assert result.response is not None
         self._correlation += 1
         self.events.append({
@@ -91,8 +93,9 @@ class TraceRecorder:
                                    "userEndpoint": None, "clientTags": None, "taskOffsets": None,
                                    "taskEndOffsets": None, "shutdownApplication": False}
         client_id = fields.pop("client_id", member)
+        choices = fields.pop("choices", NO_CHOICES)
         request.update(fields)
-        return self.call(ts, client_id, request, api_key=88, version=0)
+        return self.call(ts, client_id, request, api_key=88, version=0, choices=choices)
 
     def streams_join(self, ts: int, member: str, topology: dict[str, Any], process_id: str, group: str = "g",
                      **fields: Any) -> dict[str, Any]:

@@ -23,7 +23,7 @@ from kgspec.model.step import Choices
 from kgspec.model.streams.alternatives import swap_towards
 from kgspec.model.streams.configure import UnexpectedServerError
 from kgspec.model.streams.heartbeat import owned_tasks
-from kgspec.model.streams.member import ROLE_FIELDS
+from kgspec.model.streams.member import ACTIVE, ROLE_FIELDS, STANDBY
 
 if TYPE_CHECKING:
     from kgspec.conformance.checker import TraceChecker
@@ -44,6 +44,14 @@ class StreamsChecks:
                 int(ts_of(event)), event.client_id or "", client_host(event.connection), g.expected_records,
                 event.line, classify=not g.summary.diverged, mangled=mangled):
             self.checker.finding(g, Finding(self.checker.path, event.line, g.summary.group_id, kind, message, field_name, exp, got))
+
+
+def _observed_or_held(observed: Any, member: Any, role: str) -> frozenset[tuple[str, int]]:
+    """The tasks a response gives in ``role``; for null, the ones the member already holds."""
+    if observed is not None:
+        return task_set(observed) or frozenset()
+    held = {} if member is None else member.assigned.get(role, {})
+    return frozenset((sid, p) for sid, parts in held.items() for p in parts)
 
 
 def run_heartbeat(coord: Any, gid: str, pinned: dict[str, int], req: dict[str, Any],
@@ -77,9 +85,12 @@ def run_heartbeat(coord: Any, gid: str, pinned: dict[str, int], req: dict[str, A
     # Before commit: ``member`` is the model's member as the call found it.
     fenced = streams_epoch_fencing(member, req, obs) if classify and diffs and obs.get("errorCode", 0) == 0 else []
     task_fields = {"activeTasks", "standbyTasks"}
-    if diffs and {d[0] for d in diffs} <= task_fields and obs.get("errorCode", 0) == 0:
-        wanted_a = task_set(obs.get("activeTasks")) or frozenset()
-        wanted_s = task_set(obs.get("standbyTasks")) or frozenset()
+    fields = {d[0] for d in diffs}
+    # A null task list is an observation ("unchanged": the member keeps what it holds), and a member
+    # that keeps its tasks moves to the new epoch at once, so the epoch may differ as well.
+    if fields & task_fields and fields <= task_fields | {"warmupTasks", "memberEpoch"} and obs.get("errorCode", 0) == 0:
+        wanted_a, wanted_s = (_observed_or_held(obs.get(f), member, role)
+                              for f, role in (("activeTasks", ACTIVE), ("standbyTasks", STANDBY)))
         computes = any(r.type == 20 for r in result.records)
         if computes:
             def override(specs: Any, subs: Any, replicas: int, computed: Any) -> Any:

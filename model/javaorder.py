@@ -91,6 +91,42 @@ def java_hashmap_order(keys: Iterable[str], initial_capacity: int | None = None)
     return sorted(unique, key=lambda k: bucket_index(java_string_hash(k), capacity))
 
 
+def java_compute_if_absent_order(calls: Iterable[str], initial_capacity: int | None = None) -> list[str]:
+    """Iteration order of a fresh ``HashMap<String, ?>`` filled by ``computeIfAbsent(key, ...)`` calls.
+
+    Unlike ``put``, ``HashMap.computeIfAbsent`` resizes *before* looking the key up, and only when
+    ``size > threshold`` (so the table can end one entry over its threshold, or grow on a call for
+    a key already present), and links a new key at the *head* of its bin. ``calls`` lists every
+    call, repeats included: a repeat can still trigger the pending resize.
+    """
+    table: list[list[str]] | None = None
+    threshold = hashmap_capacity(0, initial_capacity) if initial_capacity is not None else 0
+    size = 0
+    for key in calls:
+        if table is None or size > threshold:
+            table, threshold = _resize(table, threshold)
+        h = java_string_hash(key)
+        bucket = table[bucket_index(h, len(table))]
+        if key not in bucket:
+            bucket.insert(0, key)
+            size += 1
+    return [k for bucket in table or [] for k in bucket]
+
+
+def _resize(table: list[list[str]] | None, threshold: int) -> tuple[list[list[str]], int]:
+    """``HashMap.resize``: the first table takes the constructor's size (or 16), then doubles;
+    a split keeps each bin's relative order."""
+    if table is None:
+        capacity = threshold if threshold > 0 else 16
+    else:
+        capacity = len(table) * 2
+    new: list[list[str]] = [[] for _ in range(capacity)]
+    for bucket in table or []:
+        for key in bucket:
+            new[bucket_index(java_string_hash(key), capacity)].append(key)
+    return new, int(capacity * 0.75)
+
+
 def _uuid_hash(topic_id: str) -> int | None:
     """``Uuid.hashCode`` of a Kafka base64 topic id; None when the id is not one."""
     try:

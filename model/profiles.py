@@ -79,6 +79,21 @@ class Profile:
     streams_rack_aware_tags: bool = False
     # GMM.hasUserEndpointChanged (trunk): a changed user endpoint bumps the endpoint epoch.
     streams_endpoint_change_bumps_endpoint_epoch: bool = False
+    # KAFKA-20790 (#22788, TargetAssignmentBuilder.createMemberMetadataAndState): the sticky assignor
+    # sees each member's *current* tasks (member.assignedTasks()), not its target; and its
+    # processIdToState is filled with computeIfAbsent (ties between equal process loads differ).
+    streams_assignor_sees_current_tasks: bool = False
+    # EndpointToPartitionsManager.endpointToPartitions (4.1 .. trunk) reads the configured subtopologies with
+    # Optional.get(): building partitionsByUserEndpoint for a member with a userEndpoint while the
+    # topology is not ready (a source topic missing) throws NoSuchElementException, answered as
+    # UNKNOWN_SERVER_ERROR (docs/upstream.md, finding 3). False for kip (the seed has no such failure).
+    streams_endpoint_info_fails_when_not_ready: bool = False
+    # ConsumerGroup.validateOffsetCommit (4.1 .. trunk): a commit at the member's current epoch is
+    # accepted without looking at its partitions (KIP-1251's per-partition epochs judge only older
+    # epochs). A partition can leave a consumer member at the same epoch (a resubscribe while
+    # group.consumer.assignment.interval.ms holds the next target back), so the executable
+    # commit-fencing invariant does not judge current-epoch commits here (docs/upstream.md, finding 2).
+    consumer_commit_current_epoch_unchecked: bool = False
     # --- streams groups, seed text (KIP-1071) ---
     # "Request Handling" 2.3: topology epoch ER vs group's EG on join: ER<EG STREAMS_TOPOLOGY_FENCED (132),
     # ER>EG+1 or (ER=EG, different topology) STREAMS_INVALID_TOPOLOGY_EPOCH (131), ER=EG+1 updates.
@@ -128,15 +143,21 @@ _STREAMS_TRUNK: dict[str, bool] = {
     "streams_rack_aware_tags": True,
     "streams_endpoint_change_bumps_endpoint_epoch": True,
     "streams_v1_apis": True,
+    "streams_assignor_sees_current_tasks": True,
 }
 # kip keeps what the seed also has (static members, task offsets, warm-ups) and drops what only
 # Kafka has: the v1 APIs, the int64 recovery lag and rack-aware tags (MISSING_CLIENT_TAGS).
+# The assignor's input stays the members' targets, as 4.3's: trunk's change to the tasks members
+# hold (KAFKA-20790) came after the seed, which does not say which the assignor sees.
 _STREAMS_KIP: dict[str, bool] = {**_STREAMS_TRUNK, "streams_v1_apis": False,
-                                 "streams_recovery_lag_in_response": False, "streams_rack_aware_tags": False}
+                                 "streams_recovery_lag_in_response": False, "streams_rack_aware_tags": False,
+                                 "streams_assignor_sees_current_tasks": False}
 
 PROFILES: dict[str, Profile] = {
     "kafka-4.1": Profile(
         name="kafka-4.1",
+        streams_endpoint_info_fails_when_not_ready=True,
+        consumer_commit_current_epoch_unchecked=True,
         offset_commit_resolves_topic_id=False,
         streams_commit_task_epochs=False,
         mixed_rejoin_on_assignment_epoch=False,
@@ -153,6 +174,8 @@ PROFILES: dict[str, Profile] = {
     ),
     "kafka-4.2": Profile(
         name="kafka-4.2",
+        streams_endpoint_info_fails_when_not_ready=True,
+        consumer_commit_current_epoch_unchecked=True,
         offset_commit_resolves_topic_id=False,
         mixed_rejoin_on_assignment_epoch=False,
         downgrade_rebalances_on_stale_assignment=False,
@@ -167,6 +190,8 @@ PROFILES: dict[str, Profile] = {
     ),
     "kafka-4.3": Profile(
         name="kafka-4.3",
+        streams_endpoint_info_fails_when_not_ready=True,
+        consumer_commit_current_epoch_unchecked=True,
         new_group_initial_epoch=1,
         consumer_unrevoked_exit_bumps_epoch=False,
         rejoin_with_epoch_zero=True,
@@ -178,6 +203,8 @@ PROFILES: dict[str, Profile] = {
     ),
     "kafka-trunk": Profile(
         name="kafka-trunk",
+        streams_endpoint_info_fails_when_not_ready=True,
+        consumer_commit_current_epoch_unchecked=True,
         new_group_initial_epoch=1,
         consumer_unrevoked_exit_bumps_epoch=False,
         rejoin_with_epoch_zero=True,

@@ -108,7 +108,44 @@ def simple() -> TraceRecorder:
     return r
 
 
-SCENARIOS = {"consumer_commits": consumer, "streams_commits": streams, "simple_commits": simple}
+def commit_fencing(configs: dict[str, Any] | None = None) -> TraceRecorder:
+    """docs/upstream.md, finding 2: a commit at the member's current epoch is accepted without looking at
+    its partitions (ConsumerGroup.validateOffsetCommit). While group.consumer.assignment.interval.ms
+    (default 1000 ms) holds the next target back, a resubscribe without foo takes foo-0 from m1 at the
+    same epoch; m2 gets foo-0 later, at a higher epoch, and commits; m1's late commit for foo-0 at its
+    unchanged epoch is still accepted and overwrites m2's offset. After m1's next heartbeat (its epoch
+    moves) the same commit is STALE_MEMBER_EPOCH. ``configs`` {interval: 0}: the contrast, where the
+    resubscribe is answered with a new epoch at once and every commit at the old one is refused."""
+    r = TraceRecorder("kafka-4.3", configs or {}, records=True)
+    r.topic(0, "foo", 1)
+    r.topic(0, "bar", 1)
+    a = r.join(100, "m1", ["foo", "bar"])
+    a = r.heartbeat(150, "m1", a["memberEpoch"], topicPartitions=owned(a))
+    epoch = a["memberEpoch"]
+    b = r.join(200, "m2", ["foo"])
+    a = r.heartbeat(300, "m1", epoch, subscribedTopicNames=["bar"], topicPartitions=owned(a))  # drops foo
+    bar = [{"topicId": r.coord.topics.id_of("bar"), "partitions": [0]}]
+    a = r.heartbeat(400, "m1", a["memberEpoch"], topicPartitions=bar)                          # foo-0 released
+    commit(r, 500, "m1", epoch, "foo", {0: 7})                  # foo-0 no longer m1's, same epoch: accepted
+    b = r.heartbeat(1200, "m2", b["memberEpoch"], topicPartitions=[])  # the held-back target: foo-0 to m2
+    b = r.heartbeat(1300, "m2", b["memberEpoch"], topicPartitions=owned(b))
+    commit(r, 1400, "m2", b["memberEpoch"], "foo", {0: 100})    # the new owner commits
+    commit(r, 1500, "m1", epoch, "foo", {0: 10})                # m1's late commit: overwrites it
+    fetch(r, 1600, "m2", [{"groupId": "g", "memberId": "m2", "memberEpoch": b["memberEpoch"],
+                           "topics": [{"name": "foo", "partitionIndexes": [0]}]}])
+    r.heartbeat(1700, "m1", a["memberEpoch"], topicPartitions=bar)  # m1's epoch moves (if it had not)
+    commit(r, 1800, "m1", epoch, "foo", {0: 11})                # STALE_MEMBER_EPOCH
+    fetch(r, 1900, "m2", [{"groupId": "g", "memberId": "m2", "memberEpoch": b["memberEpoch"],
+                           "topics": [{"name": "foo", "partitionIndexes": [0]}]}])
+    return r
+
+
+def commit_fencing_interval_0() -> TraceRecorder:
+    return commit_fencing(NO_BATCHING)
+
+
+SCENARIOS = {"consumer_commits": consumer, "streams_commits": streams, "simple_commits": simple,
+             "commit_fencing": commit_fencing, "commit_fencing_interval_0": commit_fencing_interval_0}
 
 
 def main() -> None:

@@ -220,6 +220,23 @@ def test_uniform_alternative_target_is_accepted_and_unbalanced_one_rejected(tmp_
     assert [(f["line"], f["kind"], f["field"]) for f in report["findings"]] == [(line, "response-mismatch", "assignment")]
 
 
+def test_a_uniform_target_kept_through_an_epoch_bump_is_adopted(tmp_path: Path) -> None:
+    # Issue #21 A.3: m2's null assignment at epoch 4 says it keeps foo-2 and foo-3. The model's own
+    # target (m2 gives up foo-3) called it "still revoking"; m1 {0}, m2 {2, 3}, m3 {1} is as legal.
+    status, report = check(GOLDEN / "uniform_unchanged.jsonl")
+    assert (status, report["findings"]) == (0, [])
+    # Both old members keeping everything leaves m3 nothing: no legal target, so m1 must still revoke
+    # (the target adopted at line 10 gave m3 foo-0 and left m1 foo-1).
+    events = load("uniform_unchanged.jsonl")
+    line = call_line(events, 900, "m1")
+    events[line - 1]["response"].update(memberEpoch=4, assignment=None)
+    status, report = check_events(tmp_path, events)
+    assert status == 1
+    assert [(f["line"], f["kind"], f["field"], f["expected"], f["observed"]) for f in report["findings"][:2]] == [
+        (line, "response-mismatch", "memberEpoch", 3, 4),
+        (line, "response-mismatch", "assignment", {"foo": [1]}, None)]
+
+
 # --- bad input -------------------------------------------------------------------------------------
 
 

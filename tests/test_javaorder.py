@@ -8,6 +8,7 @@ from kgspec.model.javaorder import (
     JavaPriorityQueue,
     hashset_copy_capacity,
     int_hashset_order,
+    java_compute_if_absent_order,
     java_hashmap_order,
     to_signed32,
     uuid_hashmap_order,
@@ -27,6 +28,17 @@ def test_hashmap_order_with_an_initial_capacity() -> None:
     keys = ["a-1", "b-2", "c-3", "d-4", "e-5"]
     assert java_hashmap_order(keys) == keys  # new HashMap<>(): 16 buckets
     assert java_hashmap_order(keys, 3) == ["c-3", "d-4", "a-1", "e-5", "b-2"]  # new HashMap<>(3): 4, then 8
+
+
+def test_compute_if_absent_links_new_keys_at_the_head_and_resizes_late() -> None:
+    # Trunk's StickyTaskAssignor fills processIdToState = new HashMap<>(members) this way.
+    assert java_compute_if_absent_order(["process2", "process0"], 2) == ["process0", "process2"]
+    assert java_hashmap_order(["process2", "process0"], 2) == ["process2", "process0"]  # put resized to 4
+    assert java_compute_if_absent_order(MEMBERS)[4:8] == ["member-15", "member-5", "member-14", "member-6"]
+    assert java_compute_if_absent_order(["a-1", "b-2", "c-3", "d-4", "e-5"], 3) == ["c-3", "d-4", "e-5", "a-1", "b-2"]
+    # The call for a key already present still performs the pending resize (4 keys > threshold 3).
+    assert java_compute_if_absent_order(["a-1", "b-2", "c-3", "d-4"], 4) == ["c-3", "a-1", "d-4", "b-2"]
+    assert java_compute_if_absent_order(["a-1", "b-2", "c-3", "d-4", "a-1"], 4) == ["c-3", "d-4", "a-1", "b-2"]
 
 
 def test_hashset_of_partitions() -> None:

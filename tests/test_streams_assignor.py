@@ -136,6 +136,65 @@ def test_should_assign_standby_to_previous_standby_that_does_not_hold_the_active
     assert standby == {"member1": {}, "member2": {T: {2}}, "member3": {T: {0}}, "member4": {T: {1}}}
 
 
+# --- two members of one process compete (values printed by Kafka's own StickyTaskAssignor, 4.3
+# @ 0157ac7cf2c6 and trunk @ 06d492d81361, through scripts/oracle_streams_assignor.py's driver) ---
+
+def test_two_members_of_one_process_with_the_same_previous_standbys() -> None:
+    # findPrevMemberWithLeastLoad keeps the first candidate unless a later one is lower on both the
+    # process load and its own count. member1_1 takes 0_0; for 0_1, member1_2 shares its process
+    # load, so member1_1 stays the candidate, but it is at the active quota (1 by then): 0_1 falls
+    # through to the least-loaded process (process1, 0.5) and its least-loaded member, member1_2.
+    members = [member("member1_1", "process1", None, {"0": {0, 1}}), member("member1_2", "process1", None, {"0": {0, 1}}),
+               member("member2", "process2", {"0": {2, 3}})]
+    active, standby = run(members, [SubtopologyTasks("0", 4, True)], 1)
+    assert active == {"member1_1": {"0": {0}}, "member1_2": {"0": {1}}, "member2": {"0": {2, 3}}}
+    assert standby == {"member1_1": {"0": {3}}, "member1_2": {"0": {2}}, "member2": {"0": {0, 1}}}
+
+
+def test_two_members_of_one_process_split_new_tasks_by_the_member_heap() -> None:
+    members = [member("member1_1", "process1", {"0": {0}}), member("member1_2", "process1"),
+               member("member2", "process2", {"0": {1}})]
+    active, _ = run(members, [SubtopologyTasks("0", 6, False)])
+    assert active == {"member1_1": {"0": {0, 4}}, "member1_2": {"0": {2, 5}}, "member2": {"0": {1, 3}}}
+
+
+def test_trunk_breaks_equal_process_loads_the_other_way() -> None:
+    # Same input, different releases: 4.3 fills processIdToState with putIfAbsent (process2 first),
+    # trunk with computeIfAbsent (process0 linked ahead of it in the shared bin).
+    members = [member("member0", "process2"), member("member1", "process0")]
+    subs = [SubtopologyTasks("0", 3, False)]
+    assert _plain(assign_tasks(members, subs).active) == {"member0": {"0": {0, 2}}, "member1": {"0": {1}}}
+    assert _plain(assign_tasks(members, subs, compute_if_absent=True).active) == {
+        "member0": {"0": {1}}, "member1": {"0": {0, 2}}}
+
+
+def test_trunk_offsets_rank_a_later_member_of_the_same_process_first() -> None:
+    # member1_2 reported the highest offset sum for 0_0 but member2 holds it as a standby: the
+    # previous standby ranks first and takes the active task; 0_0's standby then goes to the
+    # best-ranked candidate whose process does not hold it, member1_2 (50) before member1_1 (5).
+    members = [TaskMemberSpec("member1_1", "process1", task_offsets={"0": {0: 5}}),
+               TaskMemberSpec("member1_2", "process1", task_offsets={"0": {0: 50}}),
+               TaskMemberSpec("member2", "process2", standby_tasks={"0": frozenset({0})}, task_offsets={"0": {0: 1}})]
+    subs = [SubtopologyTasks("0", 2, True)]
+    result = assign_tasks(members, subs, 1, compute_if_absent=True)
+    assert _plain(result.active) == {"member1_1": {}, "member1_2": {"0": {1}}, "member2": {"0": {0}}}
+    assert _plain(result.standby) == {"member1_1": {}, "member1_2": {"0": {0}}, "member2": {"0": {1}}}
+
+
+def test_trunk_offsets_move_tasks_that_4_3_would_keep_in_range_order() -> None:
+    members = [TaskMemberSpec("member0", "process2", {"0": frozenset({1}), "2": frozenset({2})},
+                              task_offsets={"1": {2: 5, 3: 10}}),
+               TaskMemberSpec("member1", "process0", {"2": frozenset({1})}, {"1": frozenset({1}), "2": frozenset({3})},
+                              task_offsets={"2": {0: 5}})]
+    subs = [SubtopologyTasks("0", 2, False), SubtopologyTasks("1", 5, True), SubtopologyTasks("2", 4, True)]
+    trunk = assign_tasks(members, subs, compute_if_absent=True)
+    assert _plain(trunk.active) == {"member0": {"0": {1}, "1": {0, 2, 3}, "2": {2}},
+                                    "member1": {"0": {0}, "1": {1, 4}, "2": {0, 1, 3}}}
+    plain_43 = [TaskMemberSpec(m.member_id, m.process_id, m.active_tasks, m.standby_tasks) for m in members]
+    assert _plain(assign_tasks(plain_43, subs).active) == {"member0": {"0": {0, 1}, "1": {2, 4}, "2": {2}},
+                                                           "member1": {"1": {0, 1, 3}, "2": {0, 1, 3}}}
+
+
 def test_standby_on_active_process_mutant_is_caught() -> None:
     members = [member("member1", "process1", None, {T: {2}}), member("member2", "process2", {T: {0}}, {T: {2}}),
                member("member3", "process3", {T: {1}}), member("member4", "process4")]

@@ -8,8 +8,10 @@ Release notes (paths under ``group-coordinator/src/main/java/org/apache/kafka/co
 * trunk (``StickyTaskAssignor.java`` after KAFKA-20719/KAFKA-20790): previous-standby
   candidates are ranked (target-assignment standbys first, then by reported offset sum,
   descending) and members' reported ``taskOffsets`` add weaker candidates; the API moved to
-  ``group-coordinator-api``. Without task offsets trunk computes the same assignment as 4.3
-  (the candidate sort is stable).
+  ``group-coordinator-api``, and ``processIdToState`` is filled with ``computeIfAbsent``
+  (``compute_if_absent``), so processes of equal load can meet the heap in another order than
+  on 4.3 even without task offsets. Checked against trunk's own class on generated inputs
+  (``scripts/oracle_streams_assignor.py``).
 * 4.1 is the first version (KAFKA-17125, #18652): no quotas or heaps, "task pairs", and
   standbys placed by a balanced-load test; KAFKA-19478/19661 (#20120..#20523) rewrote it.
 
@@ -25,7 +27,12 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
-from kgspec.model.javaorder import JavaPriorityQueue, java_hashmap_order, java_str_key
+from kgspec.model.javaorder import (
+    JavaPriorityQueue,
+    java_compute_if_absent_order,
+    java_hashmap_order,
+    java_str_key,
+)
 
 Task = tuple[str, int]  # (subtopology id, partition)
 TaskMap = dict[str, frozenset[int]]  # subtopology id -> partitions
@@ -143,7 +150,8 @@ def _ceil_div(n: int, d: int) -> int:
 
 class _StickyTaskAssignor:
     def __init__(self, members: Iterable[TaskMemberSpec], subtopologies: Iterable[SubtopologyTasks],
-                 num_standby_replicas: int, allow_standby_on_active_process: bool) -> None:
+                 num_standby_replicas: int, allow_standby_on_active_process: bool,
+                 compute_if_absent: bool) -> None:
         self.members = list(members)
         self.subtopologies = list(subtopologies)
         self.replicas = num_standby_replicas
@@ -180,7 +188,11 @@ class _StickyTaskAssignor:
             ranked.sort(key=lambda c: (not c[1], -c[2]))
             self.prev_standby[task] = [c[0] for c in ranked]
         # processIdToState = new HashMap<>(memberCount): its values feed the heaps in hash order.
-        self.processes = {pid: procs[pid] for pid in java_hashmap_order(procs, len(self.members))}
+        # 4.3 fills it with putIfAbsent, trunk with computeIfAbsent (head-of-bin links, lazy resize).
+        calls = [spec.process_id for spec in self.members]
+        order = (java_compute_if_absent_order(calls, len(self.members)) if compute_if_absent
+                 else java_hashmap_order(calls, len(self.members)))
+        self.processes = {pid: procs[pid] for pid in order}
 
     # -- quotas ---------------------------------------------------------------------------
     def _after_active(self, n: int) -> None:
@@ -322,14 +334,18 @@ def assign_tasks(
     num_standby_replicas: int = 0,
     *,
     allow_standby_on_active_process: bool = False,
+    compute_if_absent: bool = False,
 ) -> TaskAssignment:
     """Run the sticky task assignor; every member gets an entry (possibly empty).
 
     ``allow_standby_on_active_process`` is the ``standby-on-active-process`` mutant
     (model/mutants.py): it drops the "process already holds the task" test everywhere
     standbys are placed, so a standby can land next to (or on) the active task.
+    ``compute_if_absent`` is trunk's process map (``Profile.streams_assignor_api``): equal process
+    loads can then break ties the other way round.
     """
-    a = _StickyTaskAssignor(members, subtopologies, num_standby_replicas, allow_standby_on_active_process)
+    a = _StickyTaskAssignor(members, subtopologies, num_standby_replicas, allow_standby_on_active_process,
+                            compute_if_absent)
     a.assign_active()
     if a.replicas > 0:
         a.assign_standby()

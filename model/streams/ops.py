@@ -20,7 +20,7 @@ from kgspec.model.profiles import Profile
 from kgspec.model.records import Record
 from kgspec.model.streams import records as srec
 from kgspec.model.streams.apis import STREAMS_GROUP_DESCRIBE, STREAMS_GROUP_HEARTBEAT
-from kgspec.model.streams.configure import ConfiguredTopology
+from kgspec.model.streams.configure import ConfiguredTopology, UnexpectedServerError
 from kgspec.model.streams.group import StreamsGroup, configured_trigger
 from kgspec.model.streams.member import (
     ACTIVE,
@@ -165,10 +165,15 @@ def endpoint_to_partitions(coord: Coordinator, group: StreamsGroup, updated: Str
     skip = {updated.member_id} | ({replaced.member_id} if replaced is not None else set())
     members = [group.members[m] for m in java_hashmap_order(group.members) if m not in skip]
     out = []
+    configured = group.configured_topology.subtopologies if group.configured_topology else None
     for m in [*members, updated]:
         if m.user_endpoint is None:
             continue
-        subs = (group.configured_topology.subtopologies if group.configured_topology else None) or {}
+        if configured is None and coord.profile.streams_endpoint_info_fails_when_not_ready:
+            # Kafka's configuredTopology().flatMap(ConfiguredTopology::subtopologies).get() on a
+            # topology that is not ready: the whole heartbeat fails (docs/upstream.md, finding 3).
+            raise UnexpectedServerError("NoSuchElementException", "No value present")
+        subs = configured or {}
         entry: dict[str, Any] = {"userEndpoint": {"host": m.user_endpoint[0], "port": m.user_endpoint[1]}}
         for role, name in ((ACTIVE, "activePartitions"), (STANDBY, "standbyPartitions")):
             tps: list[dict[str, Any]] = []

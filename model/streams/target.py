@@ -78,15 +78,17 @@ def compute_target(coord: Coordinator, group: StreamsGroup, group_epoch: int,
     result: dict[str, TaskSets]
     if configured.is_ready:
         subs = configured.subtopologies or {}
-        specs = [TaskMemberSpec(mid, members[mid].process_id, old_target.get(mid, {}).get(ACTIVE, {}),
-                                old_target.get(mid, {}).get(STANDBY, {}),
+        current = coord.profile.streams_assignor_sees_current_tasks
+        held = {mid: members[mid].assigned_sets() if current else old_target.get(mid, {}) for mid in order}
+        specs = [TaskMemberSpec(mid, members[mid].process_id, held[mid].get(ACTIVE, {}), held[mid].get(STANDBY, {}),
                                 group.offsets_of(mid).task_offsets) for mid in order]
         subtasks = [SubtopologyTasks(sid, s.num_tasks, s.is_stateful) for sid, s in subs.items()]
         assignor = coord.task_assignors.get(STREAMS_ASSIGNOR_NAME)
         try:
             if assignor is None or isinstance(assignor, StickyTaskAssignor):
                 assignment = assign_tasks(specs, subtasks, replicas,
-                                          allow_standby_on_active_process=coord.mutants.active("standby-on-active-process"))
+                                          allow_standby_on_active_process=coord.mutants.active("standby-on-active-process"),
+                                          compute_if_absent=current)
             else:  # a registered replacement (Coordinator(task_assignors=...))
                 assignment = assignor.assign_tasks(TaskGroupSpec(specs, subtasks, replicas, dict(configs)))
         except TaskAssignorError as exc:

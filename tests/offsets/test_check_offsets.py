@@ -75,6 +75,44 @@ def test_golden_values_are_kafkas() -> None:
     assert simple[(1400, 8)]["topics"][0]["partitions"][0]["errorCode"] == Errors.ILLEGAL_GENERATION  # v5, no group
 
 
+def _codes_and_fetched(name: str) -> tuple[dict[int, list[int]], dict[int, int]]:
+    events = load(name)
+    codes = {e["tsMs"]: [p["errorCode"] for t in e["response"]["topics"] for p in t["partitions"]]
+             for e in events if e.get("requestHeader", {}).get("requestApiKey") == 8}
+    fetched = {e["tsMs"]: e["response"]["groups"][0]["topics"][0]["partitions"][0]["committedOffset"]
+               for e in events if e.get("requestHeader", {}).get("requestApiKey") == 9}
+    return codes, fetched
+
+
+def test_commit_fencing_golden_values_are_kafkas() -> None:
+    # docs/upstream.md, finding 2; every call answered alike by Kafka 4.3 @ 0157ac7cf2c6 (the oracle).
+    codes, fetched = _codes_and_fetched("commit_fencing")
+    assert codes == {500: [Errors.NONE], 1400: [Errors.NONE], 1500: [Errors.NONE], 1800: [Errors.STALE_MEMBER_EPOCH]}
+    assert fetched == {1600: 10, 1900: 10}  # m1's late commit overwrote m2's 100
+    codes, fetched = _codes_and_fetched("commit_fencing_interval_0")
+    assert codes == {500: [Errors.STALE_MEMBER_EPOCH], 1400: [Errors.NONE], 1500: [Errors.STALE_MEMBER_EPOCH],
+                     1800: [Errors.STALE_MEMBER_EPOCH]}
+    assert fetched == {1600: 100, 1900: 100}
+
+
+@pytest.mark.parametrize("ts", [500, 1500])
+def test_commit_fencing_fixed_behaviour_is_rejected(ts: int, tmp_path: Path) -> None:
+    # What a fix would answer (STALE_MEMBER_EPOCH for a partition m1 no longer holds) is not Kafka 4.3.
+    events = load("commit_fencing")
+    line = _mutate_commit_error(events, ts, Errors.STALE_MEMBER_EPOCH)
+    status, report = check_events(tmp_path, events)
+    assert status == 1
+    assert findings(report)[0] == (line, "response-mismatch", "errorCode")
+
+
+def test_commit_fencing_is_judged_at_the_current_epoch_under_kip(tmp_path: Path) -> None:
+    # kip keeps the invariant strict: Kafka's accepted late commit is named there.
+    status, report = check(GOLDEN / "commit_fencing.jsonl", "--profile", "kip")
+    line = line_of(load("commit_fencing"), 500, 8)
+    assert status == 1
+    assert (line, "invariant", "commit-fencing") in findings(report)
+
+
 def _mutate_commit_error(events: list[Event], ts: int, code: int) -> int:
     line = line_of(events, ts, 8)
     events[line - 1]["response"]["topics"][0]["partitions"][0]["errorCode"] = code

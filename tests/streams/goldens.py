@@ -13,6 +13,8 @@ from typing import Any
 
 from kgspec.conformance.recorder import TraceRecorder
 from kgspec.model.mutants import Mutants
+from kgspec.model.step import Choices
+from kgspec.model.streams import TaskAssignment
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "streams"
 
@@ -54,7 +56,7 @@ class Client:
     def join(self, ts: int, topology: dict[str, Any], **fields: Any) -> dict[str, Any]:
         return self._apply(self.rec.streams_join(ts, self.member, topology, self.process, **fields))
 
-    def beat(self, ts: int, **fields: Any) -> dict[str, Any]:
+    def beat(self, ts: int, **fields: Any) -> dict[str, Any]:  # ``choices=`` records another legal answer
         return self._apply(self.rec.streams_heartbeat(ts, self.member, self.epoch, **{**self.owned, **fields}))
 
     def leave(self, ts: int, epoch: int = -1, **fields: Any) -> dict[str, Any]:
@@ -173,7 +175,7 @@ def kip_warmup(mutants: frozenset[str] = frozenset(), records: bool = False) -> 
     return rec
 
 
-STATELESS_9 = {"epoch": 0, "subtopologies": [
+STATELESS = {"epoch": 0, "subtopologies": [
     {"subtopologyId": "0", "sourceTopics": ["input"], "sourceTopicRegex": [], "stateChangelogTopics": [],
      "repartitionSinkTopics": [], "repartitionSourceTopics": [], "copartitionGroups": []}]}
 
@@ -187,9 +189,9 @@ def kip_rolling_bounce(mutants: frozenset[str] = frozenset(), records: bool = Fa
     rec = _recorder({"group.streams.initial.rebalance.delay.ms": 0}, records, mutants, profile)
     rec.topic(0, "input", 9)
     a, b, c = Client(rec, "A", "pA"), Client(rec, "B", "pB"), Client(rec, "C", "pC")
-    a.join(1000, STATELESS_9)
-    b.join(1100, STATELESS_9)
-    c.join(1200, STATELESS_9)
+    a.join(1000, STATELESS)
+    b.join(1100, STATELESS)
+    c.join(1200, STATELESS)
     for ts in (2000, 3000):                       # uniform: three tasks each
         for i, x in enumerate((a, b, c)):
             x.beat(ts + 10 * i)
@@ -198,7 +200,7 @@ def kip_rolling_bounce(mutants: frozenset[str] = frozenset(), records: bool = Fa
         a.beat(ts)
         b.beat(ts + 10)
     c = Client(rec, "C", "pC")
-    c.join(8000, {**STATELESS_9, "epoch": 1})     # bumps the group's topology epoch to 1
+    c.join(8000, {**STATELESS, "epoch": 1})     # bumps the group's topology epoch to 1
     for ts in (9000, 10000, 11000):
         for i, x in enumerate((a, b, c)):
             x.beat(ts + 10 * i)
@@ -207,14 +209,115 @@ def kip_rolling_bounce(mutants: frozenset[str] = frozenset(), records: bool = Fa
         a.beat(ts)
         c.beat(ts + 10)
     b = Client(rec, "B", "pB")
-    b.join(15000, {**STATELESS_9, "epoch": 1})    # B comes back at epoch 1 and gets new tasks
+    b.join(15000, {**STATELESS, "epoch": 1})    # B comes back at epoch 1 and gets new tasks
     for ts in (16000, 17000, 18000):
         for i, x in enumerate((a, b, c)):
             x.beat(ts + 10 * i)
     return rec
 
 
+def _keep_b(specs: Any, subs: Any, replicas: int, computed: TaskAssignment) -> TaskAssignment:
+    """Another legal sticky target for m-c's arrival: m-a gives up 0_1 (Kafka's: m-b gives up 0_3)."""
+    return TaskAssignment({"m-a": {"0": frozenset({0})}, "m-b": {"0": frozenset({2, 3})}, "m-c": {"0": frozenset({1})}},
+                          {m: {} for m in computed.standby})
+
+
+def sticky_unchanged(mutants: frozenset[str] = frozenset(), records: bool = False) -> TraceRecorder:
+    """Issue #21 A.3: m-c's join is answered ASSIGNMENT_DELAYED (the 1 s interval); m-b's next heartbeat
+    computes the target. In this recording the target is another legal one, in which m-b keeps both
+    its tasks: its answer is the new epoch with activeTasks null ("unchanged"), m-a revokes 0_1."""
+    rec = _recorder({"group.streams.initial.rebalance.delay.ms": 0}, records, mutants)
+    rec.topic(0, "input", 4)
+    a, b, c = Client(rec, "m-a", "p1"), Client(rec, "m-b", "p2"), Client(rec, "m-c", "p3")
+    a.join(1000, STATELESS)
+    a.beat(1100)
+    b.join(2500, STATELESS)
+    a.beat(2600)                    # revokes 0_2, 0_3
+    b.beat(2700)
+    a.beat(2800)
+    b.beat(2900)                    # granted 0_2, 0_3
+    c.join(3000, STATELESS)         # ASSIGNMENT_DELAYED until 3500
+    b.beat(4100, choices=Choices(task_target=_keep_b))  # epoch 4, activeTasks null
+    a.beat(4200)                    # revokes 0_1
+    a.beat(4300)
+    c.beat(4400)                    # granted 0_1
+    return rec
+
+
+def trunk_current_tasks(mutants: frozenset[str] = frozenset(), records: bool = False) -> TraceRecorder:
+    """kafka-trunk: the assignor sees members' current tasks (KAFKA-20790), not their targets. m-c joins
+    while m-a still holds all four tasks and m-b none of its target {0_2, 0_3}: trunk hands 0_2 and 0_3
+    out afresh (m-b 0_3, m-c 0_2; equal loads, process p2 first); 4.3 keeps 0_2 with m-b.
+    Kafka trunk @ 06d492d81361 answered every call alike (the oracle's check mode)."""
+    rec = _recorder({"group.streams.initial.rebalance.delay.ms": 0, "group.streams.assignment.interval.ms": 0},
+                    records, mutants, "kafka-trunk")
+    rec.topic(0, "input", 4)
+    a, b, c = Client(rec, "m-a", "p1"), Client(rec, "m-b", "p3"), Client(rec, "m-c", "p2")
+    a.join(1000, STATELESS)
+    a.beat(1100)
+    b.join(2000, STATELESS)         # target m-a {0_0, 0_1}, m-b {0_2, 0_3}; m-a still holds all four
+    c.join(2100, STATELESS)         # computed again before m-a revokes
+    b.beat(2200)
+    a.beat(2300)                    # revokes 0_2, 0_3
+    a.beat(2400)
+    b.beat(2500)                    # 0_3
+    c.beat(2600)                    # 0_2
+    return rec
+
+
+def lost_assignment(mutants: frozenset[str] = frozenset(), records: bool = False) -> TraceRecorder:
+    """docs/upstream.md, finding 1: the response that carries m-a's first tasks (epoch 2, 0_0 and 0_1) is
+    lost; the client's retry carries its full state (no tasks) at epoch 1, Kafka accepts it and answers
+    epoch 2 with activeTasks null, and every later answer is null too: m-a never learns its tasks.
+    Kafka 4.3 @ 0157ac7cf2c6 answered every call alike (the oracle's check mode)."""
+    rec = _recorder({"group.streams.initial.rebalance.delay.ms": 2000}, records, mutants)
+    rec.topic(0, "input", 2)
+    a = Client(rec, "m-a", "p1")
+    a.join(1000, STATELESS)                                  # ASSIGNMENT_DELAYED, epoch 1
+    rec.tick(3000)                                           # the initial delay ends
+    rec.streams_heartbeat(3100, "m-a", 1)                    # epoch 2, 0_0 and 0_1: lost on the way back
+    none: list[Any] = []
+    a.beat(4100, activeTasks=none, standbyTasks=none, warmupTasks=none)  # retry: full state, old epoch
+    a.beat(5100, activeTasks=None, standbyTasks=None, warmupTasks=None)  # epoch 2, null again
+    a.beat(6100, activeTasks=None, standbyTasks=None, warmupTasks=None)
+    return rec
+
+
+def endpoint_missing_topic(mutants: frozenset[str] = frozenset(), records: bool = False,
+                           profile: str = "kafka-trunk") -> TraceRecorder:
+    """docs/upstream.md, finding 3: with a source topic missing, building partitionsByUserEndpoint throws
+    (Optional.get() on the unconfigured subtopologies): m-a, which declares a userEndpoint, cannot join
+    (UNKNOWN_SERVER_ERROR, no message) while m-b, without one, gets MISSING_SOURCE_TOPICS; once the
+    topic exists both run; when it is deleted again, every heartbeat that needs endpoint information
+    fails, m-b's too. Kafka trunk @ 06d492d81361 and 4.3 @ 0157ac7cf2c6 answered every call alike."""
+    rec = _recorder({"group.streams.initial.rebalance.delay.ms": 0}, records, mutants, profile)
+    a, b = Client(rec, "m-a", "p1"), Client(rec, "m-b", "p2")
+    endpoint = {"host": "localhost", "port": 8080}
+    b.join(1000, MISSING)                                    # MISSING_SOURCE_TOPICS
+    a.join(1500, MISSING, userEndpoint=endpoint)             # UNKNOWN_SERVER_ERROR
+    a.join(2000, MISSING, userEndpoint=endpoint)             # and on every retry
+    b.beat(2100)
+    rec.topic(2500, "absent", 2)
+    a.join(3000, MISSING, userEndpoint=endpoint)             # ready: joins, with the endpoint map
+    b.beat(3100, endpointInformationEpoch=0)
+    a.beat(3200, userEndpoint=endpoint, endpointInformationEpoch=1)
+    b.beat(3300, endpointInformationEpoch=1)
+    rec.delete_topic(4000, "absent")
+    b.beat(4100, endpointInformationEpoch=1)                 # UNKNOWN_SERVER_ERROR without an endpoint of its own
+    a.beat(4200, userEndpoint=endpoint, endpointInformationEpoch=1)
+    return rec
+
+
+def endpoint_missing_topic_43(mutants: frozenset[str] = frozenset(), records: bool = False) -> TraceRecorder:
+    return endpoint_missing_topic(mutants, records, "kafka-4.3")
+
+
 SCENARIOS: dict[str, Callable[..., TraceRecorder]] = {
+    "lost_assignment.jsonl": lost_assignment,
+    "trunk_endpoint_missing_topic.jsonl": endpoint_missing_topic,
+    "endpoint_missing_topic.jsonl": endpoint_missing_topic_43,
+    "trunk_current_tasks.jsonl": trunk_current_tasks,
+    "sticky_unchanged.jsonl": sticky_unchanged,
     "standby_rebalance.jsonl": standby_rebalance,
     "not_ready.jsonl": not_ready,
     "trunk_static.jsonl": trunk_static,

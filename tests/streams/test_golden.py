@@ -192,6 +192,8 @@ def test_kip_golden_values() -> None:
     # kip computes the target on m-b's join (no assignment interval: epoch 3, a warm-up); trunk
     # batches it (epoch 2, ASSIGNMENT_DELAYED) and hands out no warm-ups.
     ("kip_warmup.jsonl", "kafka-trunk", 6, "memberEpoch"),
+    # 4.3's assignor sees m-b's target {0_2, 0_3} and keeps 0_2 with it; trunk's sees what m-b holds (nothing)
+    ("trunk_current_tasks.jsonl", "kafka-4.3", 10, "activeTasks"),
 ])
 def test_goldens_rejected_under_another_profile(name: str, profile: str, line: int, field: str,
                                                 tmp_path: Path) -> None:
@@ -208,6 +210,13 @@ def test_goldens_rejected_under_another_profile(name: str, profile: str, line: i
     ("trunk_static.jsonl", 14, {"memberEpoch": -1}, "memberEpoch"),   # -2 answered as a full leave
     ("kip_warmup.jsonl", 13, {"memberEpoch": 3}, "memberEpoch"),      # no refinement step
     ("kip_warmup.jsonl", 18, {"errorCode": 0}, "errorCode"),          # stale topology epoch accepted
+    # docs/upstream.md finding 1, the fixed behaviour: the full-state retry gets the tasks again
+    ("lost_assignment.jsonl", 6, {"activeTasks": [{"subtopologyId": "0", "partitions": [0, 1]}],
+                                  "standbyTasks": [], "warmupTasks": []}, "activeTasks"),
+    # docs/upstream.md finding 3, the fixed behaviour: m-a joins like m-b (MISSING_SOURCE_TOPICS)
+    ("trunk_endpoint_missing_topic.jsonl", 3, {"errorCode": 0}, "errorCode"),
+    ("trunk_endpoint_missing_topic.jsonl", 12, {"errorCode": 0}, "errorCode"),
+    ("endpoint_missing_topic.jsonl", 3, {"errorCode": 0}, "errorCode"),
 ])
 def test_edited_trunk_and_kip_goldens_rejected(name: str, line: int, edit: dict[str, Any], field: str,
                                                tmp_path: Path) -> None:
@@ -217,6 +226,23 @@ def test_edited_trunk_and_kip_goldens_rejected(name: str, line: int, edit: dict[
     assert status == 1
     first = report["findings"][0]
     assert (first["line"], first["field"]) == (line, field)
+
+
+def test_a_sticky_target_kept_through_an_epoch_bump_is_adopted(tmp_path: Path) -> None:
+    # Issue #21 A.3: line 11 (m-b computes the target) answers epoch 4 with activeTasks null: m-b
+    # keeps 0_2 and 0_3. The model's own target (m-b gives up 0_3) is one legal choice; the checker
+    # adopts one in which m-b keeps them and m-a serves m-c (its highest task, 0_1).
+    events = read_jsonl(GOLDEN / "sticky_unchanged.jsonl")
+    assert (events[10]["request"]["memberId"], events[10]["response"]["memberEpoch"],
+            events[10]["response"]["activeTasks"]) == ("m-b", 4, None)
+    status, report = check(GOLDEN / "sticky_unchanged.jsonl")
+    assert (status, report["findings"]) == (0, [])
+    # m-a keeping 0_0 and 0_1 too leaves m-c nothing: the adopted target says m-a revokes 0_1.
+    events[11]["response"].update(memberEpoch=4, activeTasks=None, standbyTasks=None, warmupTasks=None)
+    status, report = check_events(tmp_path, events)
+    assert status == 1
+    assert [(f["line"], f["field"], f["expected"], f["observed"]) for f in report["findings"][:2]] == [
+        (12, "memberEpoch", 3, 4), (12, "activeTasks", {"0": [0]}, None)]
 
 
 def test_streams_describe_versions(tmp_path: Path) -> None:

@@ -3,9 +3,11 @@ rack-aware tags, in-place role changes and the refinement step (each vs kafka-4.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from kgspec.model.coordinator import Coordinator
+from kgspec.model.profiles import get_profile
 from kgspec.model.streams.assignor import SubtopologyTasks, TaskMemberSpec, assign_tasks
 from kgspec.model.streams.member import ACTIVE
 from kgspec.model.streams.offsets import MemberTaskOffsets
@@ -241,3 +243,26 @@ def test_describe_v1_fields_follow_the_version() -> None:
     assert [g["topologyDescriptionStatus"] for g in described(1, include=True)] == [1, 0]
     absent = {"assignorName": "absent", "topologyDescriptionStatus": "absent", "topologyDescription": "absent"}
     assert described(0) == [{"groupId": "g", **absent}, {"groupId": "nope", **absent}]
+
+
+def test_a_user_endpoint_with_a_source_topic_missing_fails_the_heartbeat() -> None:
+    # docs/upstream.md, finding 3 (4.1 .. trunk): EndpointToPartitionsManager.endpointToPartitions calls
+    # Optional.get() on the subtopologies of a topology that is not ready.
+    missing = topology(sub("sub1", ["absent"]))
+    endpoint = {"host": "localhost", "port": 8080}
+    for profile in ("kafka-4.1", "kafka-4.2", "kafka-4.3", "kafka-trunk"):
+        c = coordinator(profile)
+        result = join(c, 0, "m1", "p1", missing, userEndpoint=endpoint)
+        assert result.response is not None
+        assert (result.response["errorCode"], result.response["errorMessage"], result.records) == (-1, None, [])
+        plain = join(c, 0, "m2", "p2", missing).response  # no endpoint: MISSING_SOURCE_TOPICS
+        assert plain is not None
+        assert (plain["errorCode"], [s["statusCode"] for s in plain["status"]]) == (0, [1])
+    # The fixed behaviour (the profile flag off, as for kip) answers like the member without an endpoint.
+    fixed = Coordinator(replace(get_profile("kafka-trunk"), streams_endpoint_info_fails_when_not_ready=False),
+                        {"group.streams.initial.rebalance.delay.ms": 0})
+    response = join(fixed, 0, "m1", "p1", missing, userEndpoint=endpoint).response
+    assert response is not None
+    assert (response["errorCode"], [s["statusCode"] for s in response["status"]]) == (0, [1])
+    assert response["partitionsByUserEndpoint"] == [
+        {"userEndpoint": endpoint, "activePartitions": [], "standbyPartitions": []}]
