@@ -69,7 +69,8 @@ class DescribeChecks:
             g.summary.events += 1
             if not self.checker.advance(g, ts, event.line):
                 return
-            r = g.coord.handle(api, version, {d.ids_field: [gid]}, now=int(ts))
+            # the request's other fields too (v1's includeTopologyDescription decides a status)
+            r = g.coord.handle(api, version, {**event.request, d.ids_field: [gid]}, now=int(ts))
             assert r.response is not None
             expected_groups.extend(r.response["groups"])
         # Asked for, the authorized operations are the authorizer's answer (ACLs are not modelled);
