@@ -91,6 +91,8 @@ class ConnectChecks:
             except ReplayError as exc:  # the shape was checked first (conformance/records.py)
                 self._report(g, event, "invariant", f"replay would reject {record.describe()}: {exc}", REPLAY)
                 return
+            for name, message in g.record_epochs.observe(record):  # the group epoch (record 1000)
+                self._report(g, event, "invariant", message, name)
             self._invariants(g, event)
             return
         if not queue:

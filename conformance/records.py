@@ -21,7 +21,7 @@ from kgspec.conformance.invariant_hooks import (
 from kgspec.conformance.record_values import comparable, with_whole_numbers
 from kgspec.conformance.session import GroupSession
 from kgspec.conformance.shapes import record_shape_problem
-from kgspec.invariants.catalogue import NO_DOUBLE_OWNERSHIP, REPLAY
+from kgspec.invariants.catalogue import EPOCH_MONOTONICITY, NO_DOUBLE_OWNERSHIP, REPLAY
 from kgspec.model.consumer.group import OwnershipConflict
 from kgspec.model.consumer.records import CONSUMER_RECORD_TYPES, ReplayError
 from kgspec.model.offsets.records import OFFSET_RECORD_TYPES
@@ -167,6 +167,11 @@ class RecordChecks:
         if epochs_before is not None:
             assert isinstance(member_id, str)
             problems += member_record_problems(epochs_before, g.coord, gid, member_id)
+        # The epochs the records themselves show (invariants/record_epochs.py); the consumer's
+        # model-based check above may have named the same departure already.
+        shown = g.record_epochs.observe(record)
+        if shown and not any(name == EPOCH_MONOTONICITY for name, _ in problems):
+            problems += shown
         if rtype == CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA and record.value is not None:
             g.saw_target_metadata = True
         for name, message in problems:
