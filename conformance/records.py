@@ -88,12 +88,12 @@ class RecordChecks:
                 self.checker.finding(g, Finding(self.checker.path, event.line, gid, "malformed", f"record key {name} must be a string",
                                          f"record.key.data.{name}"))
                 return
-        # 5.0 is 5 (record_values.py); a value Kafka's deserializer refuses (a fraction or
-        # Infinity for an int32, a list for a string, a required field left out) is malformed,
-        # never handed to the model.
-        record = with_whole_numbers(self.checker.profile, record)
-        if self._shape_problem(g, event, record):
+        # A value Kafka's deserializer refuses (a fraction or Infinity for an int32, a list for a
+        # string, a required field left out) is malformed, never handed to the model.
+        checked = self._well_shaped(g, event, record)
+        if checked is None:
             return
+        record = checked
         if not self.checker.advance(g, float(event.ts_ms) if event.ts_ms is not None else 0.0, event.line):  # _ts
             return
         g.saw_records = True
@@ -101,6 +101,23 @@ class RecordChecks:
             self.compare(g, event, record)
         else:
             self.replay(g, event, record)
+
+    def _well_shaped(self, g: GroupSession, event: Event, record: Record) -> Record | None:
+        """``record``, or the same record with its whole numbers spelled as integers (``5.0`` is
+        ``5``: record_values.py); None, reported malformed, when the schema refuses it. Only a
+        record the schema refuses is rewritten, so the common case costs one check."""
+        shape = record_shape_problem(self.checker.profile, record.type, record.key, record.value, record.version)
+        if shape is not None:
+            whole = with_whole_numbers(self.checker.profile, record)
+            if whole is not record:
+                record = whole
+                shape = record_shape_problem(self.checker.profile, record.type, record.key, record.value,
+                                             record.version)
+        if shape is None:
+            return record
+        self.checker.finding(g, Finding(self.checker.path, event.line, g.summary.group_id, "malformed",
+                                        shape[1], shape[0]))
+        return None
 
     def _shape_problem(self, g: GroupSession, event: Event, record: Record) -> bool:
         """A value Kafka's deserializer refuses (a float or Infinity for an int32, a list for a

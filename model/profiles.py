@@ -56,6 +56,9 @@ class Profile:
     # Seed KIP-1071 "Online Migration from a Classic Consumer Group to a Streams Group" (kip only;
     # Kafka never implemented it): model/migration/streams_*.py, docs/migration.md.
     streams_online_migration: bool = False
+    # 4.3 (ConsumerGroupMember.asConsumerGroupDescribeMember): a described member's assignment
+    # includes the partitions it is still revoking; 4.1/4.2: its assigned partitions only.
+    describe_includes_pending_revocation: bool = True
     # 4.2 (StreamsGroup.asDescribedGroup): StreamsGroupDescribe shows the configured topology only
     # when ready, else the topology record; 4.1 shows the configured topology (no subtopologies
     # when not ready) or null.
@@ -118,6 +121,7 @@ PROFILES: dict[str, Profile] = {
         streams_offline_migration=False,
         streams_describe_unready_topology=False,
         streams_endpoint_partitions_filtered=False,
+        describe_includes_pending_revocation=False,
         downgrade_rebalances_on_stale_assignment=False,
         new_group_initial_epoch=0,
         consumer_unrevoked_exit_bumps_epoch=True,
@@ -130,6 +134,7 @@ PROFILES: dict[str, Profile] = {
     ),
     "kafka-4.2": Profile(
         name="kafka-4.2",
+        describe_includes_pending_revocation=False,
         offset_commit_resolves_topic_id=False,
         mixed_rejoin_on_assignment_epoch=False,
         downgrade_rebalances_on_stale_assignment=False,
