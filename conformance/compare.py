@@ -65,6 +65,9 @@ def _group_differences(expected: dict[str, Any], observed: dict[str, Any], group
     """A Describe response, group by group and member by member (members as a set, by id)."""
     diffs: list[Diff] = []
     exp_groups = {g["groupId"]: g for g in expected.get("groups", [])}
+    # Kafka answers for every group the request names: one left out is a departure too.
+    shown = {g.get("groupId") for g in observed.get("groups") or [] if isinstance(g, dict)}
+    diffs.extend((f"groups[{gid}]", "present", None) for gid in exp_groups if gid not in shown)
     for obs in observed.get("groups") or []:
         gid = obs.get("groupId")
         exp = exp_groups.get(gid)

@@ -241,3 +241,14 @@ def test_trunk_v1_streams_fields_are_compared(line: int, path: tuple[Any, ...], 
     status, report = check_events(tmp_path, events)
     assert status == 1
     assert [(f["line"], f["kind"], f["field"]) for f in report["findings"]] == [(line, "response-mismatch", path[-1])]
+
+
+def test_a_described_group_left_out_is_flagged(tmp_path: Path) -> None:
+    """Kafka answers for every group a describe names."""
+    events = read_jsonl(GOLDEN / "consumer/reconciliation.jsonl")
+    line = next(i for i, e in enumerate(events, 1) if (e.get("requestHeader") or {}).get("requestApiKey") == 69)
+    events[line - 1]["response"]["groups"] = []
+    status, report = check_events(tmp_path, events)
+    assert status == 1
+    assert [(f["line"], f["kind"], f["expected"], f["observed"]) for f in report["findings"]] == [
+        (line, "response-mismatch", "present", None)]
