@@ -91,6 +91,15 @@ def _whole_item(value: Any, f: FieldSchema, version: int) -> Any:
     return value
 
 
+def canonical_value(profile: str, record: Record) -> dict[str, Any] | None:
+    """The record's value with tagged fields at their default left out and bytes spelled one way
+    (lists as they are: a protocol's own normal form orders them, as the Connect draft's does)."""
+    schema = record_schema_for(profile, record.type)
+    if schema is None or record.value is None:
+        return record.value
+    return _canonical(record.value, schema.value, value_version(schema, record.version))
+
+
 def comparable(profile: str, record: Record) -> Any:
     """What two renderings of one record share: its type, key, value version and value by value."""
     schema = record_schema_for(profile, record.type)

@@ -66,8 +66,9 @@ class RecordChecks:
         if record.type in CONNECT_RECORD_TYPES:
             g = self.checker.group(gid, "connect")
             g.summary.events += 1
-            if not self._shape_problem(g, event, record):
-                self.checker.connect.record(g, event, record)
+            checked = self._well_shaped(g, event, record)
+            if checked is not None:
+                self.checker.connect.record(g, event, checked)
             return
         gtype = _RECORD_GROUP_TYPES.get(record.type)
         if gtype is None and record.type in OFFSET_RECORD_TYPES:  # offsets: the group's session (conformance/offsets.py)
@@ -118,16 +119,6 @@ class RecordChecks:
         self.checker.finding(g, Finding(self.checker.path, event.line, g.summary.group_id, "malformed",
                                         shape[1], shape[0]))
         return None
-
-    def _shape_problem(self, g: GroupSession, event: Event, record: Record) -> bool:
-        """A value Kafka's deserializer refuses (a float or Infinity for an int32, a list for a
-        string, a required field left out) is malformed, never handed to the model."""
-        shape = record_shape_problem(self.checker.profile, record.type, record.key, record.value, record.version)
-        if shape is None:
-            return False
-        self.checker.finding(g, Finding(self.checker.path, event.line, g.summary.group_id, "malformed",
-                                        shape[1], shape[0]))
-        return True
 
     def compare(self, g: GroupSession, event: Event, observed: Record) -> None:
         gid = g.summary.group_id
