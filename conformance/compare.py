@@ -8,7 +8,7 @@ an empty list are different values. ``errorMessage`` never counts.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from kgspec.model.migration.protocol import SchemaError, decode_assignment
 from kgspec.model.streams.heartbeat import parse_topology
@@ -65,6 +65,9 @@ def _group_differences(expected: dict[str, Any], observed: dict[str, Any], group
     """A Describe response, group by group and member by member (members as a set, by id)."""
     diffs: list[Diff] = []
     exp_groups = {g["groupId"]: g for g in expected.get("groups", [])}
+    # Kafka answers for every group the request names: one left out is a departure too.
+    shown = {g.get("groupId") for g in observed.get("groups") or [] if isinstance(g, dict)}
+    diffs.extend((f"groups[{gid}]", "present", None) for gid in exp_groups if gid not in shown)
     for obs in observed.get("groups") or []:
         gid = obs.get("groupId")
         exp = exp_groups.get(gid)
@@ -94,8 +97,8 @@ def _plain_differences(prefix: str, em: dict[str, Any], om: dict[str, Any], name
 
 
 def _consumer_member_differences(prefix: str, em: dict[str, Any], om: dict[str, Any]) -> list[Diff]:
-    diffs = _plain_differences(prefix, em, om,
-                               ("memberEpoch", "instanceId", "rackId", "subscribedTopicRegex", "memberType"))
+    diffs = _plain_differences(prefix, em, om, ("memberEpoch", "instanceId", "rackId", "clientId", "clientHost",
+                                                "subscribedTopicRegex", "memberType"))
     if "subscribedTopicNames" in om and sorted(em.get("subscribedTopicNames") or []) != sorted(
             om.get("subscribedTopicNames") or []):
         diffs.append((f"{prefix}.subscribedTopicNames", em.get("subscribedTopicNames"), om.get("subscribedTopicNames")))
@@ -104,12 +107,23 @@ def _consumer_member_differences(prefix: str, em: dict[str, Any], om: dict[str, 
             e, o = assignment_set(em.get(name)), assignment_set(om.get(name))
             if e != o:
                 diffs.append((f"{prefix}.{name}", e, o))
+            elif topic_names(em.get(name)) != topic_names(om.get(name)):
+                diffs.append((f"{prefix}.{name}.topicName", topic_names(em.get(name)), topic_names(om.get(name))))
     return diffs
+
+
+def topic_names(assignment: Any) -> Any:
+    """A described assignment's topic names by topic id (the partitions are compared as a set)."""
+    if not isinstance(assignment, dict):
+        return None
+    return sorted((repr(e.get("topicId")), repr(e.get("topicName"))) for e in assignment.get("topicPartitions") or []
+                  if isinstance(e, dict) and "topicName" in e)
 
 
 def describe_differences(expected: dict[str, Any], observed: dict[str, Any]) -> list[Diff]:
     """ConsumerGroupDescribe."""
-    return _group_differences(expected, observed, ("groupState", "groupEpoch", "assignmentEpoch", "assignorName"),
+    return _group_differences(expected, observed, ("groupState", "groupEpoch", "assignmentEpoch", "assignorName",
+                                                   "authorizedOperations"),
                               _consumer_member_differences)
 
 
@@ -187,6 +201,36 @@ def status_codes(status: Any) -> list[int] | None:
     return [int(s["statusCode"]) for s in status]
 
 
+# StreamsGroupHeartbeat response fields compared as plain values (the lists are below).
+STREAMS_HEARTBEAT_PLAIN: Final = ("memberId", "memberEpoch", "heartbeatIntervalMs", "acceptableRecoveryLag",
+                                  "acceptableRecoveryLagLegacy", "taskOffsetIntervalMs", "topologyDescriptionRequired",
+                                  "endpointInformationEpoch")
+
+
+def endpoint_partitions(entries: Any) -> Any:
+    """``partitionsByUserEndpoint`` by value: None stays None (not sent); otherwise the endpoints
+    as a multiset, each with its active and standby topic partitions as sets. Kafka walks a
+    ``HashMap`` of members, a ``HashSet`` of topic names and an unmodifiable map of subtopologies
+    (randomised iteration) to build the lists, so their order is not part of the answer."""
+    if not isinstance(entries, list):
+        return entries
+    out = []
+    for e in entries:
+        if not isinstance(e, dict):
+            return entries
+        ep = e.get("userEndpoint") or {}
+        out.append((repr(ep.get("host")), repr(ep.get("port")),
+                    *(_topic_partition_multiset(e.get(role)) for role in ("activePartitions", "standbyPartitions"))))
+    return sorted(out)
+
+
+def _topic_partition_multiset(tps: Any) -> Any:
+    if not isinstance(tps, list):
+        return repr(tps)
+    return tuple(sorted((repr(tp.get("topic")), repr(p)) if isinstance(tp, dict) else ("?", repr(tp))
+                        for tp in tps for p in (tp.get("partitions") or [None] if isinstance(tp, dict) else [None])))
+
+
 def streams_heartbeat_differences(expected: dict[str, Any], observed: dict[str, Any]) -> list[tuple[str, Any, Any]]:
     diffs: list[tuple[str, Any, Any]] = []
     exp_err, obs_err = expected.get("errorCode", 0), observed.get("errorCode", 0)
@@ -194,9 +238,15 @@ def streams_heartbeat_differences(expected: dict[str, Any], observed: dict[str, 
         return [("errorCode", exp_err, obs_err)]
     if exp_err != 0:
         return []
-    for name in ("memberId", "memberEpoch", "heartbeatIntervalMs", "endpointInformationEpoch"):
+    for name in STREAMS_HEARTBEAT_PLAIN:
         if name in observed and expected.get(name) != observed.get(name):
             diffs.append((name, expected.get(name), observed.get(name)))
+    if "partitionsByUserEndpoint" in observed:
+        e_ep = endpoint_partitions(expected.get("partitionsByUserEndpoint"))
+        o_ep = endpoint_partitions(observed.get("partitionsByUserEndpoint"))
+        if e_ep != o_ep:
+            diffs.append(("partitionsByUserEndpoint", expected.get("partitionsByUserEndpoint"),
+                          observed.get("partitionsByUserEndpoint")))
     if "status" in observed:
         e, o = status_codes(expected.get("status")), status_codes(observed.get("status"))
         if (e is None) != (o is None) or sorted(e or []) != sorted(o or []):
@@ -210,7 +260,12 @@ def streams_heartbeat_differences(expected: dict[str, Any], observed: dict[str, 
 
 
 def _streams_member_differences(prefix: str, em: dict[str, Any], om: dict[str, Any]) -> list[Diff]:
-    diffs = _plain_differences(prefix, em, om, ("memberEpoch", "instanceId", "rackId", "processId", "topologyEpoch"))
+    diffs = _plain_differences(prefix, em, om, ("memberEpoch", "instanceId", "rackId", "clientId", "clientHost",
+                                                "processId", "topologyEpoch", "userEndpoint", "isClassic"))
+    # Kafka lists these from HashMaps (the member's tags, its reported offsets): compared as multisets.
+    for name in ("clientTags", "taskOffsets", "taskEndOffsets"):
+        if name in om and _multiset(em.get(name)) != _multiset(om.get(name)):
+            diffs.append((f"{prefix}.{name}", em.get(name), om.get(name)))
     for name in ("assignment", "targetAssignment"):
         if name in om:
             for role in STREAMS_TASK_FIELDS:
@@ -221,6 +276,13 @@ def _streams_member_differences(prefix: str, em: dict[str, Any], om: dict[str, A
     return diffs
 
 
+def _multiset(entries: Any) -> Any:
+    """A list of objects in any order (None stays None)."""
+    if not isinstance(entries, list):
+        return entries
+    return sorted(repr(sorted(e.items())) if isinstance(e, dict) else repr(e) for e in entries)
+
+
 def _classic_member_differences(prefix: str, em: dict[str, Any], om: dict[str, Any]) -> list[Diff]:
     return _plain_differences(prefix, em, om, ("groupInstanceId", "clientId", "clientHost", "memberMetadata",
                                                "memberAssignment"))
@@ -229,14 +291,42 @@ def _classic_member_differences(prefix: str, em: dict[str, Any], om: dict[str, A
 def classic_describe_differences(expected: dict[str, Any], observed: dict[str, Any]) -> list[Diff]:
     """DescribeGroups. Before v6 a missing group has error code 0 and state "Dead", so the
     group's fields are compared whenever the error codes agree on 0."""
-    return _group_differences(expected, observed, ("groupState", "protocolType", "protocolData"),
+    return _group_differences(expected, observed, ("groupState", "protocolType", "protocolData",
+                                                   "authorizedOperations"),
                               _classic_member_differences)
+
+
+def described_topology(topology: Any) -> Any:
+    """A described topology by value: Kafka sorts the subtopologies, their topic lists and topic
+    infos (``StreamsTopology`` / ``ConfiguredSubtopology.asStreamsGroupDescribe*``), but a topic's
+    configs come from a ``HashMap``: those are compared as a multiset."""
+    if not isinstance(topology, dict) or not isinstance(topology.get("subtopologies"), list):
+        return topology
+    subs = []
+    for s in topology["subtopologies"]:
+        if not isinstance(s, dict):
+            return topology
+        subs.append({**s, **{name: [{**t, "topicConfigs": _multiset(t.get("topicConfigs"))} if isinstance(t, dict)
+                                    else t for t in s[name]]
+                             for name in ("stateChangelogTopics", "repartitionSourceTopics")
+                             if isinstance(s.get(name), list)}})
+    return {**topology, "subtopologies": subs}
 
 
 def streams_describe_differences(expected: dict[str, Any], observed: dict[str, Any]) -> list[Diff]:
     """StreamsGroupDescribe."""
-    return _group_differences(expected, observed, ("groupState", "groupEpoch", "assignmentEpoch"),
-                              _streams_member_differences)
+    diffs = _group_differences(expected, observed, ("groupState", "groupEpoch", "assignmentEpoch",
+                                                    "authorizedOperations", "assignorName",
+                                                    "topologyDescriptionStatus", "topologyDescription"),
+                               _streams_member_differences)
+    exp_groups = {g.get("groupId"): g for g in expected.get("groups", [])}
+    for obs in observed.get("groups") or []:
+        exp = exp_groups.get(obs.get("groupId"))
+        if exp is None or exp.get("errorCode", 0) != 0 or obs.get("errorCode", 0) != 0 or "topology" not in obs:
+            continue
+        if described_topology(exp.get("topology")) != described_topology(obs.get("topology")):
+            diffs.append((f"groups[{obs.get('groupId')}].topology", exp.get("topology"), obs.get("topology")))
+    return diffs
 
 
 def streams_request_problem(req: dict[str, Any]) -> tuple[str, str] | None:

@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 from kgspec.conformance.connection import client_host
 from kgspec.conformance.findings import Finding
+from kgspec.conformance.record_values import canonical_value
 from kgspec.invariants.catalogue import REPLAY
 from kgspec.invariants.connect import group_problems
 from kgspec.model.connect import ops
@@ -91,6 +92,8 @@ class ConnectChecks:
             except ReplayError as exc:  # the shape was checked first (conformance/records.py)
                 self._report(g, event, "invariant", f"replay would reject {record.describe()}: {exc}", REPLAY)
                 return
+            for name, message in g.record_epochs.observe(record):  # the group epoch (record 1000)
+                self._report(g, event, "invariant", message, name)
             self._invariants(g, event)
             return
         if not queue:
@@ -99,8 +102,9 @@ class ConnectChecks:
                          None, record.to_json())
             return
         _, expected = queue.popleft()
-        if expected.type != record.type or expected.key != record.key \
-                or normalize(expected.value) != normalize(record.value):
+        profile = self.checker.profile
+        if expected.type != record.type or expected.key != record.key or expected.version != record.version \
+                or normalize(canonical_value(profile, expected)) != normalize(canonical_value(profile, record)):
             self._report(g, event, "response-mismatch",
                          f"expected {expected.describe()}, the trace shows {record.describe()}", "record",
                          expected.to_json(), record.to_json())

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Final
 
-from kgspec.conformance.compare import normalize_record_value
 from kgspec.conformance.connect import CONNECT_RECORD_TYPES
 from kgspec.conformance.events import Event
 from kgspec.conformance.findings import Finding
@@ -19,9 +18,10 @@ from kgspec.conformance.invariant_hooks import (
     member_record_problems,
     record_invariant_problems,
 )
+from kgspec.conformance.record_values import comparable, with_whole_numbers
 from kgspec.conformance.session import GroupSession
 from kgspec.conformance.shapes import record_shape_problem
-from kgspec.invariants.catalogue import NO_DOUBLE_OWNERSHIP, REPLAY
+from kgspec.invariants.catalogue import EPOCH_MONOTONICITY, NO_DOUBLE_OWNERSHIP, REPLAY
 from kgspec.model.consumer.group import OwnershipConflict
 from kgspec.model.consumer.records import CONSUMER_RECORD_TYPES, ReplayError
 from kgspec.model.offsets.records import OFFSET_RECORD_TYPES
@@ -66,8 +66,9 @@ class RecordChecks:
         if record.type in CONNECT_RECORD_TYPES:
             g = self.checker.group(gid, "connect")
             g.summary.events += 1
-            if not self._shape_problem(g, event, record):
-                self.checker.connect.record(g, event, record)
+            checked = self._well_shaped(g, event, record)
+            if checked is not None:
+                self.checker.connect.record(g, event, checked)
             return
         gtype = _RECORD_GROUP_TYPES.get(record.type)
         if gtype is None and record.type in OFFSET_RECORD_TYPES:  # offsets: the group's session (conformance/offsets.py)
@@ -88,10 +89,12 @@ class RecordChecks:
                 self.checker.finding(g, Finding(self.checker.path, event.line, gid, "malformed", f"record key {name} must be a string",
                                          f"record.key.data.{name}"))
                 return
-        # A value Kafka's deserializer refuses (a float or Infinity for an int32, a list for a
+        # A value Kafka's deserializer refuses (a fraction or Infinity for an int32, a list for a
         # string, a required field left out) is malformed, never handed to the model.
-        if self._shape_problem(g, event, record):
+        checked = self._well_shaped(g, event, record)
+        if checked is None:
             return
+        record = checked
         if not self.checker.advance(g, float(event.ts_ms) if event.ts_ms is not None else 0.0, event.line):  # _ts
             return
         g.saw_records = True
@@ -101,15 +104,22 @@ class RecordChecks:
             self.replay(g, event, record)
             self.checker.bound_members(g, event.line)
 
-    def _shape_problem(self, g: GroupSession, event: Event, record: Record) -> bool:
-        """A value Kafka's deserializer refuses (a float or Infinity for an int32, a list for a
-        string, a required field left out) is malformed, never handed to the model."""
+    def _well_shaped(self, g: GroupSession, event: Event, record: Record) -> Record | None:
+        """``record``, or the same record with its whole numbers spelled as integers (``5.0`` is
+        ``5``: record_values.py); None, reported malformed, when the schema refuses it. Only a
+        record the schema refuses is rewritten, so the common case costs one check."""
         shape = record_shape_problem(self.checker.profile, record.type, record.key, record.value, record.version)
+        if shape is not None:
+            whole = with_whole_numbers(self.checker.profile, record)
+            if whole is not record:
+                record = whole
+                shape = record_shape_problem(self.checker.profile, record.type, record.key, record.value,
+                                             record.version)
         if shape is None:
-            return False
+            return record
         self.checker.finding(g, Finding(self.checker.path, event.line, g.summary.group_id, "malformed",
                                         shape[1], shape[0]))
-        return True
+        return None
 
     def compare(self, g: GroupSession, event: Event, observed: Record) -> None:
         gid = g.summary.group_id
@@ -133,8 +143,8 @@ class RecordChecks:
                     break
         _, expected = queue[index]
         del queue[index]
-        same = (expected.type == observed.type and expected.key == observed.key
-                and normalize_record_value(expected.value) == normalize_record_value(observed.value))
+        profile = self.checker.profile
+        same = comparable(profile, expected) == comparable(profile, observed)
         if not same:
             self.checker.finding(g, Finding(self.checker.path, event.line, gid, "response-mismatch",
                                      f"expected {expected.describe()}, the trace shows {observed.describe()}",
@@ -166,6 +176,11 @@ class RecordChecks:
         if epochs_before is not None:
             assert isinstance(member_id, str)
             problems += member_record_problems(epochs_before, g.coord, gid, member_id)
+        # The epochs the records themselves show (invariants/record_epochs.py); the consumer's
+        # model-based check above may have named the same departure already.
+        shown = g.record_epochs.observe(record)
+        if shown and not any(name == EPOCH_MONOTONICITY for name, _ in problems):
+            problems += shown
         if rtype == CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA and record.value is not None:
             g.saw_target_metadata = True
         for name, message in problems:

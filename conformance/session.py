@@ -15,6 +15,7 @@ from kgspec.conformance.events import Event
 from kgspec.conformance.findings import GroupSummary
 from kgspec.conformance.invariant_hooks import ObservedTarget
 from kgspec.invariants.client import ClientLedger
+from kgspec.invariants.record_epochs import RecordEpochs
 from kgspec.invariants.streams import ReplayedStateProblems
 from kgspec.model.coordinator import Coordinator
 from kgspec.model.records import Record
@@ -47,6 +48,7 @@ class GroupSession:
     generation: int = 0
     steady: dict[str, SteadyAnswer] = field(default_factory=dict)  # member id -> cached steady heartbeat
     streams_state: ReplayedStateProblems = field(default_factory=ReplayedStateProblems)  # record replay
+    record_epochs: RecordEpochs = field(default_factory=RecordEpochs)  # record replay: the epochs shown
     # Typed by a describe only (an admin call names any type's group): the group's first call
     # or record of its own gives it its type.
     typed_by_describe: bool = False

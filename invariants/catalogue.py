@@ -304,6 +304,68 @@ CATALOGUE: dict[str, Entry] = {e.name: e for e in ENTRIES}
 RENAMED: dict[str, str] = {old: e.name for e in ENTRIES for old in e.renamed_from}
 
 
+# --- records only (issue #21 A.2) -----------------------------------------------------------
+# Where a group is known only by its records (kafka-dump-log, console output, a records-only
+# trace), each invariant a sequence of records can break is checked at the records that show it;
+# the rest says why records cannot show it. Record types are Kafka's keys (the Connect draft's
+# 1000-1004). tests/test_check_record_invariants.py breaks each with one changed record.
+
+@dataclass(frozen=True, slots=True)
+class RecordReveal:
+    types: tuple[int, ...]  # the record types whose values can reveal a departure
+    where: str  # the record at which it is checked and reported
+
+
+ALL_RECORDS = (2, 3, 4, 5, 6, 7, 8, 16, 17, 19, 20, 21, 22, 23, 1000, 1001, 1002, 1003, 1004)
+
+RECORD_REVEALS: dict[str, RecordReveal] = {
+    NO_DOUBLE_OWNERSHIP: RecordReveal((8,), "the current-assignment record giving a partition a second owner "
+                                            "(Kafka's replay rejects it)"),
+    STREAMS_SINGLE_ACTIVE_OWNER: RecordReveal((22,), "the current-assignment record giving an active task a second "
+                                                     "owner"),
+    PROCESSID_EXCLUSIVITY: RecordReveal((22, 21, 20), "as streams-process-exclusivity"),
+    STREAMS_PROCESS_EXCLUSIVITY: RecordReveal((22, 21, 20), "a current-assignment record (22); the target (21) at "
+                                                            "the target-metadata record (20) that completes it"),
+    TARGET_VALIDITY: RecordReveal((7, 6), "the target the member records (7) build, at the target-metadata record "
+                                          "(6) that completes it (contract section 1)"),
+    STREAMS_TARGET_VALIDITY: RecordReveal((21, 20), "the target the member records (21) build, at the "
+                                                    "target-metadata record (20)"),
+    NO_TASKS_WHILE_NOT_READY: RecordReveal((17, 23, 21, 20), "as streams-no-tasks-while-not-ready"),
+    STREAMS_NO_TASKS_WHILE_NOT_READY: RecordReveal((17, 23, 21, 20), "the target-metadata record (20) of a target "
+                                                                     "giving tasks while the topology (23) is not "
+                                                                     "validated (17)"),
+    EPOCH_MONOTONICITY: RecordReveal((3, 17, 1000, 6, 20, 8, 22),
+                                     "group epoch going back (3, 17, 1000; a tombstone of the group resets it); "
+                                     "assignment epoch ahead of the group epoch (6, 20); member epoch ahead of "
+                                     "the group epoch (8, 22) or the assignment epoch, or moved while entering "
+                                     "UNREVOKED_PARTITIONS (8)"),
+    REPLAY: RecordReveal(ALL_RECORDS, "any record Kafka's replay rejects"),
+    CLASSIC_GENERATION_MONOTONIC: RecordReveal((2,), "a GroupMetadata record with a lower generation (a tombstone "
+                                                     "resets it)"),
+    CLASSIC_ONE_LEADER: RecordReveal((2,), "the GroupMetadata record"),
+    CLASSIC_STABLE_ASSIGNMENT: RecordReveal((2,), "the GroupMetadata record"),
+    CONNECT_NO_DOUBLE_OWNERSHIP: RecordReveal((1004,), "the current-assignment record"),
+    CONNECT_TARGET_VALIDITY: RecordReveal((1003,), "the target-assignment record"),
+    CONNECT_EPOCH_BOUND: RecordReveal((1000, 1003, 1004), "after each record"),
+}
+
+NOT_IN_RECORDS: dict[str, str] = {
+    CLIENT_NO_DOUBLE_OWNERSHIP: "what clients believe they own is not written",
+    PARTITION_EPOCH_INDEX: "derived state: replay rebuilds it, no record holds it",
+    EPOCH_FENCING: "an accepted stale heartbeat writes nothing",
+    SESSION_EXPIRY: "a missing tombstone is an absence; records carry no session deadline",
+    COMMIT_FENCING: "offset records carry no member epoch",
+    STATE_DERIVATION: "the group state is not written",
+    REPLAY_EQUIVALENCE: "a property of the model (replaying its own records), checked by the simulator",
+    CONVERGENCE: "liveness: over the clients' behaviour in time",
+    LOST_ASSIGNMENT: "a lost response writes nothing",
+    CLASSIC_ONE_PROTOCOL: "JoinGroup responses; a GroupMetadata record names one protocol",
+    STREAMS_EPOCH_WHILE_REVOKING: "an observed response (records: epoch-monotonicity)",
+    CLIENT_OWNS_ONLY_GIVEN: "what a client reports is not written",
+    CLIENT_REVOKES_BEFORE_GAIN: "what a client reports is not written",
+}
+
+
 def resolve(ref: str) -> Callable[..., Any]:
     """The function a ``module:qualified.name`` reference names."""
     module, _, qualname = ref.partition(":")
@@ -367,7 +429,16 @@ def render_markdown() -> str:
             z3 = f"`{e.symbolic}`" if e.symbolic else f"none: {e.no_symbolic}"
             lines.append(f"| `{e.name}` | {meaning} | {', '.join(e.protocols)} | {e.kind} | {check} | {z3} |")
         lines.append("")
-    lines += ["Other names a harness reports (not invariants):", ""]
+    lines += ["## What records alone reveal", "",
+              "Where a group is known only by its records (`kafka-dump-log`, console output, a records-only",
+              "trace), `kgspec check` checks each invariant a sequence of records can break at the records",
+              "that show it (record types are Kafka's keys; the Connect draft's are 1000-1004);",
+              "`tests/test_check_record_invariants.py` breaks each with one changed record.", "",
+              "| name | record types | checked at |", "|---|---|---|"]
+    lines += [f"| `{name}` | {', '.join(map(str, r.types))} | {r.where} |" for name, r in RECORD_REVEALS.items()]
+    lines += ["", "Not visible in records:", ""]
+    lines += [f"- `{name}`: {why}" for name, why in NOT_IN_RECORDS.items()]
+    lines += ["", "Other names a harness reports (not invariants):", ""]
     lines += [f"- `{name}`: {why}" for name, why in HARNESS_NAMES.items()]
     return "\n".join(lines) + "\n"
 

@@ -56,6 +56,20 @@ class Profile:
     # Seed KIP-1071 "Online Migration from a Classic Consumer Group to a Streams Group" (kip only;
     # Kafka never implemented it): model/migration/streams_*.py, docs/migration.md.
     streams_online_migration: bool = False
+    # 4.3 (ConsumerGroupMember.asConsumerGroupDescribeMember): a described member's assignment
+    # includes the partitions it is still revoking; 4.1/4.2: its assigned partitions only.
+    describe_includes_pending_revocation: bool = True
+    # 4.2 (StreamsGroup.asDescribedGroup): StreamsGroupDescribe shows the configured topology only
+    # when ready, else the topology record; 4.1 shows the configured topology (no subtopologies
+    # when not ready) or null.
+    streams_describe_unready_topology: bool = True
+    # 4.2 (EndpointToPartitionsManager.topicPartitionListForTask): IQ endpoint partitions are the
+    # task ids below the topic's partition count, topics without any left out, [] when no member
+    # has an endpoint, the updated member listed last. 4.1 lists every task id unless the topic has
+    # fewer partitions than tasks (then the lowest ones), every source topic, the members as the
+    # call found them (null when none has an endpoint), bumps the endpoint epoch on any change of
+    # tasks but a join given none, and always sends it (tests/streams/test_endpoints_41.py).
+    streams_endpoint_partitions_filtered: bool = True
     # --- streams groups on trunk (HEAD of the Kafka mirror; docs/streams.md "Profiles") ---
     # KAFKA-20169 (#22245): static members (instanceId accepted; replacement, -2 temporary leave,
     # UNRELEASED_INSTANCE_ID, FENCED_INSTANCE_ID; epoch bumps only for topology epoch, rack, tags,
@@ -162,6 +176,9 @@ PROFILES: dict[str, Profile] = {
         streams_commit_task_epochs=False,
         mixed_rejoin_on_assignment_epoch=False,
         streams_offline_migration=False,
+        streams_describe_unready_topology=False,
+        streams_endpoint_partitions_filtered=False,
+        describe_includes_pending_revocation=False,
         downgrade_rebalances_on_stale_assignment=False,
         new_group_initial_epoch=0,
         consumer_unrevoked_exit_bumps_epoch=True,
@@ -176,6 +193,7 @@ PROFILES: dict[str, Profile] = {
         name="kafka-4.2",
         streams_endpoint_info_fails_when_not_ready=True,
         consumer_commit_current_epoch_unchecked=True,
+        describe_includes_pending_revocation=False,
         offset_commit_resolves_topic_id=False,
         mixed_rejoin_on_assignment_epoch=False,
         downgrade_rebalances_on_stale_assignment=False,

@@ -40,8 +40,10 @@ def describe_member(coord: Coordinator, group: ConsumerGroup, m: ConsumerMember,
         "clientHost": m.client_host,
         "subscribedTopicNames": list(m.subscribed_topic_names),
         "subscribedTopicRegex": m.subscribed_topic_regex,
-        # The member still answers for partitions pending revocation.
-        "assignment": {"topicPartitions": _topic_partitions(coord, [m.assigned, m.pending_revocation])},
+        # 4.3+: the member still answers for partitions pending revocation (4.1/4.2: assigned only).
+        "assignment": {"topicPartitions": _topic_partitions(
+            coord, [m.assigned, m.pending_revocation] if coord.profile.describe_includes_pending_revocation
+            else [m.assigned])},
         "targetAssignment": {"topicPartitions": _topic_partitions(coord, [dict(group.target.get(m.member_id, {}))])},
     }
     if api_version >= 1:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kgspec.model.errors import Errors
+from kgspec.model.profiles import Profile
 from kgspec.model.shards import ordered_ids
 from kgspec.model.streams.group import StreamsGroup
 from kgspec.model.streams.member import ROLE_FIELDS, ROLES, StreamsMember, TaskSets
@@ -29,12 +30,20 @@ def _topic(t: TopicInfo, partitions: int | None = None) -> dict[str, Any]:
             "topicConfigs": [{"key": c.key, "value": c.value} for c in t.topic_configs]}
 
 
-def describe_topology(group: StreamsGroup) -> dict[str, Any] | None:
-    """The configured topology when ready (with decided partition counts), else the topology as sent."""
+def describe_topology(group: StreamsGroup, profile: Profile) -> dict[str, Any] | None:
+    """The configured topology when ready (with decided partition counts), else the topology as sent
+    (4.2+; 4.1 below)."""
     topology = group.topology
+    configured = group.configured_topology
+    if not profile.streams_describe_unready_topology:
+        # 4.1 (StreamsGroup.asDescribedGroup): the configured topology or null; one that is not
+        # ready has no subtopologies.
+        if configured is None or topology is None:
+            return None
+        if not configured.is_ready or configured.subtopologies is None:
+            return {"epoch": configured.topology_epoch, "subtopologies": []}
     if topology is None:
         return None
-    configured = group.configured_topology
     ready = configured is not None and configured.is_ready and configured.subtopologies is not None
     subs = []
     for s in sorted(topology.subtopologies, key=lambda x: x.subtopology_id):
@@ -43,10 +52,11 @@ def describe_topology(group: StreamsGroup) -> dict[str, Any] | None:
             "subtopologyId": s.subtopology_id,
             "sourceTopics": sorted(s.source_topics),
             "repartitionSinkTopics": sorted(s.repartition_sink_topics),
+            # Kafka sorts the topic infos by name (Comparator.comparing(TopicInfo::name)).
             "stateChangelogTopics": [_topic(t, cs.state_changelog_topics[t.name].partitions if cs else None)
-                                     for t in s.state_changelog_topics],
+                                     for t in sorted(s.state_changelog_topics, key=lambda t: t.name)],
             "repartitionSourceTopics": [_topic(t, cs.repartition_source_topics[t.name].partitions if cs else None)
-                                        for t in s.repartition_source_topics],
+                                        for t in sorted(s.repartition_source_topics, key=lambda t: t.name)],
         })
     return {"epoch": topology.epoch, "subtopologies": subs}
 
@@ -97,7 +107,7 @@ def describe_streams_groups(coord: Coordinator, request: dict[str, Any], api_ver
         out.append({
             "errorCode": 0, "errorMessage": None, "groupId": gid, "groupState": DESCRIBED_NAMES[group.state],
             "groupEpoch": group.group_epoch, "assignmentEpoch": group.assignment_epoch,
-            "topology": describe_topology(group),
+            "topology": describe_topology(group, coord.profile),
             "members": [describe_member(group, m) for m in group.members.values()],
             "authorizedOperations": AUTHORIZED_OPERATIONS_OMITTED,
         })

@@ -413,12 +413,17 @@ class StreamsHeartbeat:
         if profile.streams_endpoint_change_bumps_endpoint_epoch:
             if member.user_endpoint != reconciled.user_endpoint or (changed and reconciled.user_endpoint is not None):
                 group.endpoint_information_epoch += 1
+        elif not profile.streams_endpoint_partitions_filtered:
+            # 4.1: any change of tasks but a join with none bumps, endpoint or not.
+            if changed and (epoch != 0 or any(reconciled.assigned.get(r) for r in ROLES)):
+                group.endpoint_information_epoch += 1
         elif changed and reconciled.user_endpoint is not None:
             group.endpoint_information_epoch += 1
         if group.endpoint_information_epoch != req.get("endpointInformationEpoch", 0):
-            response["partitionsByUserEndpoint"] = ops.endpoint_to_partitions(coord, group, reconciled, replaced)
-        if coord.is_registered_streams_group(group):
-            response["endpointInformationEpoch"] = group.endpoint_information_epoch
+            response["partitionsByUserEndpoint"] = ops.endpoint_to_partitions(coord, group, reconciled, replaced) \
+                if profile.streams_endpoint_partitions_filtered else ops.endpoint_to_partitions_41(coord, group, reconciled)
+        if coord.is_registered_streams_group(group) or not profile.streams_endpoint_partitions_filtered:
+            response["endpointInformationEpoch"] = group.endpoint_information_epoch  # 4.1: always
 
         if configured.status is not None:
             self.internal_topics_to_create = dict(configured.internal_topics_to_create)

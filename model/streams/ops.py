@@ -196,6 +196,44 @@ def endpoint_to_partitions(coord: Coordinator, group: StreamsGroup, updated: Str
     return out
 
 
+def endpoint_to_partitions_41(coord: Coordinator, group: StreamsGroup,
+                              updated: StreamsMember) -> list[dict[str, Any]] | None:
+    """4.1's ``maybeBuildEndpointToPartitions``: the members as the call found them (a joining
+    member is not yet one), each with the endpoint it had and the tasks of ``updated`` for the
+    updated member; null when no member has an endpoint.
+
+    ``EndpointToPartitionsManager.topicPartitionListForTask`` (4.1) gives every source topic of a
+    subtopology the whole task set, or, for a topic with fewer partitions than tasks, the lowest
+    task ids (``sorted(tasks)[:n]``): ids past a topic's partition count may be listed."""
+    out = []
+    configured = group.configured_topology.subtopologies if group.configured_topology else None
+    subs = configured or {}
+    for member_id in java_hashmap_order(group.members):
+        stored = group.members[member_id]
+        if stored.user_endpoint is None:
+            continue
+        if configured is None and coord.profile.streams_endpoint_info_fails_when_not_ready:
+            # as in endpoint_to_partitions: Optional.get() on a topology that is not ready
+            # (docs/upstream.md, finding 3); in 4.1 only for members the call found in the group
+            raise UnexpectedServerError("NoSuchElementException", "No value present")
+        m = updated if member_id == updated.member_id else stored
+        entry: dict[str, Any] = {"userEndpoint": {"host": stored.user_endpoint[0], "port": stored.user_endpoint[1]}}
+        for role, name in ((ACTIVE, "activePartitions"), (STANDBY, "standbyPartitions")):
+            tps: list[dict[str, Any]] = []
+            for sid, parts in sorted(m.assigned.get(role, {}).items()):
+                sub = subs.get(sid)
+                if sub is None:
+                    continue
+                tasks = sorted(parts)
+                for topic in sorted({*sub.source_topics, *sub.repartition_source_topics}):
+                    info = coord.topics.by_name(topic)
+                    n = info.partitions if info is not None else 0
+                    tps.append({"topic": topic, "partitions": tasks[:n] if n < len(tasks) else tasks})
+            entry[name] = tps
+        out.append(entry)
+    return out or None
+
+
 # --- timers ----------------------------------------------------------------------------------
 
 
@@ -217,24 +255,26 @@ cancel_member_timers = MEMBER_TIMERS.cancel_all
 schedule_classic_timer = MEMBER_TIMERS.schedule_classic
 
 
-def recovery_lag_fields(profile: Profile, api_version: int, lag: int | None = None) -> dict[str, int]:
+def recovery_lag_fields(profile: Profile, api_version: int, lag: int | None = None) -> dict[str, int | bool]:
     """The response's recovery-lag field as Kafka serializes it at ``api_version``.
 
     4.3 has one int32 ``acceptableRecoveryLag`` (v0), never set: 0. With KAFKA-18652 (trunk) v0
     carries the deprecated int32 ``acceptableRecoveryLagLegacy``, never set (0; the ignorable v1
     field is dropped, GroupMetadataManagerTest.testStreamsGroupHeartbeatResponseVersion0), and v1
     the int64 ``acceptableRecoveryLag``: ``lag`` on a heartbeat, the field's default -1 where Kafka
-    builds a fresh response (leave, errors).
+    builds a fresh response (leave, errors). v1 also carries ``topologyDescriptionRequired``: false,
+    since no topology description plugin is configured
+    (``StreamsGroupTopologyDescriptionManager.maybeSetTopologyDescriptionRequired``).
     """
     if not profile.streams_recovery_lag_in_response:
         # kip: the seed's v0 int32 field carries the configured lag on a heartbeat.
         return {"acceptableRecoveryLag": lag if profile.streams_kip_response_configs and lag is not None else 0}
     if api_version >= 1:
-        return {"acceptableRecoveryLag": -1 if lag is None else lag}
+        return {"acceptableRecoveryLag": -1 if lag is None else lag, "topologyDescriptionRequired": False}
     return {"acceptableRecoveryLagLegacy": 0}
 
 
-def error_response(error: CoordinatorError, recovery_lag: Mapping[str, int]) -> dict[str, Any]:
+def error_response(error: CoordinatorError, recovery_lag: Mapping[str, int | bool]) -> dict[str, Any]:
     return {"errorCode": int(error.error), "errorMessage": error.message, "memberId": "", "memberEpoch": 0,
             "heartbeatIntervalMs": 0, **recovery_lag, "taskOffsetIntervalMs": 0, "status": None,
             "activeTasks": None, "standbyTasks": None, "warmupTasks": None, "endpointInformationEpoch": 0,

@@ -99,6 +99,11 @@ def test_an_empty_group_after_the_leave(tmp_path: Path) -> None:
     (("members", 0, "memberAssignment"), "AAAA", "memberAssignment", "AAAD"),
     (("members", 0, "memberMetadata"), "", "memberMetadata", "AAE="),
     (("members", 0, "clientId"), "c9", "clientId", "c1"),
+    (("members", 0, "clientHost"), "/10.0.0.9", "clientHost", "/127.0.0.1"),
+    (("members", 0, "groupInstanceId"), "i9", "groupInstanceId", None),
+    (("protocolType",), "connect", "protocolType", "consumer"),
+    # not asked for: Integer.MIN_VALUE (asked for, the authorizer's answer is not judged, below)
+    (("authorizedOperations",), 0, "authorizedOperations", MIN_INT),
     (("errorCode",), 16, "errorCode", 0),
 ])
 def test_a_wrong_describe_is_a_finding_on_its_line(path: tuple[Any, ...], value: Any, field: str, expected: Any,
@@ -112,6 +117,15 @@ def test_a_wrong_describe_is_a_finding_on_its_line(path: tuple[Any, ...], value:
     status, report = check_events(tmp_path, events)
     assert status == 1
     assert findings(report) == [(line, "g", "response-mismatch", field, expected, value)]
+
+
+def test_authorized_operations_asked_for_are_the_authorizers(tmp_path: Path) -> None:
+    """ACLs are not modelled: asked for, any authorizedOperations value is legal."""
+    asked = stable_describe()
+    asked["request"]["includeAuthorizedOperations"] = True
+    asked["response"]["groups"][0]["authorizedOperations"] = 0b1100000
+    events, _ = with_calls(asked)
+    assert check_events(tmp_path, events)[1]["findings"] == []
 
 
 def test_a_missing_group_before_v6_is_not_an_error(tmp_path: Path) -> None:

@@ -63,6 +63,18 @@ def test_member_with_pending_revocation_v0_and_v1() -> None:
     assert "memberType" not in v0["members"][0]
 
 
+def test_member_with_pending_revocation_on_41_and_42() -> None:
+    """4.1/4.2 (ConsumerGroupMember.asConsumerGroupDescribeMember): the assigned partitions only."""
+    for profile in ("kafka-4.1", "kafka-4.2"):
+        h = Harness({"foo": 4}, profile=profile)
+        h.seed(11, [member("m", 10, {"foo": [0]}, prev=10, state=UNREVOKED_PARTITIONS, pending={"foo": [1]},
+                           topics=["foo"], assignor="range")],
+               {"m": {"foo": [0, 2]}}, assignment_epoch=11)
+        described = canon(h.describe(version=1)["groups"][0]["members"])[0]
+        assert described["assignment"] == {"topicPartitions": [{"topicId": tid("foo"), "topicName": "foo",
+                                                                "partitions": [0]}]}
+
+
 def test_default_assignor_name_is_uniform() -> None:
     h = Harness({"foo": 2})
     h.join("a", ["foo"])

@@ -189,10 +189,12 @@ def test_kip_golden_values() -> None:
 
 @pytest.mark.parametrize(("name", "profile", "line", "field"), [
     ("trunk_static.jsonl", "kafka-4.3", 5, "errorCode"),       # 4.3 rejects instanceId
-    # kip computes the target on m-b's join (no assignment interval: epoch 3, a warm-up); trunk
-    # batches it (epoch 2, ASSIGNMENT_DELAYED) and hands out no warm-ups.
-    ("kip_warmup.jsonl", "kafka-trunk", 6, "memberEpoch"),
-    # 4.3's assignor sees m-b's target {0_2, 0_3} and keeps 0_2 with it; trunk's sees what m-b holds (nothing)
+    # kip answers v0 with the configured acceptableRecoveryLag (seed 002); trunk's v0 leaves it
+    # null. (Later, kip computes the target on m-b's join, epoch 3 with a warm-up, where trunk
+    # batches it: epoch 2, ASSIGNMENT_DELAYED, and no warm-ups.)
+    ("kip_warmup.jsonl", "kafka-trunk", 5, "acceptableRecoveryLag"),
+    # 4.3's assignor sees m-b's target {0_2, 0_3} and keeps 0_2 with it; trunk's sees what m-b holds
+    # (nothing). (4.3 departs first on line 3: its v0 response has no acceptableRecoveryLagLegacy.)
     ("trunk_current_tasks.jsonl", "kafka-4.3", 10, "activeTasks"),
 ])
 def test_goldens_rejected_under_another_profile(name: str, profile: str, line: int, field: str,
@@ -200,7 +202,11 @@ def test_goldens_rejected_under_another_profile(name: str, profile: str, line: i
     status, report = check(GOLDEN / name, "--profile", profile)
     findings = report["findings"]
     assert status == 1
-    assert (findings[0]["line"], findings[0]["field"]) == (line, field)
+    # The first departure in ``field`` is on ``line`` (an earlier one may be in a field the two
+    # releases answer differently from the start, as acceptableRecoveryLagLegacy's null in 4.3).
+    first = next(f for f in findings if f["field"] == field)
+    assert first["line"] == line
+    assert findings[0]["line"] <= line
 
 
 @pytest.mark.parametrize(("name", "line", "edit", "field"), [
