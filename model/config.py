@@ -23,6 +23,10 @@ DEFAULTS: dict[str, Any] = {
     "group.consumer.migration.policy": "bidirectional",
     "group.consumer.min.session.timeout.ms": 45000,
     "group.consumer.max.session.timeout.ms": 60000,
+    "group.consumer.min.heartbeat.interval.ms": 5000,
+    "group.consumer.max.heartbeat.interval.ms": 15000,
+    "group.consumer.min.assignment.interval.ms": 0,
+    "group.consumer.max.assignment.interval.ms": 15000,
     # classic groups
     "group.min.session.timeout.ms": 6000,
     "group.max.session.timeout.ms": 1800000,
@@ -39,6 +43,33 @@ DEFAULTS: dict[str, Any] = {
     "group.streams.initial.rebalance.delay.ms": 3000,
     "group.streams.task.offset.interval.ms": 60000,
     "group.streams.rack.aware.assignment.tags": "",
+    "group.streams.min.session.timeout.ms": 45000,
+    "group.streams.max.session.timeout.ms": 60000,
+    "group.streams.min.heartbeat.interval.ms": 5000,
+    "group.streams.max.heartbeat.interval.ms": 15000,
+    "group.streams.max.standby.replicas": 2,
+    "group.streams.min.assignment.interval.ms": 0,
+    "group.streams.max.assignment.interval.ms": 15000,
+    # Share groups are not modelled, but their group configs are validated against these
+    # (GroupConfig.validateValues; GroupCoordinatorConfig and ShareGroupConfig defaults, 4.3).
+    "group.share.session.timeout.ms": 45000,
+    "group.share.min.session.timeout.ms": 45000,
+    "group.share.max.session.timeout.ms": 60000,
+    "group.share.heartbeat.interval.ms": 5000,
+    "group.share.min.heartbeat.interval.ms": 5000,
+    "group.share.max.heartbeat.interval.ms": 15000,
+    "group.share.record.lock.duration.ms": 30000,
+    "group.share.min.record.lock.duration.ms": 15000,
+    "group.share.max.record.lock.duration.ms": 60000,
+    "group.share.delivery.count.limit": 5,
+    "group.share.min.delivery.count.limit": 2,
+    "group.share.max.delivery.count.limit": 10,
+    "group.share.partition.max.record.locks": 2000,
+    "group.share.min.partition.max.record.locks": 100,
+    "group.share.max.partition.max.record.locks": 4000,
+    "group.share.assignment.interval.ms": 1000,
+    "group.share.min.assignment.interval.ms": 0,
+    "group.share.max.assignment.interval.ms": 15000,
     # Connect on the KIP-848 protocol (the Connect draft, profile kip; docs/connect.md)
     "group.connect.session.timeout.ms": 45000,
     "group.connect.heartbeat.interval.ms": 5000,
@@ -70,13 +101,18 @@ GROUP_LEVEL = {
 class Config:
     """Resolved configs: defaults overridden by the trace header (broker- or group-level names)."""
 
-    __slots__ = ("_values",)
+    __slots__ = ("_set", "_values")
 
     def __init__(self, overrides: Mapping[str, Any] | None = None) -> None:
         values = dict(DEFAULTS)
         for name, value in (overrides or {}).items():
             values[GROUP_LEVEL.get(name, name)] = value
         self._values = values
+        # The broker configs the trace sets (DescribeConfigs lists them as STATIC_BROKER_CONFIG).
+        self._set = frozenset(GROUP_LEVEL.get(name, name) for name in (overrides or {}))
+
+    def is_set(self, name: str) -> bool:
+        return name in self._set
 
     def __getitem__(self, name: str) -> Any:
         return self._values[name]
