@@ -33,6 +33,7 @@ from kgspec.conformance.findings import (
     InputSummary,
     Report,
 )
+from kgspec.conformance.group_configs import GROUP_CONFIG_APIS, GroupConfigChecks
 from kgspec.conformance.listing import ListingChecks
 from kgspec.conformance.moves import CoordinatorMoves
 from kgspec.conformance.offsets import OFFSET_APIS, OffsetChecks
@@ -107,6 +108,7 @@ class TraceChecker:
         self.records = RecordChecks(self)  # coordinator records (conformance/records.py)
         self.offsets = OffsetChecks(self)  # OffsetCommit, OffsetFetch (conformance/offsets.py)
         self.moves = CoordinatorMoves(self)  # coordinator moves in broker logs (conformance/moves.py)
+        self.group_configs = GroupConfigChecks(self)  # GROUP resources' configs (conformance/group_configs.py)
 
     # --- feeding -------------------------------------------------------------------------
 
@@ -388,6 +390,9 @@ class TraceChecker:
             return
         if api in OFFSET_APIS:  # OffsetFetch v8+ names several groups
             self.offsets.handle(event, api)
+            return
+        if api in GROUP_CONFIG_APIS:  # IncrementalAlterConfigs, DescribeConfigs: any resources
+            self.group_configs.handle(event, api)
             return
         if gid is None:
             if (api is not None and api in MESSAGES) or event.api_name in CONNECT_API_NAMES:
