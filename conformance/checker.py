@@ -48,7 +48,7 @@ from kgspec.model.apis import (
     STREAMS_GROUP_HEARTBEAT,
     versions_for,
 )
-from kgspec.model.config import unknown_config_names
+from kgspec.model.config import startup_problem, unknown_config_names
 from kgspec.model.coordinator import Coordinator, TimerStorm
 from kgspec.model.mutants import NONE, Mutants
 from kgspec.model.profiles import DEFAULT_PROFILE, PROFILES, get_profile
@@ -201,7 +201,13 @@ class TraceChecker:
         if unknown:
             self.finding(None, Finding(self.path, event.line, None, "unsupported",
                                         f"configs not modelled: {', '.join(unknown)}", "header.configs"))
-        self.configs.update({k: v for k, v in configs.items() if k not in unknown})
+        known = {k: v for k, v in configs.items() if k not in unknown}
+        problem = startup_problem({**self.configs, **known})
+        if problem is not None:  # checking goes on with the configs as given
+            self.finding(None, Finding(self.path, event.line, None, "unsupported",
+                                        f"Kafka refuses to start with these configs: {problem[1]}",
+                                        f"header.configs.{problem[0]}"))
+        self.configs.update(known)
 
     def _topic(self, event: Event) -> None:
         body = event.body

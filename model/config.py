@@ -150,3 +150,72 @@ def value_problem(name: str, value: Any) -> str | None:
 
 def unknown_config_names(overrides: Mapping[str, Any]) -> list[str]:
     return sorted(n for n in overrides if n not in DEFAULTS and n not in GROUP_LEVEL)
+
+
+# ConfigDef's atLeast(n) of the group coordinator's configs (GroupCoordinatorConfig.CONFIG_DEF,
+# 4.3): a smaller value and Kafka refuses to start.
+AT_LEAST: dict[str, int] = {
+    **dict.fromkeys((
+        "group.consumer.session.timeout.ms", "group.consumer.min.session.timeout.ms",
+        "group.consumer.max.session.timeout.ms", "group.consumer.heartbeat.interval.ms",
+        "group.consumer.min.heartbeat.interval.ms", "group.consumer.max.heartbeat.interval.ms",
+        "group.consumer.max.size", "group.max.size",
+        "group.streams.session.timeout.ms", "group.streams.min.session.timeout.ms",
+        "group.streams.max.session.timeout.ms", "group.streams.heartbeat.interval.ms",
+        "group.streams.min.heartbeat.interval.ms", "group.streams.max.heartbeat.interval.ms",
+        "group.streams.max.size",
+        "group.share.session.timeout.ms", "group.share.min.session.timeout.ms", "group.share.max.session.timeout.ms",
+        "group.share.heartbeat.interval.ms", "group.share.min.heartbeat.interval.ms",
+        "group.share.max.heartbeat.interval.ms"), 1),
+    **dict.fromkeys((
+        "group.consumer.assignment.interval.ms", "group.consumer.min.assignment.interval.ms",
+        "group.consumer.max.assignment.interval.ms", "group.streams.assignment.interval.ms",
+        "group.streams.min.assignment.interval.ms", "group.streams.max.assignment.interval.ms",
+        "group.streams.num.standby.replicas", "group.streams.max.standby.replicas",
+        "group.streams.initial.rebalance.delay.ms", "group.share.assignment.interval.ms",
+        "group.share.min.assignment.interval.ms", "group.share.max.assignment.interval.ms"), 0),
+}
+MINIMUMS.update(AT_LEAST)
+
+
+def _requires() -> list[tuple[str, str, str]]:
+    """GroupCoordinatorConfig's ``require`` checks (4.3), in order: (a, relation, b) for
+    "a must be <relation> b"; relation ``>=``, ``<=`` or ``<``."""
+    out: list[tuple[str, str, str]] = []
+    for kind in ("consumer", "share", "streams"):
+        p = f"group.{kind}"
+        out += [(f"{p}.max.heartbeat.interval.ms", ">=", f"{p}.min.heartbeat.interval.ms"),
+                (f"{p}.heartbeat.interval.ms", ">=", f"{p}.min.heartbeat.interval.ms"),
+                (f"{p}.heartbeat.interval.ms", "<=", f"{p}.max.heartbeat.interval.ms"),
+                (f"{p}.max.session.timeout.ms", ">=", f"{p}.min.session.timeout.ms"),
+                (f"{p}.session.timeout.ms", ">=", f"{p}.min.session.timeout.ms"),
+                (f"{p}.session.timeout.ms", "<=", f"{p}.max.session.timeout.ms"),
+                (f"{p}.heartbeat.interval.ms", "<", f"{p}.session.timeout.ms"),
+                (f"{p}.max.assignment.interval.ms", ">=", f"{p}.min.assignment.interval.ms"),
+                (f"{p}.assignment.interval.ms", ">=", f"{p}.min.assignment.interval.ms"),
+                (f"{p}.assignment.interval.ms", "<=", f"{p}.max.assignment.interval.ms")]
+    out.append(("group.streams.num.standby.replicas", "<=", "group.streams.max.standby.replicas"))
+    return out
+
+
+REQUIRES = _requires()
+_WORDS = {">=": "greater than or equal to", "<=": "less than or equal to", "<": "less than"}
+
+
+def startup_problem(overrides: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(config, message) when Kafka would refuse to start with these broker configs
+    (``GroupCoordinatorConfig``'s ``require`` checks, their text), else None. Only checks that
+    involve a config ``overrides`` sets: the defaults pass them all. Values must already be
+    numbers (``value_problem``)."""
+    config = Config(overrides)
+    named = {GROUP_LEVEL.get(n, n) for n in overrides}
+    for a, relation, b in REQUIRES:
+        if a not in named and b not in named:
+            continue
+        x, y = config[a], config[b]
+        if not (is_number(x) and is_number(y)):
+            continue
+        holds = x >= y if relation == ">=" else x <= y if relation == "<=" else x < y
+        if not holds:
+            return (a if a in named else b), f"{a} must be {_WORDS[relation]} {b}"
+    return None
