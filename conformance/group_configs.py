@@ -64,6 +64,14 @@ def request_problem(api: int, request: dict[str, Any]) -> tuple[str, str] | None
     return None
 
 
+def group_names(api: int, request: dict[str, Any]) -> list[str] | None:
+    """The groups a call's GROUP resources name, in order (None: a request the checker finds
+    malformed; empty: a call of other resources only, no coordinator event)."""
+    if request_problem(api, request) is not None:
+        return None
+    return list(dict.fromkeys(r["resourceName"] for r in request["resources"] if r["resourceType"] == GROUP_RESOURCE))
+
+
 class GroupConfigChecks:
     """The group-config calls of one :class:`~kgspec.conformance.checker.TraceChecker`."""
 
@@ -73,12 +81,12 @@ class GroupConfigChecks:
     def handle(self, event: Event, api: int) -> None:
         checker = self.checker
         request = event.request
-        problem = request_problem(api, request)
-        if problem is not None:
+        names = group_names(api, request)
+        if names is None:
+            problem = request_problem(api, request)
+            assert problem is not None
             checker.finding(None, Finding(checker.path, event.line, None, "malformed", problem[1], problem[0]))
             return
-        names = list(dict.fromkeys(r["resourceName"] for r in request["resources"]
-                                   if r["resourceType"] == GROUP_RESOURCE))
         if not names:  # topics, brokers, ...: not the group coordinator's
             checker.input.skip_current()
             return
