@@ -33,6 +33,7 @@ from kgspec.conformance.findings import (
     InputSummary,
     Report,
 )
+from kgspec.conformance.group_configs import GROUP_CONFIG_APIS, GroupConfigChecks
 from kgspec.conformance.listing import ListingChecks
 from kgspec.conformance.moves import CoordinatorMoves
 from kgspec.conformance.offsets import OFFSET_APIS, OffsetChecks
@@ -54,7 +55,7 @@ from kgspec.model.apis import (
     versions_for,
 )
 from kgspec.model.assignors.api import PartitionAssignor
-from kgspec.model.config import unknown_config_names
+from kgspec.model.config import startup_problem, unknown_config_names
 from kgspec.model.coordinator import Coordinator, TimerStorm
 from kgspec.model.mutants import NONE, Mutants
 from kgspec.model.profiles import DEFAULT_PROFILE, PROFILES, get_profile
@@ -122,6 +123,7 @@ class TraceChecker:
         # Sees each finding first (kgspec check: adds the event's context, streams it, applies
         # --group/--since/--first); False drops the finding, as if never found.
         self.listener: Callable[[GroupSession | None, Finding], bool] | None = None
+        self.group_configs = GroupConfigChecks(self)  # GROUP resources' configs (conformance/group_configs.py)
 
     # --- feeding -------------------------------------------------------------------------
 
@@ -214,7 +216,13 @@ class TraceChecker:
         if unknown:
             self.finding(None, Finding(self.path, event.line, None, "unsupported",
                                         f"configs not modelled: {', '.join(unknown)}", "header.configs"))
-        self.configs.update({k: v for k, v in configs.items() if k not in unknown})
+        known = {k: v for k, v in configs.items() if k not in unknown}
+        problem = startup_problem({**self.configs, **known})
+        if problem is not None:  # checking goes on with the configs as given
+            self.finding(None, Finding(self.path, event.line, None, "unsupported",
+                                        f"Kafka refuses to start with these configs: {problem[1]}",
+                                        f"header.configs.{problem[0]}"))
+        self.configs.update(known)
 
     def _topic(self, event: Event) -> None:
         body = event.body
@@ -417,6 +425,9 @@ class TraceChecker:
             return
         if api in OFFSET_APIS:  # OffsetFetch v8+ names several groups
             self.offsets.handle(event, api)
+            return
+        if api in GROUP_CONFIG_APIS:  # IncrementalAlterConfigs, DescribeConfigs: any resources
+            self.group_configs.handle(event, api)
             return
         if gid is None:
             if (api is not None and api in MESSAGES) or event.api_name in CONNECT_API_NAMES:

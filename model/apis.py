@@ -25,6 +25,8 @@ from kgspec.model.classic.apis import (
 )
 from kgspec.model.consumer import apis as consumer
 from kgspec.model.consumer.apis import CONSUMER_GROUP_DESCRIBE, CONSUMER_GROUP_HEARTBEAT
+from kgspec.model.group_configs import apis as group_configs
+from kgspec.model.group_configs.apis import DESCRIBE_CONFIGS, INCREMENTAL_ALTER_CONFIGS
 from kgspec.model.offsets import apis as offsets
 from kgspec.model.offsets.apis import OFFSET_COMMIT, OFFSET_DELETE, OFFSET_FETCH
 from kgspec.model.profiles import Profile
@@ -36,8 +38,10 @@ __all__ = [
     "API_KEYS_BY_NAME",
     "CONSUMER_GROUP_DESCRIBE",
     "CONSUMER_GROUP_HEARTBEAT",
+    "DESCRIBE_CONFIGS",
     "DESCRIBE_GROUPS",
     "HEARTBEAT",
+    "INCREMENTAL_ALTER_CONFIGS",
     "JOIN_GROUP",
     "LEAVE_GROUP",
     "LIST_GROUPS",
@@ -64,7 +68,7 @@ def _table(*declared: tuple[Api, ...]) -> dict[int, Api]:
     return table
 
 
-APIS: dict[int, Api] = _table(classic.APIS, consumer.APIS, streams.APIS, offsets.APIS,
+APIS: dict[int, Api] = _table(classic.APIS, consumer.APIS, streams.APIS, offsets.APIS, group_configs.APIS,
                               (Api(LIST_GROUPS, "LIST_GROUPS", "ListGroups", "admin", (0, 5)),))
 
 API_KEYS_BY_NAME: dict[str, int] = {api.name: api.key for api in APIS.values()}

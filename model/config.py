@@ -23,6 +23,10 @@ DEFAULTS: dict[str, Any] = {
     "group.consumer.migration.policy": "bidirectional",
     "group.consumer.min.session.timeout.ms": 45000,
     "group.consumer.max.session.timeout.ms": 60000,
+    "group.consumer.min.heartbeat.interval.ms": 5000,
+    "group.consumer.max.heartbeat.interval.ms": 15000,
+    "group.consumer.min.assignment.interval.ms": 0,
+    "group.consumer.max.assignment.interval.ms": 15000,
     # classic groups
     "group.min.session.timeout.ms": 6000,
     "group.max.session.timeout.ms": 1800000,
@@ -39,6 +43,33 @@ DEFAULTS: dict[str, Any] = {
     "group.streams.initial.rebalance.delay.ms": 3000,
     "group.streams.task.offset.interval.ms": 60000,
     "group.streams.rack.aware.assignment.tags": "",
+    "group.streams.min.session.timeout.ms": 45000,
+    "group.streams.max.session.timeout.ms": 60000,
+    "group.streams.min.heartbeat.interval.ms": 5000,
+    "group.streams.max.heartbeat.interval.ms": 15000,
+    "group.streams.max.standby.replicas": 2,
+    "group.streams.min.assignment.interval.ms": 0,
+    "group.streams.max.assignment.interval.ms": 15000,
+    # Share groups are not modelled, but their group configs are validated against these
+    # (GroupConfig.validateValues; GroupCoordinatorConfig and ShareGroupConfig defaults, 4.3).
+    "group.share.session.timeout.ms": 45000,
+    "group.share.min.session.timeout.ms": 45000,
+    "group.share.max.session.timeout.ms": 60000,
+    "group.share.heartbeat.interval.ms": 5000,
+    "group.share.min.heartbeat.interval.ms": 5000,
+    "group.share.max.heartbeat.interval.ms": 15000,
+    "group.share.record.lock.duration.ms": 30000,
+    "group.share.min.record.lock.duration.ms": 15000,
+    "group.share.max.record.lock.duration.ms": 60000,
+    "group.share.delivery.count.limit": 5,
+    "group.share.min.delivery.count.limit": 2,
+    "group.share.max.delivery.count.limit": 10,
+    "group.share.partition.max.record.locks": 2000,
+    "group.share.min.partition.max.record.locks": 100,
+    "group.share.max.partition.max.record.locks": 4000,
+    "group.share.assignment.interval.ms": 1000,
+    "group.share.min.assignment.interval.ms": 0,
+    "group.share.max.assignment.interval.ms": 15000,
     # Connect on the KIP-848 protocol (the Connect draft, profile kip; docs/connect.md)
     "group.connect.session.timeout.ms": 45000,
     "group.connect.heartbeat.interval.ms": 5000,
@@ -70,13 +101,18 @@ GROUP_LEVEL = {
 class Config:
     """Resolved configs: defaults overridden by the trace header (broker- or group-level names)."""
 
-    __slots__ = ("_values",)
+    __slots__ = ("_set", "_values")
 
     def __init__(self, overrides: Mapping[str, Any] | None = None) -> None:
         values = dict(DEFAULTS)
         for name, value in (overrides or {}).items():
             values[GROUP_LEVEL.get(name, name)] = value
         self._values = values
+        # The broker configs the trace sets (DescribeConfigs lists them as STATIC_BROKER_CONFIG).
+        self._set = frozenset(GROUP_LEVEL.get(name, name) for name in (overrides or {}))
+
+    def is_set(self, name: str) -> bool:
+        return name in self._set
 
     def __getitem__(self, name: str) -> Any:
         return self._values[name]
@@ -114,3 +150,72 @@ def value_problem(name: str, value: Any) -> str | None:
 
 def unknown_config_names(overrides: Mapping[str, Any]) -> list[str]:
     return sorted(n for n in overrides if n not in DEFAULTS and n not in GROUP_LEVEL)
+
+
+# ConfigDef's atLeast(n) of the group coordinator's configs (GroupCoordinatorConfig.CONFIG_DEF,
+# 4.3): a smaller value and Kafka refuses to start.
+AT_LEAST: dict[str, int] = {
+    **dict.fromkeys((
+        "group.consumer.session.timeout.ms", "group.consumer.min.session.timeout.ms",
+        "group.consumer.max.session.timeout.ms", "group.consumer.heartbeat.interval.ms",
+        "group.consumer.min.heartbeat.interval.ms", "group.consumer.max.heartbeat.interval.ms",
+        "group.consumer.max.size", "group.max.size",
+        "group.streams.session.timeout.ms", "group.streams.min.session.timeout.ms",
+        "group.streams.max.session.timeout.ms", "group.streams.heartbeat.interval.ms",
+        "group.streams.min.heartbeat.interval.ms", "group.streams.max.heartbeat.interval.ms",
+        "group.streams.max.size",
+        "group.share.session.timeout.ms", "group.share.min.session.timeout.ms", "group.share.max.session.timeout.ms",
+        "group.share.heartbeat.interval.ms", "group.share.min.heartbeat.interval.ms",
+        "group.share.max.heartbeat.interval.ms"), 1),
+    **dict.fromkeys((
+        "group.consumer.assignment.interval.ms", "group.consumer.min.assignment.interval.ms",
+        "group.consumer.max.assignment.interval.ms", "group.streams.assignment.interval.ms",
+        "group.streams.min.assignment.interval.ms", "group.streams.max.assignment.interval.ms",
+        "group.streams.num.standby.replicas", "group.streams.max.standby.replicas",
+        "group.streams.initial.rebalance.delay.ms", "group.share.assignment.interval.ms",
+        "group.share.min.assignment.interval.ms", "group.share.max.assignment.interval.ms"), 0),
+}
+MINIMUMS.update(AT_LEAST)
+
+
+def _requires() -> list[tuple[str, str, str]]:
+    """GroupCoordinatorConfig's ``require`` checks (4.3), in order: (a, relation, b) for
+    "a must be <relation> b"; relation ``>=``, ``<=`` or ``<``."""
+    out: list[tuple[str, str, str]] = []
+    for kind in ("consumer", "share", "streams"):
+        p = f"group.{kind}"
+        out += [(f"{p}.max.heartbeat.interval.ms", ">=", f"{p}.min.heartbeat.interval.ms"),
+                (f"{p}.heartbeat.interval.ms", ">=", f"{p}.min.heartbeat.interval.ms"),
+                (f"{p}.heartbeat.interval.ms", "<=", f"{p}.max.heartbeat.interval.ms"),
+                (f"{p}.max.session.timeout.ms", ">=", f"{p}.min.session.timeout.ms"),
+                (f"{p}.session.timeout.ms", ">=", f"{p}.min.session.timeout.ms"),
+                (f"{p}.session.timeout.ms", "<=", f"{p}.max.session.timeout.ms"),
+                (f"{p}.heartbeat.interval.ms", "<", f"{p}.session.timeout.ms"),
+                (f"{p}.max.assignment.interval.ms", ">=", f"{p}.min.assignment.interval.ms"),
+                (f"{p}.assignment.interval.ms", ">=", f"{p}.min.assignment.interval.ms"),
+                (f"{p}.assignment.interval.ms", "<=", f"{p}.max.assignment.interval.ms")]
+    out.append(("group.streams.num.standby.replicas", "<=", "group.streams.max.standby.replicas"))
+    return out
+
+
+REQUIRES = _requires()
+_WORDS = {">=": "greater than or equal to", "<=": "less than or equal to", "<": "less than"}
+
+
+def startup_problem(overrides: Mapping[str, Any]) -> tuple[str, str] | None:
+    """(config, message) when Kafka would refuse to start with these broker configs
+    (``GroupCoordinatorConfig``'s ``require`` checks, their text), else None. Only checks that
+    involve a config ``overrides`` sets: the defaults pass them all. Values must already be
+    numbers (``value_problem``)."""
+    config = Config(overrides)
+    named = {GROUP_LEVEL.get(n, n) for n in overrides}
+    for a, relation, b in REQUIRES:
+        if a not in named and b not in named:
+            continue
+        x, y = config[a], config[b]
+        if not (is_number(x) and is_number(y)):
+            continue
+        holds = x >= y if relation == ">=" else x <= y if relation == "<=" else x < y
+        if not holds:
+            return (a if a in named else b), f"{a} must be {_WORDS[relation]} {b}"
+    return None

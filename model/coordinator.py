@@ -40,6 +40,8 @@ from kgspec.model.connect.protocol import PROTOCOL as CONNECT
 from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.model.consumer.protocol import PROTOCOL as CONSUMER
 from kgspec.model.errors import CoordinatorError, require_version
+from kgspec.model.group_configs.protocol import PROTOCOL as GROUP_CONFIGS
+from kgspec.model.group_configs.values import group_int
 from kgspec.model.hashing import compute_group_hash
 from kgspec.model.listing import list_groups
 from kgspec.model.member_ids import MemberIdSource, seeded
@@ -60,7 +62,7 @@ from kgspec.model.topics import TopicsImage
 __all__ = ["CONSUMER_GROUP_DESCRIBE", "CONSUMER_GROUP_HEARTBEAT", "STREAMS_GROUP_DESCRIBE",
            "STREAMS_GROUP_HEARTBEAT", "Coordinator"]
 
-PROTOCOLS: tuple[GroupProtocol, ...] = (CONSUMER, STREAMS, CLASSIC, CONNECT, OFFSETS)
+PROTOCOLS: tuple[GroupProtocol, ...] = (CONSUMER, STREAMS, CLASSIC, CONNECT, OFFSETS, GROUP_CONFIGS)
 
 
 def _route(what: str, keys: Callable[[GroupProtocol], Iterable[Any]]) -> dict[Any, GroupProtocol]:
@@ -145,6 +147,9 @@ class Coordinator:
         self.classic_log: dict[str, Record] = {}  # each classic group's last GroupMetadata record
         self.connect_groups: dict[str, ConnectGroup] = {}
         self.offsets = OffsetStore()  # committed offsets (model/offsets/), hard state
+        # Per-group configs (model/group_configs/): the metadata log's, not __consumer_offsets' —
+        # changed by IncrementalAlterConfigs, kept across failovers. group id -> name -> value.
+        self.group_configs: dict[str, dict[str, str]] = {}
         self.last_streams_topics_to_create: dict[str, Any] = {}
         self._timer_watch: Callable[[int], None] | None = None
         self._timers = Timers()
@@ -368,6 +373,11 @@ class Coordinator:
         member_id = self._member_ids(self.member_id_draws + scope.draws)
         scope.draws += 1
         return member_id
+
+    def group_config_int(self, group_id: str, broker_name: str) -> int:
+        """A config as group ``group_id`` sees it: its own group config, else the broker's
+        ``broker_name`` (``GroupMetadataManager.consumerGroupSessionTimeoutMs(groupId)`` & co)."""
+        return group_int(self.group_configs.get(group_id), broker_name, self.config, self.profile)
 
     def offsets_owner(self, group_id: str) -> GroupProtocol | None:
         """The protocol that owns ``group_id`` (one namespace across protocols), which validates

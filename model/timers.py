@@ -234,6 +234,8 @@ class _Configured(Protocol):
     @property
     def config(self) -> Any: ...
 
+    def group_config_int(self, group_id: str, name: str) -> int: ...
+
 
 class _Member(Protocol):
     @property
@@ -260,7 +262,7 @@ class MemberTimers:
     def schedule_session(self, coord: _Configured, group_id: str, member_id: str, now: int,
                          timeout: int | None = None) -> None:
         if timeout is None:
-            timeout = coord.config.int(self.session_config)
+            timeout = coord.group_config_int(group_id, self.session_config)
         schedule_session(coord.timers, self.protocol, group_id, member_id, now + timeout)
 
     def schedule_rebalance(self, coord: _Configured, group_id: str, member: _Member, now: int) -> None:

@@ -5,7 +5,7 @@ The import graph is read from the source with ``ast`` (runtime imports only: an
 
 (a) no cycle between the parts of ``kgspec.model``: each protocol folder, ``migration``,
     ``assignors`` and each top-level module (``coordinator``, ``records``, ...) is a node;
-(b) a protocol (consumer, streams, classic, connect, offsets) imports no other protocol and no
+(b) a protocol (consumer, streams, classic, connect, offsets, group_configs) imports no other protocol and no
     ``migration`` module: what crosses protocols is ``model/migration/rules.py``
     (``coord.migration``), and ``model/protocol.py`` is the one interface they plug in through;
 (c) the layers: the model imports no invariants, checker, simulator or CLI; the invariants no
@@ -35,7 +35,7 @@ FOLDERS = {folder: package for package, folder in
            tomllib.loads((ROOT / "pyproject.toml").read_text())["tool"]["setuptools"]["package-dir"].items()}
 
 MODEL = "kgspec.model"
-PROTOCOLS = frozenset({"consumer", "streams", "classic", "connect", "offsets"})
+PROTOCOLS = frozenset({"consumer", "streams", "classic", "connect", "offsets", "group_configs"})
 MIGRATION = "migration"
 
 # package -> the packages it must not import (rule c); the declarations import no kgspec module

@@ -198,6 +198,8 @@ def trace_events(calls: list[Call], settings: Settings, apis: frozenset[int] = f
         "group.consumer.heartbeat.interval.ms": settings.heartbeat_interval_ms,
         "group.consumer.session.timeout.ms": settings.session_timeout_ms,
         "group.consumer.min.session.timeout.ms": min(settings.session_timeout_ms, 45000),
+        # Kafka refuses to start with an interval under its minimum (GroupCoordinatorConfig)
+        "group.consumer.min.heartbeat.interval.ms": min(settings.heartbeat_interval_ms, 5000),
         "group.consumer.assignors": "range",
         "group.consumer.assignment.interval.ms": 0,  # the mock recomputes the target at once
     }}}

@@ -43,6 +43,7 @@ from typing import Any, Final
 
 from kgspec.conformance.checker import API_NAMES, DESCRIBES, api_of
 from kgspec.conformance.events import Event, Malformed, ReadItem, Skipped
+from kgspec.conformance.group_configs import GROUP_CONFIG_APIS, group_names
 from kgspec.conformance.listing import judged_groups
 from kgspec.conformance.readers.console import _strip_timestamp, read_console
 from kgspec.conformance.readers.dump_log import _preamble_reason, record_line_item
@@ -256,6 +257,11 @@ def route(fi: int, block: int, okey: float, sub: int, item: ReadItem, completion
                 return [(fi, okey, item.line, sub, "o", None, gtype, payload, None, None, None, None, block)]
             return [(fi, okey, item.line, sub, "g", gid, gtype, payload, None, None, None, None, block)
                     for gid in gids]
+        if api in GROUP_CONFIG_APIS:  # an event of each group its GROUP resources name, of any type
+            named = group_names(api, item.request)
+            if named:
+                return [(fi, okey, item.line, sub, "g", gid, CONSUMER + DESCRIBED, payload, None, None, None, None,
+                         block) for gid in named]
     else:
         gtype = group_type(item)
     gid = item.group_id
@@ -310,6 +316,10 @@ def parse_block_rows(rows: Iterable[tuple[str, int, bytes | None]], files: dict[
         for sub, item in enumerate(items):
             if isinstance(item, Event) and item.kind == "call" and item.api_key in TOPIC_API_KEYS:
                 yield from route(fi, block, okey, sub, item, _request_log_completion(item, parser))
+                continue
+            if isinstance(item, Event) and item.kind == "call" and item.api_key in GROUP_CONFIG_APIS \
+                    and group_names(item.api_key, item.request) == []:  # no GROUP resource: a skipped line
+                counter[0] += not item.same_line
                 continue
             if not getattr(item, "same_line", False):  # as TraceChecker.feed counts lines
                 counter[0] += 1

@@ -35,7 +35,13 @@ from kgspec.conformance.findings import Finding, InputSummary, Report, jsonable,
 from kgspec.conformance.readers import FORMATS, TraceFormatError, open_trace
 from kgspec.conformance.readers.logtime import resolve_tz
 from kgspec.conformance.readers.source import STDIN
-from kgspec.model.config import DEFAULTS, GROUP_LEVEL, unknown_config_names, value_problem
+from kgspec.model.config import (
+    DEFAULTS,
+    GROUP_LEVEL,
+    startup_problem,
+    unknown_config_names,
+    value_problem,
+)
 from kgspec.model.mutants import CATALOGUE, Mutants
 from kgspec.model.profiles import PROFILES
 
@@ -123,6 +129,9 @@ def parse_configs(pairs: list[str]) -> dict[str, Any]:
         problem = value_problem(name, value)
         if problem is not None:
             raise ValueError(f"--config {name} {problem}, got {value!r}")
+    startup = startup_problem(configs)
+    if startup is not None:  # GroupCoordinatorConfig's checks: Kafka would not start
+        raise ValueError(f"--config {startup[0]}: Kafka refuses to start with it ({startup[1]})")
     return configs
 
 

@@ -214,7 +214,7 @@ class ConsumerHeartbeat:
             "errorMessage": None,
             "memberId": member.member_id,
             "memberEpoch": member.member_epoch,
-            "heartbeatIntervalMs": coord.config.int("group.consumer.heartbeat.interval.ms"),
+            "heartbeatIntervalMs": coord.group_config_int(group.group_id, "group.consumer.heartbeat.interval.ms"),
             "assignment": assignment_json(member.assigned) if full_request else None,
         }
 
@@ -288,7 +288,7 @@ class ConsumerHeartbeat:
             "errorMessage": None,
             "memberId": reconciled.member_id,
             "memberEpoch": reconciled.member_epoch,
-            "heartbeatIntervalMs": coord.config.int("group.consumer.heartbeat.interval.ms"),
+            "heartbeatIntervalMs": coord.group_config_int(gid, "group.consumer.heartbeat.interval.ms"),
             "assignment": None,
         }
         full_request = (

@@ -178,7 +178,7 @@ def _chosen_standing_target(coord: Coordinator, group: ConsumerGroup, standing: 
 def _can_compute(coord: Coordinator, group: ConsumerGroup, now: int) -> bool:
     if not coord.profile.assignment_batching:
         return True
-    interval = coord.config.int("group.consumer.assignment.interval.ms")
+    interval = coord.group_config_int(group.group_id, "group.consumer.assignment.interval.ms")
     last = group.assignment_timestamp
     return last == 0 or interval == 0 or now >= last + interval
 

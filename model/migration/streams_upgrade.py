@@ -128,7 +128,7 @@ def from_classic_group(coord: Coordinator, classic: ClassicGroup) -> StreamsGrou
     group = StreamsGroup(gid, generation)
     group.assignment_epoch = generation
     group.validated_topology_epoch = -1
-    group.last_assignment_configs = ops.assignment_configs(coord)
+    group.last_assignment_configs = ops.assignment_configs(coord, gid)
     for cm in classic.members.values():
         try:
             sub = decode_streams_subscription(cm.metadata(classic.protocol_name))

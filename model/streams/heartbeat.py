@@ -329,7 +329,7 @@ class StreamsHeartbeat:
             group.task_offsets[member_id] = group.offsets_of(member_id).update(req.get("taskOffsets"),
                                                                               req.get("taskEndOffsets"))
 
-        configs = ops.assignment_configs(coord)
+        configs = ops.assignment_configs(coord, gid)
         if not bump and configs != group.last_assignment_configs:
             bump = True
             self.explain.append("assignment configs changed")
@@ -352,7 +352,7 @@ class StreamsHeartbeat:
             self.explain.append(f"group epoch bumped to {group_epoch}")
 
         if group.is_empty() and profile.streams_initial_rebalance_delay:
-            delay = coord.config.int("group.streams.initial.rebalance.delay.ms")
+            delay = coord.group_config_int(gid, "group.streams.initial.rebalance.delay.ms")
             if delay > 0:
                 ops.schedule_initial_rebalance(coord, gid, self.now + delay)
 
@@ -395,7 +395,7 @@ class StreamsHeartbeat:
         response: dict[str, Any] = {
             "errorCode": 0, "errorMessage": None, "memberId": reconciled.member_id,
             "memberEpoch": reconciled.member_epoch,
-            "heartbeatIntervalMs": coord.config.int("group.streams.heartbeat.interval.ms"),
+            "heartbeatIntervalMs": coord.group_config_int(gid, "group.streams.heartbeat.interval.ms"),
             **ops.recovery_lag_fields(profile, self.api_version,
                                       coord.config.int("group.streams.acceptable.recovery.lag")),
             "taskOffsetIntervalMs": 0, "status": statuses,

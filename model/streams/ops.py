@@ -78,10 +78,12 @@ def group_or_throw(coord: Coordinator, group_id: str, *, leave: bool = False) ->
 RACK_AWARE_TAGS = "group.streams.rack.aware.assignment.tags"
 
 
-def assignment_configs(coord: Coordinator) -> dict[str, str]:
-    """``streamsGroupAssignmentConfigs``: a TreeMap with ``num.standby.replicas`` (and, on trunk,
-    ``rack.aware.assignment.tags`` when set, KAFKA-20744)."""
-    configs = {"num.standby.replicas": str(coord.config.int("group.streams.num.standby.replicas"))}
+def assignment_configs(coord: Coordinator, group_id: str) -> dict[str, str]:
+    """``streamsGroupAssignmentConfigs(groupId)``: a TreeMap with ``num.standby.replicas`` (the
+    group's ``streams.num.standby.replicas`` when it sets one) and, on trunk,
+    ``rack.aware.assignment.tags`` when set (KAFKA-20744)."""
+    replicas = coord.group_config_int(group_id, "group.streams.num.standby.replicas")
+    configs = {"num.standby.replicas": str(replicas)}
     if coord.profile.streams_rack_aware_tags:
         tags = rack_aware_tags(coord)
         if tags:

@@ -32,7 +32,7 @@ def can_compute(coord: Coordinator, group: StreamsGroup, now: int) -> bool:
     """``canComputeNextTargetAssignment`` (4.3+, KAFKA-20291)."""
     if not coord.profile.assignment_batching or coord.profile.streams_kip_assign_on_every_bump:
         return True
-    interval = coord.config.int("group.streams.assignment.interval.ms")
+    interval = coord.group_config_int(group.group_id, "group.streams.assignment.interval.ms")
     last = group.assignment_timestamp
     return last == 0 or interval == 0 or now >= last + interval
 

@@ -264,3 +264,22 @@ def test_a_broken_remote_gzip_is_found_by_a_strict_read(spark: Any, tmp_path: Pa
     assert re.fullmatch(r"cut\.jsonl\.gz: gzip data is broken \((EOFException|ZipException|IOException): .+\); "
                         r"reading stopped here", finding.message), finding.message
     assert _remote_gzip_finding(spark, raw, f"file:{whole}", "whole.jsonl.gz") is None
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_group_config_calls_reach_their_groups_on_spark(spark: Any, tmp_path: Path) -> None:
+    """IncrementalAlterConfigs and DescribeConfigs: one row per GROUP resource's group (its
+    model must see the change before its next heartbeat); a call of topics only is a skipped line."""
+    golden = Path(__file__).resolve().parents[1] / "golden" / "group_configs"
+    topics_only = tmp_path / "topics_only.jsonl"
+    topics_only.write_text(json.dumps({
+        "tsMs": 10, "requestHeader": {"requestApiKey": 32, "requestApiVersion": 4, "clientId": "admin"},
+        "request": {"resources": [{"resourceType": 2, "resourceName": "foo", "configurationKeys": None}],
+                    "includeSynonyms": False, "includeDocumentation": False},
+        "response": {"results": [{"errorCode": 0, "resourceType": 2, "resourceName": "foo", "configs": []}]}}) + "\n")
+    paths = [*sorted(golden.glob("*.jsonl")), topics_only]
+    got = _conform_json(spark, paths)
+    got.pop("sampling")
+    assert got == _check_json(paths)
+    assert got["findings"] == []

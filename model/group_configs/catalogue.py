@@ -1,0 +1,95 @@
+"""The group configs Kafka defines, per release (``GroupConfig.CONFIG_DEF``), with their types,
+lower bounds (``atLeast``), static defaults and broker-level synonyms.
+
+Facts (docs/kafka-facts.md, "Group configs"): ``group-coordinator/.../GroupConfig.java`` on 4.1,
+4.2 and 4.3. 4.1 defines ten names; 4.2 adds ``streams.initial.rebalance.delay.ms``; 4.3 adds the
+three ``*.assignment.interval.ms``, ``share.delivery.count.limit``,
+``share.partition.max.record.locks`` and ``share.renew.acknowledge.enable``, and maps each name to
+its broker synonym (``ALL_GROUP_CONFIG_SYNONYMS``), which DescribeConfigs lists. Share groups are
+not modelled, but their names are group configs: a GROUP resource is validated and described with
+them (at Kafka's defaults).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from kgspec.model.profiles import Profile
+
+ConfigType = Literal["INT", "STRING", "BOOLEAN"]
+# DescribeConfigsResponse.ConfigType ids
+CONFIG_TYPE_IDS: dict[str, int] = {"BOOLEAN": 1, "STRING": 2, "INT": 3}
+
+
+@dataclass(frozen=True, slots=True)
+class GroupConfigKey:
+    name: str
+    type: ConfigType
+    default: int | str | bool  # GroupConfig's own default (a GroupCoordinatorConfig constant)
+    at_least: int | None  # ConfigDef.Range.atLeast
+    broker: str | None  # the broker config of the same meaning (its value is the group's default)
+    # Whether the group's value defaults to the broker's (extractGroupConfigMap) or to ``default``
+    # (4.3's assignment intervals and the share strings: GroupConfig's static default).
+    broker_default: bool
+    release: str  # the first release that defines it: "4.1", "4.2" or "4.3"
+    one_of: tuple[str, ...] = ()  # ConfigDef.ValidString.in
+
+
+def _key(name: str, kind: ConfigType, default: int | str | bool, at_least: int | None, broker: str | None,
+         release: str, *, broker_default: bool = True, one_of: tuple[str, ...] = ()) -> GroupConfigKey:
+    return GroupConfigKey(name, kind, default, at_least, broker, bool(broker) and broker_default, release, one_of)
+
+
+# CONFIG_DEF's define order (ConfigDef.parse validates in this order; 4.3's order).
+KEYS: tuple[GroupConfigKey, ...] = (
+    _key("consumer.session.timeout.ms", "INT", 45000, 1, "group.consumer.session.timeout.ms", "4.1"),
+    _key("consumer.heartbeat.interval.ms", "INT", 5000, 1, "group.consumer.heartbeat.interval.ms", "4.1"),
+    _key("consumer.assignment.interval.ms", "INT", 1000, 0, "group.consumer.assignment.interval.ms", "4.3",
+         broker_default=False),
+    _key("share.session.timeout.ms", "INT", 45000, 1, "group.share.session.timeout.ms", "4.1"),
+    _key("share.heartbeat.interval.ms", "INT", 5000, 1, "group.share.heartbeat.interval.ms", "4.1"),
+    _key("share.record.lock.duration.ms", "INT", 30000, 1000, "group.share.record.lock.duration.ms", "4.1"),
+    _key("share.delivery.count.limit", "INT", 5, 2, "group.share.delivery.count.limit", "4.3"),
+    _key("share.partition.max.record.locks", "INT", 2000, 100, "group.share.partition.max.record.locks", "4.3"),
+    _key("share.auto.offset.reset", "STRING", "latest", None, None, "4.1"),  # its own validator (validate.py)
+    _key("share.isolation.level", "STRING", "read_uncommitted", None, None, "4.1",
+         one_of=("read_committed", "read_uncommitted")),
+    _key("share.renew.acknowledge.enable", "BOOLEAN", True, None, None, "4.3"),
+    _key("share.assignment.interval.ms", "INT", 1000, 0, "group.share.assignment.interval.ms", "4.3",
+         broker_default=False),
+    _key("streams.session.timeout.ms", "INT", 45000, 1, "group.streams.session.timeout.ms", "4.1"),
+    _key("streams.heartbeat.interval.ms", "INT", 5000, 1, "group.streams.heartbeat.interval.ms", "4.1"),
+    _key("streams.num.standby.replicas", "INT", 0, 0, "group.streams.num.standby.replicas", "4.1"),
+    _key("streams.initial.rebalance.delay.ms", "INT", 3000, 0, "group.streams.initial.rebalance.delay.ms", "4.2"),
+    _key("streams.assignment.interval.ms", "INT", 1000, 0, "group.streams.assignment.interval.ms", "4.3",
+         broker_default=False),
+)
+
+_RELEASES = {"4.1": 1, "4.2": 2, "4.3": 3}
+
+
+def release_of(profile: Profile) -> str | None:
+    """The release whose group configs ``profile`` follows; None: not modelled (trunk rewrote
+    GroupConfig after 4.3 — new names, LIST and LONG types — docs/group-configs.md)."""
+    if profile.name == "kafka-trunk":
+        return None
+    if profile.assignment_batching:  # 4.3 and the KIP text
+        return "4.3"
+    return "4.2" if profile.streams_initial_rebalance_delay else "4.1"
+
+
+def keys_for(profile: Profile) -> dict[str, GroupConfigKey]:
+    """The group configs ``profile``'s release defines, by name, in define order."""
+    release = release_of(profile)
+    if release is None:
+        return {}
+    level = _RELEASES[release]
+    return {k.name: k for k in KEYS if _RELEASES[k.release] <= level}
+
+
+def has_broker_synonyms(profile: Profile) -> bool:
+    """4.3 (``GroupConfig.ALL_GROUP_CONFIG_SYNONYMS``): DescribeConfigs lists the broker synonym of
+    each name, and validation merges the broker's values (``GroupConfig.validate``); 4.1/4.2 parse
+    the group's props alone, over GroupConfig's static defaults."""
+    return release_of(profile) == "4.3"
