@@ -1,4 +1,5 @@
-"""OffsetCommit, OffsetFetch and OffsetDelete calls checked against the model (the offsets part of a check).
+"""OffsetCommit, OffsetFetch, OffsetDelete and DeleteGroups calls checked against the model (the
+offsets part of a check).
 
 The same loop as every call: the model decides (``Coordinator.decide``), the decision is
 compared with the trace, and committed. A commit belongs to its group's session; a batched
@@ -8,8 +9,11 @@ each partition's), and for a fetch each partition's committed offset, leader epo
 (the fields the trace carries); for OffsetDelete the top-level and per-partition error codes
 (and, through the record check, the tombstones). Partitions are matched by topic (name, or id from v10) and
 index, so the order of topics and partitions does not count (Kafka answers ``fetchAllOffsets``
-in hash-map order). A group first seen here is typed ``classic`` (Kafka's simple group) until
-a call of its own protocol types it.
+in hash-map order). A DeleteGroups call is split by group like a batched fetch: each group's
+deletion is decided by its session's model, its ``errorCode`` compared with the group's result
+(matched by group id: Kafka answers in shard and hash-set order, ``model/offsets/groups.py``),
+its tombstones through the record check. A group first seen here is typed ``classic`` (Kafka's
+simple group) until a call of its own protocol types it.
 """
 
 from __future__ import annotations
@@ -21,15 +25,22 @@ from kgspec.conformance.findings import Finding
 from kgspec.conformance.readers.validate import is_int
 from kgspec.conformance.session import GroupSession, ts_of
 from kgspec.invariants.offsets import commit_fencing_problems
-from kgspec.model.apis import OFFSET_COMMIT, OFFSET_DELETE, OFFSET_FETCH, version_range
+from kgspec.model.apis import (
+    DELETE_GROUPS,
+    OFFSET_COMMIT,
+    OFFSET_DELETE,
+    OFFSET_FETCH,
+    version_range,
+)
 from kgspec.model.errors import error_name
 from kgspec.model.profiles import get_profile
 
 if TYPE_CHECKING:
     from kgspec.conformance.checker import TraceChecker
 
-OFFSET_APIS = frozenset({OFFSET_COMMIT, OFFSET_FETCH, OFFSET_DELETE})
-_NAMES = {OFFSET_COMMIT: "OffsetCommit", OFFSET_FETCH: "OffsetFetch", OFFSET_DELETE: "OffsetDelete"}
+OFFSET_APIS = frozenset({OFFSET_COMMIT, OFFSET_FETCH, OFFSET_DELETE, DELETE_GROUPS})
+_NAMES = {OFFSET_COMMIT: "OffsetCommit", OFFSET_FETCH: "OffsetFetch", OFFSET_DELETE: "OffsetDelete",
+          DELETE_GROUPS: "DeleteGroups"}
 _FETCHED = ("committedOffset", "committedLeaderEpoch", "metadata")
 
 
@@ -53,6 +64,14 @@ def _commit_partition_ok(p: Any) -> bool:
 
 def request_problem(api: int, req: dict[str, Any]) -> tuple[str, str] | None:
     """Shape errors of an offsets request (the schema tables do not cover these messages)."""
+    if api == DELETE_GROUPS:
+        names = req.get("groupsNames")
+        if not isinstance(names, list):
+            return "request.groupsNames", "`request.groupsNames` must be a list"
+        for i, name in enumerate(names):
+            if not isinstance(name, str):
+                return f"request.groupsNames[{i}]", f"`request.groupsNames[{i}]` must be a string"
+        return None
     if api == OFFSET_DELETE:
         if not isinstance(req.get("groupId"), str):
             return "request.groupId", "request has no string `groupId`"
@@ -141,7 +160,8 @@ class OffsetChecks:
         name = _NAMES[api]
         version = event.api_version
         if version is None:
-            version = 0 if api == OFFSET_DELETE else 8 if api == OFFSET_COMMIT else (8 if "groups" in req else 7)
+            version = 0 if api == OFFSET_DELETE else 8 if api == OFFSET_COMMIT else 2 if api == DELETE_GROUPS \
+                else (8 if "groups" in req else 7)
         gid = req.get("groupId") if isinstance(req.get("groupId"), str) else None
         low, high = version_range(api, get_profile(self.checker.profile))
         if not low <= version <= high:
@@ -156,7 +176,9 @@ class OffsetChecks:
             g = self.session(gid) if gid is not None else None
             self._finding(g, event, gid, "malformed", problem[1], problem[0])
             return
-        if api == OFFSET_DELETE:
+        if api == DELETE_GROUPS:
+            self.delete_groups(event, version)
+        elif api == OFFSET_DELETE:
             assert gid is not None
             self.delete(self.session(gid), event, version)
         elif api == OFFSET_COMMIT:
@@ -258,6 +280,37 @@ class OffsetChecks:
             return
         self._partition_codes(g, event, _partitions(exp_response["topics"], version),
                               _partitions(obs.get("topics"), version), decision.explain)
+
+    def delete_groups(self, event: Event, version: int) -> None:
+        """DeleteGroups: each named group (once: KafkaApis drops duplicates) decided on its own
+        session and its result's ``errorCode`` compared; a result for a group the request does
+        not name is reported on its own."""
+        answered = event.response.get("results")
+        observed: dict[Any, Any] = {}
+        for r in answered if isinstance(answered, list) else []:
+            if isinstance(r, dict):
+                observed.setdefault(_hashable(r.get("groupId")), r)
+        names = list(dict.fromkeys(event.request["groupsNames"]))
+        for gid in names:
+            g = self.session(gid)
+            decision = self._decide(g, event, DELETE_GROUPS, version, {"groupsNames": [gid]})
+            if decision is None:
+                continue
+            self._committed(g, event, decision)
+            expected = decision.response["results"][0]["errorCode"]
+            got = observed.get(gid)
+            if got is None:
+                self._finding(g, event, gid, "response-mismatch", f"the response has no result for group {gid}",
+                              "results", decision.response["results"][0], None)
+                continue
+            o = got.get("errorCode", 0)
+            if o != expected:
+                self._finding(g, event, gid, "response-mismatch", _must_answer(expected, o) + _because(decision.explain),
+                              "results.errorCode", expected, o)
+        for key in observed.keys() - set(names):
+            self._finding(None, event, key if isinstance(key, str) else None, "response-mismatch",
+                          f"the response answers group {key}, which the request does not name", "results",
+                          None, observed[key])
 
     def _partition_codes(self, g: GroupSession, event: Event, expected: dict[tuple[Any, Any], dict[str, Any]],
                          observed: dict[tuple[Any, Any], dict[str, Any]], explain: list[str]) -> None:

@@ -26,7 +26,7 @@ from kgspec.model.classic.apis import (
 from kgspec.model.consumer import apis as consumer
 from kgspec.model.consumer.apis import CONSUMER_GROUP_DESCRIBE, CONSUMER_GROUP_HEARTBEAT
 from kgspec.model.offsets import apis as offsets
-from kgspec.model.offsets.apis import OFFSET_COMMIT, OFFSET_DELETE, OFFSET_FETCH
+from kgspec.model.offsets.apis import DELETE_GROUPS, OFFSET_COMMIT, OFFSET_DELETE, OFFSET_FETCH
 from kgspec.model.profiles import Profile
 from kgspec.model.streams import apis as streams
 from kgspec.model.streams.apis import STREAMS_GROUP_DESCRIBE, STREAMS_GROUP_HEARTBEAT
@@ -36,6 +36,7 @@ __all__ = [
     "API_KEYS_BY_NAME",
     "CONSUMER_GROUP_DESCRIBE",
     "CONSUMER_GROUP_HEARTBEAT",
+    "DELETE_GROUPS",
     "DESCRIBE_GROUPS",
     "HEARTBEAT",
     "JOIN_GROUP",

@@ -4,7 +4,9 @@ One commit/fetch session per group type, recorded by driving the model (``TraceR
 the records: a consumer group (KIP-848 members on OffsetCommit v9, a commit at an older epoch
 that KIP-1251 accepts and one it refuses, a zombie after leaving, batched and single fetches), a
 streams group (a member committing its active tasks), and a simple (classic) group of a client
-without group management (OffsetCommit v2-v8 with retention, OffsetFetch v1-v7, OffsetDelete). The values
+without group management (OffsetCommit v2-v8 with retention, OffsetFetch v1-v7, OffsetDelete), and
+DeleteGroups of a consumer group (refused while it has a member), a simple group and an unknown
+id. The values
 tests/offsets/test_check_offsets.py pins are those of Kafka's OffsetMetadataManagerTest.
 """
 
@@ -108,7 +110,25 @@ def simple() -> TraceRecorder:
     return r
 
 
-SCENARIOS = {"consumer_commits": consumer, "streams_commits": streams, "simple_commits": simple}
+def delete_groups() -> TraceRecorder:
+    r = TraceRecorder("kafka-4.3", NO_BATCHING, records=True)
+    r.topic(0, "foo", 2)
+    a = r.join(1000, "m1", ["foo"], serverAssignor="range")
+    a = r.heartbeat(1100, "m1", a["memberEpoch"], topicPartitions=owned(a))
+    commit(r, 1200, "m1", a["memberEpoch"], "foo", {0: 10, 1: 11})
+    commit(r, 1300, "", -1, "foo", {0: 5}, group="s")  # a simple group
+    r.call(1400, "admin", {"groupsNames": ["g"]}, api_key=42, version=2)  # NON_EMPTY_GROUP
+    r.heartbeat(1500, "m1", -1)  # m1 leaves: g is empty
+    r.call(1600, "admin", {"groupsNames": ["g", "s", "nope", "g"]}, api_key=42, version=2)
+    fetch(r, 1700, "admin", [{"groupId": "g", "memberId": None, "memberEpoch": -1, "topics": None},
+                             {"groupId": "s", "memberId": None, "memberEpoch": -1, "topics": None}])
+    r.call(1800, "admin", {"groupsNames": ["g"]}, api_key=42, version=0)  # gone: GROUP_ID_NOT_FOUND
+    commit(r, 1900, "", -1, "foo", {1: 7}, group="s")  # the id starts over as a new simple group
+    return r
+
+
+SCENARIOS = {"consumer_commits": consumer, "streams_commits": streams, "simple_commits": simple,
+             "delete_groups": delete_groups}
 
 
 def main() -> None:

@@ -1,5 +1,6 @@
 """A classic group's checks of offset calls (``ClassicGroup.validateOffsetCommit`` l.831 /
-``validateOffsetFetch`` l.884, 4.3; the same on 4.1-trunk), asked through ``model/protocol.py``.
+``validateOffsetFetch`` l.884, 4.3; the same on 4.1-trunk), its deletion and its offsets'
+expiry, asked through ``model/protocol.py``.
 
 A commit validated in STABLE or PREPARING_REBALANCE keeps the member's session alive
 (``OMM.validateOffsetCommit`` → ``rescheduleClassicGroupMemberHeartbeat``).
@@ -9,13 +10,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kgspec.model.classic.records import group_metadata_tombstone
 from kgspec.model.classic.step import Step
 from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.spec.classic import COMPLETING_REBALANCE, DEAD, EMPTY, PREPARING_REBALANCE, STABLE
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
-    from kgspec.model.protocol import CommitValidator
+    from kgspec.model.protocol import CommitValidator, ExpiryBase
+    from kgspec.model.records import Record
 
 
 def validate_offset_commit(coord: Coordinator, group_id: str, member_id: str, instance_id: str | None,
@@ -64,3 +67,45 @@ def is_subscribed_to_topic(coord: Coordinator, group_id: str, topic: str) -> boo
         return False
     topics = coord.migration.classic_subscribed_topics(group)
     return True if topics is None else topic in topics
+
+
+# --- DeleteGroups and offset expiry ------------------------------------------------------------
+
+
+def validate_delete_group(coord: Coordinator, group_id: str) -> None:
+    """``ClassicGroup.validateDeleteGroup`` (4.3 l.917, the same on 4.1-trunk)."""
+    group = coord.classic_groups[group_id]
+    if group.state == DEAD:
+        raise CoordinatorError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is in dead state.")
+    if group.state in (STABLE, PREPARING_REBALANCE, COMPLETING_REBALANCE):
+        raise CoordinatorError(Errors.NON_EMPTY_GROUP)
+
+
+def delete_group_records(coord: Coordinator, group_id: str) -> list[Record]:
+    """``ClassicGroup.createGroupTombstoneRecords``: one GroupMetadata tombstone (no group timer)."""
+    return [group_metadata_tombstone(group_id)]
+
+
+def is_empty_group(coord: Coordinator, group_id: str) -> bool:
+    return coord.classic_groups[group_id].state == EMPTY
+
+
+def offset_expiry(coord: Coordinator, group_id: str) -> ExpiryBase | None:
+    """``ClassicGroup.offsetExpirationCondition`` (4.3 l.953): with a protocol type, EMPTY counts
+    from ``currentStateTimestamp`` (the commit's when unknown), a STABLE ``consumer`` group whose
+    subscriptions are known from each commit, any other state never; without one (a group of
+    admin commits) from each commit."""
+    group = coord.classic_groups[group_id]
+    if not group.protocol_type:
+        return _from_commit
+    if group.state == EMPTY:
+        since = group.state_timestamp
+        return _from_commit if since is None else (lambda _commit: since)
+    if group.protocol_type == "consumer" and group.state == STABLE \
+            and coord.migration.classic_subscribed_topics(group) is not None:
+        return _from_commit
+    return None
+
+
+def _from_commit(commit_timestamp: int) -> int:
+    return commit_timestamp

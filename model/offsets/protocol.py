@@ -1,6 +1,7 @@
 """The offsets component behind the one protocol interface (``model/protocol.py``).
 
-It owns OffsetCommit, OffsetFetch and OffsetDelete and the offset records (key types 0 and 1), and no group:
+It owns OffsetCommit, OffsetFetch, OffsetDelete and DeleteGroups, the offset records (key types
+0 and 1) and the cleanup timer of offset expiry (``model/offsets/groups.py``), and no group:
 a commit's or fetch's member check goes to the protocol that owns the group id
 (``Coordinator.offsets_owner``: ``validate_offset_commit`` / ``validate_offset_fetch``). It
 imports no group protocol.
@@ -10,8 +11,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kgspec.model.offsets import ops
-from kgspec.model.offsets.apis import OFFSET_COMMIT, OFFSET_DELETE, OFFSET_FETCH
+from kgspec.model.offsets import groups, ops
+from kgspec.model.offsets.apis import DELETE_GROUPS, OFFSET_COMMIT, OFFSET_DELETE, OFFSET_FETCH
 from kgspec.model.offsets.records import OFFSET_RECORD_TYPES, committed_from_record
 from kgspec.model.protocol import ProtocolDefaults
 from kgspec.model.records import ReplayError
@@ -19,22 +20,33 @@ from kgspec.model.step import Decision
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
-    from kgspec.model.protocol import Call, CommitValidator
+    from kgspec.model.protocol import Call, CommitValidator, ExpiryBase
     from kgspec.model.records import Record
+    from kgspec.model.timers import Timer
 
 
 class OffsetsProtocol(ProtocolDefaults):
     name = "offsets"
-    apis: frozenset[int | str] = frozenset({OFFSET_COMMIT, OFFSET_FETCH, OFFSET_DELETE})
+    apis: frozenset[int | str] = frozenset({OFFSET_COMMIT, OFFSET_FETCH, OFFSET_DELETE, DELETE_GROUPS})
     record_types = OFFSET_RECORD_TYPES
-    # No timers: offset expiry is not modelled yet (docs/offsets.md).
+    timer_kinds = frozenset({groups.EXPIRE_TIMER})
 
     def decide(self, coord: Coordinator, call: Call) -> Decision:
         if call.api_key == OFFSET_COMMIT:
             return ops.decide_commit(coord, call)
         if call.api_key == OFFSET_DELETE:
             return ops.decide_delete(coord, call)
+        if call.api_key == DELETE_GROUPS:
+            return groups.decide_delete_groups(coord, call)
         return ops.decide_fetch(coord, call)
+
+    def fire(self, coord: Coordinator, timer: Timer) -> tuple[list[Record], str]:
+        return groups.cleanup_group_metadata(coord, timer.deadline_ms)
+
+    def on_loaded(self, coord: Coordinator, now: int) -> None:
+        """``GroupCoordinatorShard.onLoaded``: the cleanup timer is armed when a coordinator
+        loads its partition (a fresh ``Coordinator`` arms it only when told it loaded)."""
+        groups.schedule_expiry(coord, now)
 
     def replay(self, coord: Coordinator, record: Record) -> None:
         """``OMM.replay`` (non-transactional batches): a value puts the offset (creating a simple
@@ -65,6 +77,18 @@ class OffsetsProtocol(ProtocolDefaults):
         raise AssertionError("the offsets component owns no group")
 
     def is_subscribed_to_topic(self, coord: Coordinator, group_id: str, topic: str) -> bool:
+        raise AssertionError("the offsets component owns no group")
+
+    def validate_delete_group(self, coord: Coordinator, group_id: str) -> None:
+        raise AssertionError("the offsets component owns no group")
+
+    def delete_group_records(self, coord: Coordinator, group_id: str) -> list[Record]:
+        raise AssertionError("the offsets component owns no group")
+
+    def is_empty_group(self, coord: Coordinator, group_id: str) -> bool:
+        raise AssertionError("the offsets component owns no group")
+
+    def offset_expiry(self, coord: Coordinator, group_id: str) -> ExpiryBase | None:
         raise AssertionError("the offsets component owns no group")
 
 

@@ -23,7 +23,7 @@ from kgspec.model.streams.member import UNREVOKED_TASKS
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
-    from kgspec.model.protocol import Call, CommitValidator
+    from kgspec.model.protocol import Call, CommitValidator, ExpiryBase
     from kgspec.model.timers import Timer
 
 
@@ -75,6 +75,18 @@ class StreamsProtocol(ProtocolDefaults):
 
     def is_subscribed_to_topic(self, coord: Coordinator, group_id: str, topic: str) -> bool:
         return commits.is_subscribed_to_topic(coord, group_id, topic)
+
+    def validate_delete_group(self, coord: Coordinator, group_id: str) -> None:
+        commits.validate_delete_group(coord, group_id)
+
+    def delete_group_records(self, coord: Coordinator, group_id: str) -> list[Record]:
+        return commits.delete_group_records(coord, group_id)
+
+    def is_empty_group(self, coord: Coordinator, group_id: str) -> bool:
+        return commits.is_empty_group(coord, group_id)
+
+    def offset_expiry(self, coord: Coordinator, group_id: str) -> ExpiryBase | None:
+        return commits.offset_expiry(coord, group_id)
 
 
 

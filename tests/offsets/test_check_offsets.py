@@ -269,3 +269,62 @@ def test_a_malformed_offsets_request_is_named_by_its_field(api: int, version: in
     status, report = check_events(tmp_path, events)
     assert status == 1
     assert [(f["line"], f["kind"], f["field"]) for f in report["findings"]] == [(2, "malformed", field)]
+
+
+# --- DeleteGroups (API 42) ---------------------------------------------------------------------
+
+
+def test_delete_groups_golden_values_are_kafkas() -> None:
+    events = load("delete_groups")
+    by_ts = {e["tsMs"]: e for e in events if e.get("requestHeader", {}).get("requestApiKey") == 42}
+    assert by_ts[1400]["response"]["results"] == [{"groupId": "g", "errorCode": Errors.NON_EMPTY_GROUP}]
+    # duplicates answered once, in shard then hash-set order; the unknown id GROUP_ID_NOT_FOUND
+    assert by_ts[1600]["response"]["results"] == [{"groupId": "s", "errorCode": 0}, {"groupId": "g", "errorCode": 0},
+                                                  {"groupId": "nope", "errorCode": Errors.GROUP_ID_NOT_FOUND}]
+    assert by_ts[1800]["response"]["results"] == [{"groupId": "g", "errorCode": Errors.GROUP_ID_NOT_FOUND}]
+    deleted = [e["record"]["key"] for e in events if e.get("tsMs") == 1600 and "record" in e]
+    assert deleted == [{"type": 1, "data": {"group": "s", "topic": "foo", "partition": 0}},
+                       {"type": 2, "data": {"group": "s"}},
+                       {"type": 1, "data": {"group": "g", "topic": "foo", "partition": 0}},
+                       {"type": 1, "data": {"group": "g", "topic": "foo", "partition": 1}},
+                       {"type": 6, "data": {"groupId": "g"}}, {"type": 4, "data": {"groupId": "g"}},
+                       {"type": 3, "data": {"groupId": "g"}}]
+    fetched = next(e for e in events if e.get("tsMs") == 1700)["response"]["groups"]
+    assert fetched == [{"groupId": "g", "topics": [], "errorCode": 0}, {"groupId": "s", "topics": [], "errorCode": 0}]
+
+
+def test_a_delete_of_a_non_empty_group_accepted_is_a_mismatch(tmp_path: Path) -> None:
+    events = load("delete_groups")
+    line = line_of(events, 1400, 42)
+    events[line - 1]["response"]["results"][0]["errorCode"] = 0
+    _, report = check_events(tmp_path, events)
+    assert findings(report) == [(line, "response-mismatch", "results.errorCode")]
+    assert "NON_EMPTY_GROUP" in report["findings"][0]["message"]
+
+
+def test_a_delete_without_its_group_tombstone_is_flagged_at_the_groups_next_call(tmp_path: Path) -> None:
+    events = load("delete_groups")
+    tombstone = next(i for i, e in enumerate(events, 1) if e.get("tsMs") == 1600 and "record" in e
+                     and e["record"]["key"]["type"] == 2)
+    del events[tombstone - 1]  # the simple group's GroupMetadata tombstone left out
+    _, report = check_events(tmp_path, events)
+    # the group's next call comes while the model's tombstone is unseen; its record is not the tombstone
+    call = line_of(events, 1900, 8)
+    assert findings(report) == [(call, "response-mismatch", "record"), (call + 1, "response-mismatch", "record")]
+    assert report["findings"][1]["message"].startswith("expected GroupMetadata(group=s) tombstone")
+
+
+def test_a_delete_result_for_a_group_not_named_is_flagged(tmp_path: Path) -> None:
+    events = load("delete_groups")
+    line = line_of(events, 1800, 42)
+    events[line - 1]["response"]["results"].append({"groupId": "other", "errorCode": 0})
+    _, report = check_events(tmp_path, events)
+    assert findings(report) == [(line, "response-mismatch", "results")]
+
+
+def test_delete_groups_of_a_malformed_request_names_the_field(tmp_path: Path) -> None:
+    events = load("delete_groups")
+    line = line_of(events, 1800, 42)
+    events[line - 1]["request"]["groupsNames"] = ["g", 7]
+    _, report = check_events(tmp_path, events)
+    assert findings(report) == [(line, "malformed", "request.groupsNames[1]")]
