@@ -127,8 +127,30 @@ def delete_groups() -> TraceRecorder:
     return r
 
 
+def expiry() -> TraceRecorder:
+    """Offsets expire 1 minute after their commit (or at a v2-4 retention's expire time); the
+    cleanup runs every 10 s from the coordinator's load (the failover tick at 0); an empty group
+    whose offsets are all gone is deleted with them."""
+    r = TraceRecorder("kafka-4.3", {**NO_BATCHING, "offsets.retention.minutes": 1,
+                                    "offsets.retention.check.interval.ms": 10_000}, records=True)
+    r.failover(0)
+    r.topic(0, "foo", 2)
+    commit(r, 1000, "", -1, "foo", {0: 5}, group="s", version=2, retentionTimeMs=-1)
+    commit(r, 1000, "", -1, "foo", {1: 6}, group="s", version=4, retentionTimeMs=3000)  # expires at 4000
+    a = r.join(1000, "m1", ["foo"], serverAssignor="range")
+    a = r.heartbeat(1100, "m1", a["memberEpoch"], topicPartitions=owned(a))
+    commit(r, 2000, "m1", a["memberEpoch"], "foo", {0: 10, 1: 11})  # kept while m1 is subscribed
+    r.tick(30_000)  # the runs at 10 s (s's foo-1), 20 s and 30 s
+    r.heartbeat(40_000, "m1", -1)  # g is empty: its offsets count from their commit
+    r.tick(80_000)  # the run at 70 s: s's foo-0 and s; g's offsets and g
+    fetch(r, 80_000, "admin", [{"groupId": "g", "memberId": None, "memberEpoch": -1, "topics": None},
+                               {"groupId": "s", "memberId": None, "memberEpoch": -1, "topics": None}])
+    commit(r, 90_000, "", -1, "foo", {0: 7}, group="s")  # a new simple group of the same id
+    return r
+
+
 SCENARIOS = {"consumer_commits": consumer, "streams_commits": streams, "simple_commits": simple,
-             "delete_groups": delete_groups}
+             "delete_groups": delete_groups, "expiry": expiry}
 
 
 def main() -> None:

@@ -164,3 +164,12 @@ def cleanup_group_metadata(coord: Coordinator, now: int) -> tuple[list[Record], 
     if not records:
         return records, "offset expiry: nothing expired"
     return records, f"offset expiry: {len(records)} tombstones for " + ", ".join(deleted)
+
+
+def arm_expiry_since(coord: Coordinator, loaded_at: int, now: int) -> None:
+    """The cleanup of a coordinator that loaded its partition at ``loaded_at``, for a model made
+    at ``now`` (a checker's session of a group first seen after the load): its next run, on
+    the load's phase (``loaded_at`` + k × the interval, the first not before ``now``)."""
+    interval = coord.config.int("offsets.retention.check.interval.ms")
+    runs = max(1, -(-(now - loaded_at) // interval))
+    coord.timers.schedule(Timer(EXPIRE_KEY, loaded_at + runs * interval, EXPIRE_TIMER, ""))

@@ -328,3 +328,46 @@ def test_delete_groups_of_a_malformed_request_names_the_field(tmp_path: Path) ->
     events[line - 1]["request"]["groupsNames"] = ["g", 7]
     _, report = check_events(tmp_path, events)
     assert findings(report) == [(line, "malformed", "request.groupsNames[1]")]
+
+
+# --- expiry (the offsets' cleanup timer) ----------------------------------------------------------
+
+
+def test_expiry_golden_values_are_kafkas() -> None:
+    """Retention 1 min, cleanup every 10 s from the load at 0: s's v4-retention offset (expire
+    time 4000) goes at the 10 s run; at 70 s g (empty since 40 s, offsets of 2000) and s (commit
+    of 1000) lose their offsets, then the groups their records."""
+    events = load("expiry")
+    tombstones = [(e["tsMs"], e["record"]["key"]["type"], e["record"]["key"]["data"].get("group"))
+                  for e in events if "record" in e and e["record"]["value"] is None
+                  and e["record"]["key"]["type"] in (1, 2, 3)]
+    assert tombstones == [(10_000, 1, "s"), (70_000, 1, "g"), (70_000, 1, "g"), (70_000, 3, None),
+                          (70_000, 1, "s"), (70_000, 2, "s")]
+
+
+def test_an_expiry_kafka_did_not_run_is_flagged(tmp_path: Path) -> None:
+    events = [e for e in load("expiry") if e.get("tsMs") != 70_000]
+    _, report = check_events(tmp_path, events)
+    tick = next(i for i, e in enumerate(events, 1) if e.get("tsMs") == 80_000 and "tick" in e)
+    # the tick after the run: each group's tombstones are missing; s's next record is no tombstone
+    assert sorted((f["line"], f["groupId"], f["kind"], f["field"]) for f in report["findings"]) == [
+        (tick, "g", "response-mismatch", "record"), (tick, "s", "response-mismatch", "record"),
+        (tick + 3, "s", "response-mismatch", "record")]
+
+
+def test_an_offset_expired_early_is_flagged_at_its_line(tmp_path: Path) -> None:
+    events = load("expiry")
+    line = next(i for i, e in enumerate(events, 1) if e.get("tsMs") == 10_000 and "record" in e)
+    events[line - 1]["record"]["key"]["data"]["partition"] = 0  # foo-0 is not expired at 10 s
+    _, report = check_events(tmp_path, events)
+    assert findings(report)[0] == (line, "response-mismatch", "record")
+
+
+def test_without_a_load_the_cleanup_phase_is_unknown(tmp_path: Path) -> None:
+    """No failover tick: the model does not know when the coordinator loaded its partition, runs
+    no cleanup, and the trace's expiry tombstones are records it did not write."""
+    events = [e for e in load("expiry") if not e.get("tick", {}).get("coordinatorFailover")]
+    _, report = check_events(tmp_path, events)
+    line = next(i for i, e in enumerate(events, 1) if e.get("tsMs") == 10_000 and "record" in e)
+    assert findings(report)[0] == (line, "response-mismatch", "record")
+    assert "the model writes nothing here" in report["findings"][0]["message"]
