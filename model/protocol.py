@@ -86,9 +86,10 @@ class GroupProtocol(Protocol):
     def unload(self, coord: Coordinator, now: int) -> None: ...
 
     def validate_offset_commit(self, coord: Coordinator, group_id: str, member_id: str, instance_id: str | None,
-                               epoch: int, api_version: int) -> CommitValidator | None:
-        """``Group.validateOffsetCommit`` (non-transactional) of a group this protocol owns: a
-        CoordinatorError fails the whole commit; a validator checks each partition (None: NO_OP)."""
+                               epoch: int, api_version: int, transactional: bool = False) -> CommitValidator | None:
+        """``Group.validateOffsetCommit`` of a group this protocol owns (``transactional``: a
+        TxnOffsetCommit's): a CoordinatorError fails the whole commit; a validator checks each
+        partition (None: NO_OP)."""
         ...
 
     def validate_offset_fetch(self, coord: Coordinator, group_id: str, member_id: str | None, epoch: int) -> None:

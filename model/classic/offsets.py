@@ -22,7 +22,9 @@ if TYPE_CHECKING:
 
 
 def validate_offset_commit(coord: Coordinator, group_id: str, member_id: str, instance_id: str | None,
-                           generation: int, api_version: int) -> CommitValidator | None:
+                           generation: int, api_version: int, transactional: bool = False) -> CommitValidator | None:
+    """``transactional`` (TxnOffsetCommit): no member fields is fine whatever the state, the
+    state is not enforced, and the session is not re-armed (``validateTransactionalOffsetCommit``)."""
     group = coord.classic_groups[group_id]
     if group.state == DEAD:
         raise CoordinatorError(Errors.COORDINATOR_NOT_AVAILABLE)
@@ -33,9 +35,11 @@ def validate_offset_commit(coord: Coordinator, group_id: str, member_id: str, in
         if generation != group.generation_id:
             raise CoordinatorError(Errors.ILLEGAL_GENERATION, f"generation {generation} is not the group's "
                                                               f"{group.generation_id}")
-    elif group.state != EMPTY:
+    elif not transactional and group.state != EMPTY:
         raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, "a commit without member id and generation needs an "
                                                          "empty group")
+    if transactional:
+        return None
     if group.state == COMPLETING_REBALANCE:
         raise CoordinatorError(Errors.REBALANCE_IN_PROGRESS)
     if group.state in (STABLE, PREPARING_REBALANCE):

@@ -62,7 +62,7 @@ class ConnectProtocol(ProtocolDefaults):
     # workers commits no consumer offsets, so an offset call finds no group of that id (kgspec's
     # reading of the draft, docs/offsets.md).
     def validate_offset_commit(self, coord: Coordinator, group_id: str, member_id: str, instance_id: str | None,
-                               epoch: int, api_version: int) -> CommitValidator | None:
+                               epoch: int, api_version: int, transactional: bool = False) -> CommitValidator | None:
         raise CoordinatorError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a group that commits offsets.")
 
     def validate_offset_fetch(self, coord: Coordinator, group_id: str, member_id: str | None, epoch: int) -> None:

@@ -41,12 +41,14 @@ def _strict(member: ConsumerMember, epoch: int) -> None:
 
 
 def validate_offset_commit(coord: Coordinator, group_id: str, member_id: str, instance_id: str | None,
-                           epoch: int, api_version: int) -> CommitValidator | None:
+                           epoch: int, api_version: int, transactional: bool = False) -> CommitValidator | None:
     group = coord.groups[group_id]
     if epoch < 0 and not group.members:
         return None  # the admin client, or a consumer without group management
+    if transactional and epoch == -1 and member_id == "" and instance_id is None:
+        return None  # TxnOffsetCommit checks the member only when one of its fields is given
     member = group.member_or_throw(member_id)
-    if member.classic_member_metadata is None and api_version < 9:
+    if not transactional and member.classic_member_metadata is None and api_version < 9:
         raise CoordinatorError(Errors.UNSUPPORTED_VERSION, "OffsetCommit version 9 or above must be used by members "
                                                            "using the consumer group protocol")
     if not coord.profile.per_partition_assignment_epochs:  # 4.1, 4.2: strict

@@ -59,8 +59,9 @@ class ConsumerProtocol(ProtocolDefaults):
         return ops.followed_topics(coord)
 
     def validate_offset_commit(self, coord: Coordinator, group_id: str, member_id: str, instance_id: str | None,
-                               epoch: int, api_version: int) -> CommitValidator | None:
-        return commits.validate_offset_commit(coord, group_id, member_id, instance_id, epoch, api_version)
+                               epoch: int, api_version: int, transactional: bool = False) -> CommitValidator | None:
+        return commits.validate_offset_commit(coord, group_id, member_id, instance_id, epoch, api_version,
+                                              transactional)
 
     def validate_offset_fetch(self, coord: Coordinator, group_id: str, member_id: str | None, epoch: int) -> None:
         commits.validate_offset_fetch(coord, group_id, member_id, epoch)

@@ -48,9 +48,14 @@ def delete_order(coord: Coordinator, group_ids: list[str]) -> list[str]:
 
 def delete_all_offsets(coord: Coordinator, group_id: str) -> list[Record]:
     """``OMM.deleteAllOffsets``: a tombstone per committed offset (the store's order; Kafka's is
-    its TimelineHashMap's, one run of one record type, which the checker matches whole)."""
-    return [offset_tombstone(group_id, topic, partition)
-            for topic, parts in coord.offsets.group(group_id).items() for partition in parts]
+    its TimelineHashMap's, one run of one record type, which the checker matches whole), then
+    one per partition with only a pending transactional offset."""
+    store = coord.offsets
+    records = [offset_tombstone(group_id, topic, partition)
+               for topic, parts in store.group(group_id).items() for partition in parts]
+    # the pending transactional ones too, where no committed offset already has its tombstone
+    return records + [offset_tombstone(group_id, topic, partition) for topic, partition in
+                      store.pending_partitions(group_id) if store.get(group_id, topic, partition) is None]
 
 
 def group_exists(coord: Coordinator, group_id: str) -> bool:
@@ -114,10 +119,12 @@ def _expired(base: ExpiryBase, commit_timestamp: int, expire_timestamp: int | No
 
 def cleanup_expired_offsets(coord: Coordinator, group_id: str, now: int, records: list[Record]) -> bool:
     """``OMM.cleanupExpiredOffsets``: tombstones for the expired offsets of the topics the group
-    is not subscribed to; whether none is left (no offsets at all counts as all expired)."""
-    stored = coord.offsets.group(group_id)
+    is not subscribed to; whether none is left and no transaction is open on the group (no
+    offsets at all counts as all expired)."""
+    store = coord.offsets
+    stored = store.group(group_id)
     if not stored:
-        return True
+        return not store.has_pending(group_id)
     owner = coord.offsets_owner(group_id)
     base = owner.offset_expiry(coord, group_id) if owner is not None else _from_commit
     if base is None:
@@ -129,11 +136,13 @@ def cleanup_expired_offsets(coord: Coordinator, group_id: str, now: int, records
             all_expired = False
             continue
         for partition, c in parts.items():
-            if _expired(base, c.commit_timestamp, c.expire_timestamp, now, retention_ms):
+            # an offset with a pending transactional one is kept until the transaction ends
+            if _expired(base, c.commit_timestamp, c.expire_timestamp, now, retention_ms) \
+                    and not store.has_pending(group_id, topic, partition):
                 records.append(offset_tombstone(group_id, topic, partition))
             else:
                 all_expired = False
-    return all_expired
+    return all_expired and not store.has_pending(group_id)
 
 
 def _from_commit(commit_timestamp: int) -> int:

@@ -44,12 +44,14 @@ def source_topic_map(topology: Topology) -> dict[str, str]:
 
 
 def validate_offset_commit(coord: Coordinator, group_id: str, member_id: str, instance_id: str | None,
-                           epoch: int, api_version: int) -> CommitValidator | None:
+                           epoch: int, api_version: int, transactional: bool = False) -> CommitValidator | None:
     group = coord.streams_groups[group_id]
     if epoch < 0 and not group.members:
         return None
+    if transactional and epoch == -1 and member_id == "" and instance_id is None:
+        return None  # TxnOffsetCommit checks the member only when one of its fields is given
     member = group.member_or_throw(member_id)
-    if api_version < 9:
+    if not transactional and api_version < 9:
         raise CoordinatorError(Errors.UNSUPPORTED_VERSION, "OffsetCommit version 9 or above must be used by members "
                                                            "using the streams group protocol")
     if not coord.profile.streams_commit_task_epochs:  # 4.1: strict
