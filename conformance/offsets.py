@@ -33,14 +33,18 @@ from kgspec.model.apis import (
     version_range,
 )
 from kgspec.model.errors import error_name
+from kgspec.model.offsets.apis import TXN_OFFSET_COMMIT, WRITE_TXN_MARKERS
 from kgspec.model.profiles import get_profile
+from kgspec.model.shards import GROUP_METADATA_TOPIC
 
 if TYPE_CHECKING:
     from kgspec.conformance.checker import TraceChecker
 
-OFFSET_APIS = frozenset({OFFSET_COMMIT, OFFSET_FETCH, OFFSET_DELETE, DELETE_GROUPS})
+OFFSET_APIS = frozenset({OFFSET_COMMIT, OFFSET_FETCH, OFFSET_DELETE, DELETE_GROUPS, TXN_OFFSET_COMMIT,
+                         WRITE_TXN_MARKERS})
 _NAMES = {OFFSET_COMMIT: "OffsetCommit", OFFSET_FETCH: "OffsetFetch", OFFSET_DELETE: "OffsetDelete",
-          DELETE_GROUPS: "DeleteGroups"}
+          DELETE_GROUPS: "DeleteGroups", TXN_OFFSET_COMMIT: "TxnOffsetCommit", WRITE_TXN_MARKERS: "WriteTxnMarkers"}
+_DEFAULT_VERSIONS = {OFFSET_DELETE: 0, OFFSET_COMMIT: 8, DELETE_GROUPS: 2, TXN_OFFSET_COMMIT: 3, WRITE_TXN_MARKERS: 1}
 _FETCHED = ("committedOffset", "committedLeaderEpoch", "metadata")
 
 
@@ -72,6 +76,32 @@ def request_problem(api: int, req: dict[str, Any]) -> tuple[str, str] | None:
             if not isinstance(name, str):
                 return f"request.groupsNames[{i}]", f"`request.groupsNames[{i}]` must be a string"
         return None
+    if api == WRITE_TXN_MARKERS:
+        markers = req.get("markers")
+        if not isinstance(markers, list):
+            return "request.markers", "`request.markers` must be a list"
+        for i, m in enumerate(markers):
+            if not isinstance(m, dict) or not is_int(m.get("producerId")) \
+                    or not isinstance(m.get("transactionResult"), bool):
+                return f"request.markers[{i}]", f"`request.markers[{i}]` needs an integer producerId and a " \
+                                                 "boolean transactionResult"
+            problem = _topics_problem(m.get("topics"), f"request.markers[{i}].topics", "partitionIndexes", is_int)
+            if problem is not None:
+                return problem
+        return None
+    if api == TXN_OFFSET_COMMIT:
+        if not isinstance(req.get("groupId"), str):
+            return "request.groupId", "request has no string `groupId`"
+        if not is_int(req.get("producerId")):
+            return "request.producerId", "`request.producerId` must be an integer"
+        for name in ("generationId", "generationIdOrMemberEpoch"):
+            if not is_int(req.get(name, -1)):
+                return f"request.{name}", f"`request.{name}` must be an integer"
+        if req.get("memberId") is not None and not isinstance(req.get("memberId"), str):
+            return "request.memberId", "`request.memberId` must be a string"
+        if req.get("groupInstanceId") is not None and not isinstance(req.get("groupInstanceId"), str):
+            return "request.groupInstanceId", "`request.groupInstanceId` must be a string or null"
+        return _topics_problem(req.get("topics"), "request.topics", "partitions", _commit_partition_ok)
     if api == OFFSET_DELETE:
         if not isinstance(req.get("groupId"), str):
             return "request.groupId", "request has no string `groupId`"
@@ -160,8 +190,7 @@ class OffsetChecks:
         name = _NAMES[api]
         version = event.api_version
         if version is None:
-            version = 0 if api == OFFSET_DELETE else 8 if api == OFFSET_COMMIT else 2 if api == DELETE_GROUPS \
-                else (8 if "groups" in req else 7)
+            version = _DEFAULT_VERSIONS.get(api, 8 if "groups" in req else 7)
         gid = req.get("groupId") if isinstance(req.get("groupId"), str) else None
         low, high = version_range(api, get_profile(self.checker.profile))
         if not low <= version <= high:
@@ -178,6 +207,11 @@ class OffsetChecks:
             return
         if api == DELETE_GROUPS:
             self.delete_groups(event, version)
+        elif api == WRITE_TXN_MARKERS:
+            self.markers(event, version)
+        elif api == TXN_OFFSET_COMMIT:
+            assert gid is not None
+            self.txn_commit(self.session(gid), event, version)
         elif api == OFFSET_DELETE:
             assert gid is not None
             self.delete(self.session(gid), event, version)
@@ -280,6 +314,39 @@ class OffsetChecks:
             return
         self._partition_codes(g, event, _partitions(exp_response["topics"], version),
                               _partitions(obs.get("topics"), version), decision.explain)
+
+    def txn_commit(self, g: GroupSession, event: Event, version: int) -> None:
+        """TxnOffsetCommit: each partition's ``errorCode`` (by topic name and partition), and the
+        records (offsets of the request's producer id, pending until its end marker)."""
+        decision = self._decide(g, event, TXN_OFFSET_COMMIT, version, event.request)
+        if decision is None:
+            return
+        self._committed(g, event, decision)
+        self._partition_codes(g, event, _partitions(decision.response["topics"], version),
+                              _partitions(event.response.get("topics"), version), decision.explain)
+
+    def markers(self, event: Event, version: int) -> None:
+        """WriteTxnMarkers: every group with offsets pending in a marker's producer id gets the
+        marker (its model commits or drops them); each ``__consumer_offsets`` partition must
+        answer NONE (the model's marker was written). Other topics' answers are the log's."""
+        producers = {m["producerId"] for m in event.request["markers"]}
+        for g in list(self.checker.groups.values()):
+            if not producers & g.coord.offsets.pending.keys():
+                continue
+            decision = self._decide(g, event, WRITE_TXN_MARKERS, version, event.request)
+            if decision is not None:
+                self._committed(g, event, decision)
+        answered = event.response.get("markers")
+        for i, m in enumerate(answered if isinstance(answered, list) else []):
+            for t in m.get("topics") or [] if isinstance(m, dict) else []:
+                if not isinstance(t, dict) or t.get("name") != GROUP_METADATA_TOPIC:
+                    continue
+                for p in t.get("partitions") or []:
+                    if isinstance(p, dict) and p.get("errorCode", 0) != 0:
+                        self._finding(None, event, None, "response-mismatch",
+                                      f"marker {i}: {GROUP_METADATA_TOPIC}-{p.get('partitionIndex')}: "
+                                      + _must_answer(0, p.get("errorCode")) + " (the model writes every marker)",
+                                      "markers.topics.partitions.errorCode", 0, p.get("errorCode"))
 
     def delete_groups(self, event: Event, version: int) -> None:
         """DeleteGroups: each named group (once: KafkaApis drops duplicates) decided on its own

@@ -133,7 +133,8 @@ class RecordChecks:
         _, expected = queue[index]
         del queue[index]
         same = (expected.type == observed.type and expected.key == observed.key
-                and normalize_record_value(expected.value) == normalize_record_value(observed.value))
+                and normalize_record_value(expected.value) == normalize_record_value(observed.value)
+                and expected.producer_id == observed.producer_id)  # a transactional batch's producer
         if not same:
             self.checker.finding(g, Finding(self.checker.path, event.line, gid, "response-mismatch",
                                      f"expected {expected.describe()}, the trace shows {observed.describe()}",

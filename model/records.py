@@ -179,4 +179,6 @@ class Record:
     def describe(self) -> str:
         ident = ", ".join(f"{k}={v}" for k, v in self.key.items() if k != "groupId")
         what = "tombstone" if self.value is None else "record"
+        if self.producer_id != NO_PRODUCER_ID:
+            what += f" of producer {self.producer_id}'s transaction"
         return f"{self.name}({ident}) {what}".replace("() ", " ")

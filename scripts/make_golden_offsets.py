@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from kgspec.conformance.recorder import TraceRecorder, owned
+from kgspec.model.shards import partition_for
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "golden" / "offsets"
 NO_BATCHING = {"group.consumer.assignment.interval.ms": 0}
@@ -149,8 +150,49 @@ def expiry() -> TraceRecorder:
     return r
 
 
+def txn_commit(r: TraceRecorder, ts: int, member: str, generation: int, offsets: dict[int, int], *,
+               producer: int = 7, version: int = 3) -> dict[str, Any]:
+    request: dict[str, Any] = {"transactionalId": "tx", "groupId": "g", "producerId": producer, "producerEpoch": 0,
+                               "topics": [{"name": "foo", "partitions": [
+                                   {"partitionIndex": p, "committedOffset": o, "committedLeaderEpoch": -1,
+                                    "committedMetadata": ""} for p, o in offsets.items()]}]}
+    if version >= 3:
+        request.update(generationId=generation, memberId=member, groupInstanceId=None)
+    return r.call(ts, f"producer-{producer}", request, api_key=28, version=version)
+
+
+def end_txn(r: TraceRecorder, ts: int, producer: int, commit: bool) -> dict[str, Any]:
+    shard = partition_for("g", 50)
+    return r.call(ts, "txn-coordinator", {"markers": [{
+        "producerId": producer, "producerEpoch": 0, "transactionResult": commit, "coordinatorEpoch": 0,
+        "topics": [{"name": "__consumer_offsets", "partitionIndexes": [shard]}], "transactionVersion": 2}]},
+        api_key=27, version=2)
+
+
+def transactions() -> TraceRecorder:
+    """A consumer's transactional commits (TxnOffsetCommit v3): pending until the marker
+    (fetches with requireStable answer UNSTABLE_OFFSET_COMMIT), committed by a COMMIT marker,
+    dropped by an ABORT one; a stale generation refused (ILLEGAL_GENERATION)."""
+    r = TraceRecorder("kafka-4.3", NO_BATCHING, records=True)
+    r.topic(0, "foo", 2)
+    a = r.join(1000, "m1", ["foo"], serverAssignor="range")
+    a = r.heartbeat(1100, "m1", a["memberEpoch"], topicPartitions=owned(a))
+    epoch = a["memberEpoch"]
+    txn_commit(r, 1200, "m1", epoch, {0: 10, 1: 11})
+    fetch(r, 1300, "m1", [{"groupId": "g", "memberId": "m1", "memberEpoch": epoch,
+                           "topics": [{"name": "foo", "partitionIndexes": [0, 1]}]}])  # unstable
+    end_txn(r, 1400, 7, True)
+    fetch(r, 1500, "m1", [{"groupId": "g", "memberId": "m1", "memberEpoch": epoch, "topics": None}])  # 10, 11
+    txn_commit(r, 1600, "m1", epoch, {0: 20}, producer=8)
+    end_txn(r, 1700, 8, False)  # aborted: 0 stays at 10
+    txn_commit(r, 1800, "m1", epoch + 5, {0: 30}, producer=9)  # ILLEGAL_GENERATION
+    txn_commit(r, 1900, "", -1, {1: 40}, producer=9, version=0)  # v0: no member fields, accepted
+    fetch(r, 2000, "m1", [{"groupId": "g", "memberId": "m1", "memberEpoch": epoch, "topics": None}])
+    return r
+
+
 SCENARIOS = {"consumer_commits": consumer, "streams_commits": streams, "simple_commits": simple,
-             "delete_groups": delete_groups, "expiry": expiry}
+             "delete_groups": delete_groups, "expiry": expiry, "transactions": transactions}
 
 
 def main() -> None:

@@ -154,6 +154,8 @@ def test_replay_of_the_records_rebuilds_the_offsets(name: str) -> None:
     for event in recorder.events:
         if "record" in event:
             fresh.replay(Record.from_json(json.loads(json.dumps(event["record"]))))
+        elif event.get("requestHeader", {}).get("requestApiKey") == 27:  # a transaction's end marker
+            fresh.handle(27, event["requestHeader"]["requestApiVersion"], event["request"], now=event["tsMs"])
     assert fresh.offsets.snapshot() == recorder.coord.offsets.snapshot()
     assert fresh.offsets.snapshot()["offsets"]  # not vacuous
 
@@ -371,3 +373,64 @@ def test_without_a_load_the_cleanup_phase_is_unknown(tmp_path: Path) -> None:
     line = next(i for i, e in enumerate(events, 1) if e.get("tsMs") == 10_000 and "record" in e)
     assert findings(report)[0] == (line, "response-mismatch", "record")
     assert "the model writes nothing here" in report["findings"][0]["message"]
+
+
+# --- TxnOffsetCommit and WriteTxnMarkers ------------------------------------------------------------
+
+
+def test_transactions_golden_values_are_kafkas() -> None:
+    events = load("transactions")
+    calls = {(e["tsMs"], e["requestHeader"]["requestApiKey"]): e["response"] for e in events if "requestHeader" in e}
+
+    def fetched(ts: int) -> list[tuple[int, int]]:
+        return [(p["committedOffset"], p["errorCode"]) for p in calls[(ts, 9)]["groups"][0]["topics"][0]["partitions"]]
+
+    assert fetched(1300) == [(-1, Errors.UNSTABLE_OFFSET_COMMIT)] * 2  # pending: requireStable
+    assert fetched(1500) == [(10, 0), (11, 0)]  # committed by the marker
+    assert fetched(2000) == [(10, 0), (-1, Errors.UNSTABLE_OFFSET_COMMIT)]  # 20 aborted; 40 pending
+    assert calls[(1800, 28)]["topics"][0]["partitions"][0]["errorCode"] == Errors.ILLEGAL_GENERATION
+    records = [e["record"] for e in events if "record" in e and e["record"]["key"]["type"] == 1]
+    assert [(r["producerId"], r["value"]["data"]["offset"]) for r in records] == [(7, 10), (7, 11), (8, 20), (9, 40)]
+    assert all("topicId" not in r["value"]["data"] for r in records)  # fromRequest: the zero id
+
+
+def test_a_transactional_record_without_its_producer_is_a_mismatch(tmp_path: Path) -> None:
+    events = load("transactions")
+    line = next(i for i, e in enumerate(events, 1) if "record" in e and e["record"].get("producerId") == 8)
+    del events[line - 1]["record"]["producerId"]  # written as a plain commit
+    _, report = check_events(tmp_path, events)
+    assert findings(report)[0] == (line, "response-mismatch", "record")
+    assert "producer 8's transaction" in report["findings"][0]["message"]
+
+
+def test_a_pending_offset_fetched_as_stable_is_a_mismatch(tmp_path: Path) -> None:
+    events = load("transactions")
+    line = line_of(events, 1300, 9)
+    events[line - 1]["response"]["groups"][0]["topics"][0]["partitions"][0].update(committedOffset=10, errorCode=0)
+    _, report = check_events(tmp_path, events)
+    assert findings(report) == [(line, "response-mismatch", "errorCode"), (line, "response-mismatch", "committedOffset")]
+
+
+def test_a_stale_transactional_commit_accepted_is_a_mismatch(tmp_path: Path) -> None:
+    events = load("transactions")
+    line = line_of(events, 1800, 28)
+    events[line - 1]["response"]["topics"][0]["partitions"][0]["errorCode"] = 0
+    _, report = check_events(tmp_path, events)
+    assert findings(report) == [(line, "response-mismatch", "errorCode")]
+
+
+def test_an_aborted_transaction_seen_committed_is_a_mismatch(tmp_path: Path) -> None:
+    events = load("transactions")
+    marker = line_of(events, 1700, 27)
+    events[marker - 1]["request"]["markers"][0]["transactionResult"] = True  # the trace's Kafka committed 20
+    line = line_of(events, 2000, 9)
+    _, report = check_events(tmp_path, events)
+    assert findings(report) == [(line, "response-mismatch", "committedOffset")]  # the model says 20, Kafka 10
+
+
+def test_a_failed_marker_on_the_offsets_topic_is_flagged(tmp_path: Path) -> None:
+    events = load("transactions")
+    line = line_of(events, 1400, 27)
+    events[line - 1]["response"]["markers"][0]["topics"][0]["partitions"][0]["errorCode"] = 6  # NOT_LEADER_OR_FOLLOWER
+    _, report = check_events(tmp_path, events)
+    assert findings(report)[0] == (line, "response-mismatch", "markers.topics.partitions.errorCode")
