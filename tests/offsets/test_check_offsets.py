@@ -434,3 +434,30 @@ def test_a_failed_marker_on_the_offsets_topic_is_flagged(tmp_path: Path) -> None
     events[line - 1]["response"]["markers"][0]["topics"][0]["partitions"][0]["errorCode"] = 6  # NOT_LEADER_OR_FOLLOWER
     _, report = check_events(tmp_path, events)
     assert findings(report)[0] == (line, "response-mismatch", "markers.topics.partitions.errorCode")
+
+
+@pytest.mark.parametrize("name", ["delete_groups", "transactions"])
+def test_request_log_of_the_new_apis_is_checked_not_unsupported(name: str, tmp_path: Path) -> None:
+    """DeleteGroups, TxnOffsetCommit and WriteTxnMarkers are read from a broker request log and
+    checked (a request log has no records: the responses alone)."""
+    from kgspec.conformance.writers.request_log import write_request_log
+    out = io.StringIO()
+    write_request_log(load(name), out)
+    path = tmp_path / "server.log"
+    path.write_text(out.getvalue())
+    status, report = check(path, "--config", "group.consumer.assignment.interval.ms=0")
+    assert report["findings"] == []
+    assert status == 0
+    apis = {28, 27} if name == "transactions" else {42}
+    assert apis <= {e["requestHeader"]["requestApiKey"] for e in load(name) if "requestHeader" in e}
+    assert report["inputs"][0]["events"] == sum(1 for e in load(name) if "requestHeader" in e or "topic" in e)
+
+
+def test_a_record_with_a_bad_producer_id_is_malformed_at_its_line(tmp_path: Path) -> None:
+    events = load("transactions")
+    line = next(i for i, e in enumerate(events, 1) if "record" in e and e["record"].get("producerId") == 8)
+    events[line - 1]["record"]["producerId"] = "x"
+    _, report = check_events(tmp_path, events)
+    malformed = [f for f in report["findings"] if f["kind"] == "malformed"]
+    assert [(f["line"], f["message"]) for f in malformed] == [
+        (line, "record.producerId must be a non-negative integer")]
