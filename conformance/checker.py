@@ -58,6 +58,7 @@ from kgspec.model.assignors.api import PartitionAssignor
 from kgspec.model.config import startup_problem, unknown_config_names
 from kgspec.model.coordinator import Coordinator, TimerStorm
 from kgspec.model.mutants import NONE, Mutants
+from kgspec.model.offsets.groups import arm_expiry_since
 from kgspec.model.profiles import DEFAULT_PROFILE, PROFILES, get_profile
 from kgspec.model.step import NO_CHOICES, Choices
 from kgspec.model.streams.task_api import TaskAssignor
@@ -107,6 +108,7 @@ class TraceChecker:
         # woken at the cluster event itself, from a heap of (deadline, creation order, group id).
         self.clock: float | None = None  # the last cluster event's time
         self.clock_seq = 0  # how many cluster events moved the clock
+        self.loaded_at: int | None = None  # the last coordinatorFailover tick: the offsets' cleanup keeps its phase
         self.high: float | None = None  # the latest time any group's clock has reached
         self._wakes: list[tuple[float, int, str]] = []
         self._first = True
@@ -263,6 +265,7 @@ class TraceChecker:
         failover = bool(event.body.get("coordinatorFailover"))  # an extension of the tick event
         if not self._cluster_time(ts, event.line) or not failover:
             return
+        self.loaded_at = int(ts)
         for g in self.groups.values():  # a new coordinator loads every group
             self.advance(g, ts, event.line)
             g.generation += 1
@@ -330,6 +333,8 @@ class TraceChecker:
             assert key == len(self._by_follow_key)
             self._by_follow_key.append(g)
             coord.watch_timers(lambda deadline: self.wake(g, deadline))
+            if self.loaded_at is not None:  # a group first seen after a load: the cleanup runs for it too
+                arm_expiry_since(coord, self.loaded_at, int(self.clock or self.loaded_at))
         elif g.typed_by_describe and not from_describe:
             g.summary.type = gtype
             g.typed_by_describe = False

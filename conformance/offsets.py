@@ -1,4 +1,5 @@
-"""OffsetCommit, OffsetFetch and OffsetDelete calls checked against the model (the offsets part of a check).
+"""OffsetCommit, OffsetFetch, OffsetDelete and DeleteGroups calls checked against the model (the
+offsets part of a check).
 
 The same loop as every call: the model decides (``Coordinator.decide``), the decision is
 compared with the trace, and committed. A commit belongs to its group's session; a batched
@@ -8,8 +9,11 @@ each partition's), and for a fetch each partition's committed offset, leader epo
 (the fields the trace carries); for OffsetDelete the top-level and per-partition error codes
 (and, through the record check, the tombstones). Partitions are matched by topic (name, or id from v10) and
 index, so the order of topics and partitions does not count (Kafka answers ``fetchAllOffsets``
-in hash-map order). A group first seen here is typed ``classic`` (Kafka's simple group) until
-a call of its own protocol types it.
+in hash-map order). A DeleteGroups call is split by group like a batched fetch: each group's
+deletion is decided by its session's model, its ``errorCode`` compared with the group's result
+(matched by group id: Kafka answers in shard and hash-set order, ``model/offsets/groups.py``),
+its tombstones through the record check. A group first seen here is typed ``classic`` (Kafka's
+simple group) until a call of its own protocol types it.
 """
 
 from __future__ import annotations
@@ -21,15 +25,26 @@ from kgspec.conformance.findings import Finding
 from kgspec.conformance.readers.validate import is_int
 from kgspec.conformance.session import GroupSession, ts_of
 from kgspec.invariants.offsets import commit_fencing_problems
-from kgspec.model.apis import OFFSET_COMMIT, OFFSET_DELETE, OFFSET_FETCH, version_range
+from kgspec.model.apis import (
+    DELETE_GROUPS,
+    OFFSET_COMMIT,
+    OFFSET_DELETE,
+    OFFSET_FETCH,
+    version_range,
+)
 from kgspec.model.errors import error_name
+from kgspec.model.offsets.apis import TXN_OFFSET_COMMIT, WRITE_TXN_MARKERS
 from kgspec.model.profiles import get_profile
+from kgspec.model.shards import GROUP_METADATA_TOPIC
 
 if TYPE_CHECKING:
     from kgspec.conformance.checker import TraceChecker
 
-OFFSET_APIS = frozenset({OFFSET_COMMIT, OFFSET_FETCH, OFFSET_DELETE})
-_NAMES = {OFFSET_COMMIT: "OffsetCommit", OFFSET_FETCH: "OffsetFetch", OFFSET_DELETE: "OffsetDelete"}
+OFFSET_APIS = frozenset({OFFSET_COMMIT, OFFSET_FETCH, OFFSET_DELETE, DELETE_GROUPS, TXN_OFFSET_COMMIT,
+                         WRITE_TXN_MARKERS})
+_NAMES = {OFFSET_COMMIT: "OffsetCommit", OFFSET_FETCH: "OffsetFetch", OFFSET_DELETE: "OffsetDelete",
+          DELETE_GROUPS: "DeleteGroups", TXN_OFFSET_COMMIT: "TxnOffsetCommit", WRITE_TXN_MARKERS: "WriteTxnMarkers"}
+_DEFAULT_VERSIONS = {OFFSET_DELETE: 0, OFFSET_COMMIT: 8, DELETE_GROUPS: 2, TXN_OFFSET_COMMIT: 3, WRITE_TXN_MARKERS: 1}
 _FETCHED = ("committedOffset", "committedLeaderEpoch", "metadata")
 
 
@@ -53,6 +68,40 @@ def _commit_partition_ok(p: Any) -> bool:
 
 def request_problem(api: int, req: dict[str, Any]) -> tuple[str, str] | None:
     """Shape errors of an offsets request (the schema tables do not cover these messages)."""
+    if api == DELETE_GROUPS:
+        names = req.get("groupsNames")
+        if not isinstance(names, list):
+            return "request.groupsNames", "`request.groupsNames` must be a list"
+        for i, name in enumerate(names):
+            if not isinstance(name, str):
+                return f"request.groupsNames[{i}]", f"`request.groupsNames[{i}]` must be a string"
+        return None
+    if api == WRITE_TXN_MARKERS:
+        markers = req.get("markers")
+        if not isinstance(markers, list):
+            return "request.markers", "`request.markers` must be a list"
+        for i, m in enumerate(markers):
+            if not isinstance(m, dict) or not is_int(m.get("producerId")) \
+                    or not isinstance(m.get("transactionResult"), bool):
+                return f"request.markers[{i}]", f"`request.markers[{i}]` needs an integer producerId and a " \
+                                                 "boolean transactionResult"
+            problem = _topics_problem(m.get("topics"), f"request.markers[{i}].topics", "partitionIndexes", is_int)
+            if problem is not None:
+                return problem
+        return None
+    if api == TXN_OFFSET_COMMIT:
+        if not isinstance(req.get("groupId"), str):
+            return "request.groupId", "request has no string `groupId`"
+        if not is_int(req.get("producerId")):
+            return "request.producerId", "`request.producerId` must be an integer"
+        for name in ("generationId", "generationIdOrMemberEpoch"):
+            if not is_int(req.get(name, -1)):
+                return f"request.{name}", f"`request.{name}` must be an integer"
+        if req.get("memberId") is not None and not isinstance(req.get("memberId"), str):
+            return "request.memberId", "`request.memberId` must be a string"
+        if req.get("groupInstanceId") is not None and not isinstance(req.get("groupInstanceId"), str):
+            return "request.groupInstanceId", "`request.groupInstanceId` must be a string or null"
+        return _topics_problem(req.get("topics"), "request.topics", "partitions", _commit_partition_ok)
     if api == OFFSET_DELETE:
         if not isinstance(req.get("groupId"), str):
             return "request.groupId", "request has no string `groupId`"
@@ -141,7 +190,7 @@ class OffsetChecks:
         name = _NAMES[api]
         version = event.api_version
         if version is None:
-            version = 0 if api == OFFSET_DELETE else 8 if api == OFFSET_COMMIT else (8 if "groups" in req else 7)
+            version = _DEFAULT_VERSIONS.get(api, 8 if "groups" in req else 7)
         gid = req.get("groupId") if isinstance(req.get("groupId"), str) else None
         low, high = version_range(api, get_profile(self.checker.profile))
         if not low <= version <= high:
@@ -156,7 +205,14 @@ class OffsetChecks:
             g = self.session(gid) if gid is not None else None
             self._finding(g, event, gid, "malformed", problem[1], problem[0])
             return
-        if api == OFFSET_DELETE:
+        if api == DELETE_GROUPS:
+            self.delete_groups(event, version)
+        elif api == WRITE_TXN_MARKERS:
+            self.markers(event, version)
+        elif api == TXN_OFFSET_COMMIT:
+            assert gid is not None
+            self.txn_commit(self.session(gid), event, version)
+        elif api == OFFSET_DELETE:
             assert gid is not None
             self.delete(self.session(gid), event, version)
         elif api == OFFSET_COMMIT:
@@ -258,6 +314,70 @@ class OffsetChecks:
             return
         self._partition_codes(g, event, _partitions(exp_response["topics"], version),
                               _partitions(obs.get("topics"), version), decision.explain)
+
+    def txn_commit(self, g: GroupSession, event: Event, version: int) -> None:
+        """TxnOffsetCommit: each partition's ``errorCode`` (by topic name and partition), and the
+        records (offsets of the request's producer id, pending until its end marker)."""
+        decision = self._decide(g, event, TXN_OFFSET_COMMIT, version, event.request)
+        if decision is None:
+            return
+        self._committed(g, event, decision)
+        self._partition_codes(g, event, _partitions(decision.response["topics"], version),
+                              _partitions(event.response.get("topics"), version), decision.explain)
+
+    def markers(self, event: Event, version: int) -> None:
+        """WriteTxnMarkers: every group with offsets pending in a marker's producer id gets the
+        marker (its model commits or drops them); each ``__consumer_offsets`` partition must
+        answer NONE (the model's marker was written). Other topics' answers are the log's."""
+        producers = {m["producerId"] for m in event.request["markers"]}
+        for g in list(self.checker.groups.values()):
+            if not producers & g.coord.offsets.pending.keys():
+                continue
+            decision = self._decide(g, event, WRITE_TXN_MARKERS, version, event.request)
+            if decision is not None:
+                self._committed(g, event, decision)
+        answered = event.response.get("markers")
+        for i, m in enumerate(answered if isinstance(answered, list) else []):
+            for t in m.get("topics") or [] if isinstance(m, dict) else []:
+                if not isinstance(t, dict) or t.get("name") != GROUP_METADATA_TOPIC:
+                    continue
+                for p in t.get("partitions") or []:
+                    if isinstance(p, dict) and p.get("errorCode", 0) != 0:
+                        self._finding(None, event, None, "response-mismatch",
+                                      f"marker {i}: {GROUP_METADATA_TOPIC}-{p.get('partitionIndex')}: "
+                                      + _must_answer(0, p.get("errorCode")) + " (the model writes every marker)",
+                                      "markers.topics.partitions.errorCode", 0, p.get("errorCode"))
+
+    def delete_groups(self, event: Event, version: int) -> None:
+        """DeleteGroups: each named group (once: KafkaApis drops duplicates) decided on its own
+        session and its result's ``errorCode`` compared; a result for a group the request does
+        not name is reported on its own."""
+        answered = event.response.get("results")
+        observed: dict[Any, Any] = {}
+        for r in answered if isinstance(answered, list) else []:
+            if isinstance(r, dict):
+                observed.setdefault(_hashable(r.get("groupId")), r)
+        names = list(dict.fromkeys(event.request["groupsNames"]))
+        for gid in names:
+            g = self.session(gid)
+            decision = self._decide(g, event, DELETE_GROUPS, version, {"groupsNames": [gid]})
+            if decision is None:
+                continue
+            self._committed(g, event, decision)
+            expected = decision.response["results"][0]["errorCode"]
+            got = observed.get(gid)
+            if got is None:
+                self._finding(g, event, gid, "response-mismatch", f"the response has no result for group {gid}",
+                              "results", decision.response["results"][0], None)
+                continue
+            o = got.get("errorCode", 0)
+            if o != expected:
+                self._finding(g, event, gid, "response-mismatch", _must_answer(expected, o) + _because(decision.explain),
+                              "results.errorCode", expected, o)
+        for key in observed.keys() - set(names):
+            self._finding(None, event, key if isinstance(key, str) else None, "response-mismatch",
+                          f"the response answers group {key}, which the request does not name", "results",
+                          None, observed[key])
 
     def _partition_codes(self, g: GroupSession, event: Event, expected: dict[tuple[Any, Any], dict[str, Any]],
                          observed: dict[tuple[Any, Any], dict[str, Any]], explain: list[str]) -> None:

@@ -54,6 +54,13 @@ class TraceRecorder:
         self._time(ts)
         self.events.append({"tsMs": ts, "tick": {}})
 
+    def failover(self, ts: int) -> None:
+        """A coordinator failover (``coordinatorFailover`` tick): the model reloads from its
+        records, and its timers (the offsets' cleanup among them) start from ``ts``."""
+        self._time(ts)
+        self.coord.failover(ts)
+        self.events.append({"tsMs": ts, "tick": {"coordinatorFailover": True}})
+
     def call(self, ts: int, client_id: str, request: dict[str, Any], *, api_key: int = CONSUMER_GROUP_HEARTBEAT,
              version: int = 1, choices: Choices = NO_CHOICES) -> dict[str, Any]:
         """One call; ``choices`` records another legal answer (e.g. an alternative task target)."""

@@ -144,7 +144,8 @@ class RecordChecks:
         _, expected = queue[index]
         del queue[index]
         profile = self.checker.profile
-        same = comparable(profile, expected) == comparable(profile, observed)
+        same = (comparable(profile, expected) == comparable(profile, observed)
+                and expected.producer_id == observed.producer_id)  # a transactional batch's producer
         if not same:
             self.checker.finding(g, Finding(self.checker.path, event.line, gid, "response-mismatch",
                                      f"expected {expected.describe()}, the trace shows {observed.describe()}",

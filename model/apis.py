@@ -28,7 +28,7 @@ from kgspec.model.consumer.apis import CONSUMER_GROUP_DESCRIBE, CONSUMER_GROUP_H
 from kgspec.model.group_configs import apis as group_configs
 from kgspec.model.group_configs.apis import DESCRIBE_CONFIGS, INCREMENTAL_ALTER_CONFIGS
 from kgspec.model.offsets import apis as offsets
-from kgspec.model.offsets.apis import OFFSET_COMMIT, OFFSET_DELETE, OFFSET_FETCH
+from kgspec.model.offsets.apis import DELETE_GROUPS, OFFSET_COMMIT, OFFSET_DELETE, OFFSET_FETCH
 from kgspec.model.profiles import Profile
 from kgspec.model.streams import apis as streams
 from kgspec.model.streams.apis import STREAMS_GROUP_DESCRIBE, STREAMS_GROUP_HEARTBEAT
@@ -38,6 +38,7 @@ __all__ = [
     "API_KEYS_BY_NAME",
     "CONSUMER_GROUP_DESCRIBE",
     "CONSUMER_GROUP_HEARTBEAT",
+    "DELETE_GROUPS",
     "DESCRIBE_CONFIGS",
     "DESCRIBE_GROUPS",
     "HEARTBEAT",

@@ -79,6 +79,10 @@ DEFAULTS: dict[str, Any] = {
     "offsets.topic.num.partitions": 50,
     # OffsetCommit: longer metadata is OFFSET_METADATA_TOO_LARGE (GroupCoordinatorConfig, 4.3 l.140)
     "offset.metadata.max.bytes": 4096,
+    # Offset expiry (GroupCoordinatorConfig 4.3 l.145/154): the retention, and the period of the
+    # cleanup timer (model/offsets/groups.py)
+    "offsets.retention.minutes": 7 * 24 * 60,
+    "offsets.retention.check.interval.ms": 600000,
 }
 
 # Per-group overrides (GroupConfig) fall back to the broker config of the same suffix.
@@ -127,9 +131,10 @@ class Config:
 
 
 # Configs whose names end so are numbers (times, sizes, counts).
-NUMERIC_SUFFIXES = (".ms", ".size", ".replicas", ".bytes", ".count", ".threads", ".partitions")
+NUMERIC_SUFFIXES = (".ms", ".size", ".replicas", ".bytes", ".count", ".threads", ".partitions", ".minutes")
 # Kafka's validators (ConfigDef.Range.atLeast) where a smaller value would break the model.
-MINIMUMS: dict[str, int] = {"offsets.topic.num.partitions": 1}
+MINIMUMS: dict[str, int] = {"offsets.topic.num.partitions": 1, "offsets.retention.minutes": 1,
+                             "offsets.retention.check.interval.ms": 1}
 
 
 def is_number(value: object) -> TypeGuard[int | float]:

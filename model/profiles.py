@@ -50,6 +50,11 @@ class Profile:
     # 4.3 (KafkaApis.handleOffsetCommitRequest): below OffsetCommit v10 the topic id is resolved
     # from the metadata cache by name and stored in the offset record; 4.1/4.2 keep the zero id.
     offset_commit_resolves_topic_id: bool = True
+    # 4.3 (OMM.commitTransactionalOffset): the TxnOffsetCommit partition validator gets the topic id
+    # resolved from the metadata image; 4.2 and trunk (below TxnOffsetCommit v6) the zero id.
+    txn_commit_resolves_topic_id: bool = False
+    # WriteTxnMarkersRequest.json: "1" on 4.1, "1-2" from 4.2 (TransactionVersion, KIP-890).
+    write_txn_markers_v2: bool = True
     # KAFKA-19779 (4.2): a streams member may commit at an older epoch for the active tasks it holds
     # at an assignment epoch not above it (StreamsGroup.createAssignmentEpochValidator); 4.1: strict.
     streams_commit_task_epochs: bool = True
@@ -173,6 +178,7 @@ PROFILES: dict[str, Profile] = {
         streams_endpoint_info_fails_when_not_ready=True,
         consumer_commit_current_epoch_unchecked=True,
         offset_commit_resolves_topic_id=False,
+        write_txn_markers_v2=False,
         streams_commit_task_epochs=False,
         mixed_rejoin_on_assignment_epoch=False,
         streams_offline_migration=False,
@@ -210,6 +216,7 @@ PROFILES: dict[str, Profile] = {
         name="kafka-4.3",
         streams_endpoint_info_fails_when_not_ready=True,
         consumer_commit_current_epoch_unchecked=True,
+        txn_commit_resolves_topic_id=True,
         new_group_initial_epoch=1,
         consumer_unrevoked_exit_bumps_epoch=False,
         rejoin_with_epoch_zero=True,

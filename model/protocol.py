@@ -41,6 +41,9 @@ if TYPE_CHECKING:
 
 # Kafka's CommitPartitionValidator: (topic name, topic id, partition) -> None, or CoordinatorError.
 CommitValidator = Callable[[str, str, int], None]
+# Kafka's OffsetExpirationCondition's base timestamp: an offset's commit timestamp -> the time its
+# retention counts from (``OffsetExpirationConditionImpl.baseTimestamp``).
+ExpiryBase = Callable[[int], int]
 
 
 class Call:
@@ -83,9 +86,10 @@ class GroupProtocol(Protocol):
     def unload(self, coord: Coordinator, now: int) -> None: ...
 
     def validate_offset_commit(self, coord: Coordinator, group_id: str, member_id: str, instance_id: str | None,
-                               epoch: int, api_version: int) -> CommitValidator | None:
-        """``Group.validateOffsetCommit`` (non-transactional) of a group this protocol owns: a
-        CoordinatorError fails the whole commit; a validator checks each partition (None: NO_OP)."""
+                               epoch: int, api_version: int, transactional: bool = False) -> CommitValidator | None:
+        """``Group.validateOffsetCommit`` of a group this protocol owns (``transactional``: a
+        TxnOffsetCommit's): a CoordinatorError fails the whole commit; a validator checks each
+        partition (None: NO_OP)."""
         ...
 
     def validate_offset_fetch(self, coord: Coordinator, group_id: str, member_id: str | None, epoch: int) -> None:
@@ -98,7 +102,29 @@ class GroupProtocol(Protocol):
         ...
 
     def is_subscribed_to_topic(self, coord: Coordinator, group_id: str, topic: str) -> bool:
-        """``Group.isSubscribedToTopic``: OffsetDelete answers GROUP_SUBSCRIBED_TO_TOPIC for it."""
+        """``Group.isSubscribedToTopic``: OffsetDelete answers GROUP_SUBSCRIBED_TO_TOPIC for it,
+        and offset expiry keeps its offsets."""
+        ...
+
+    def validate_delete_group(self, coord: Coordinator, group_id: str) -> None:
+        """``Group.validateDeleteGroup`` (CoordinatorError: the group's DeleteGroups error)."""
+        ...
+
+    def delete_group_records(self, coord: Coordinator, group_id: str) -> list[Record]:
+        """``createGroupTombstoneRecords`` then ``cancelTimers`` (through ``coord.timers``, so
+        inside a step the cancels are the decision's): the tombstones that delete the group."""
+        ...
+
+    def is_empty_group(self, coord: Coordinator, group_id: str) -> bool:
+        """``Group.isEmpty``: offset expiry deletes an empty group whose offsets are all gone."""
+        ...
+
+    def offset_expiry(self, coord: Coordinator, group_id: str) -> ExpiryBase | None:
+        """``Group.offsetExpirationCondition`` (None: its offsets do not expire now)."""
+        ...
+
+    def should_expire(self, coord: Coordinator, group_id: str) -> bool:
+        """``Group.shouldExpire``: whether the cleanup timer looks at the group at all."""
         ...
 
 
@@ -134,3 +160,6 @@ class ProtocolDefaults:
 
     def validate_offset_delete(self, coord: Coordinator, group_id: str) -> None:
         pass  # Kafka's default Group.validateOffsetDelete: no check
+
+    def should_expire(self, coord: Coordinator, group_id: str) -> bool:
+        return True  # Kafka's default Group.shouldExpire

@@ -87,12 +87,18 @@ class ReplayError(Exception):
 
 # Not frozen: a frozen dataclass's __init__ sets each field through object.__setattr__, which
 # costs a replayed record (dump-log check) more than parsing it. Records are never changed.
+NO_PRODUCER_ID = -1  # RecordBatch.NO_PRODUCER_ID: a record not written in a transaction
+
+
 @dataclass(slots=True)
 class Record:
     type: int
     key: dict[str, Any]
     value: dict[str, Any] | None
     version: int = 0
+    # The producer id of a transactional batch (TxnOffsetCommit's offsets, pending until the
+    # transaction's end marker); a trace's record body carries it as ``producerId``.
+    producer_id: int = NO_PRODUCER_ID
 
     @property
     def is_tombstone(self) -> bool:
@@ -103,15 +109,20 @@ class Record:
         return RECORD_NAMES.get(self.type, f"Record{self.type}")
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        out: dict[str, Any] = {
             "key": {"type": self.type, "data": self.key},
             "value": None if self.value is None else {"version": self.version, "data": self.value},
         }
+        if self.producer_id != NO_PRODUCER_ID:
+            out["producerId"] = self.producer_id
+        return out
 
     @staticmethod
     def from_json(obj: dict[str, Any]) -> Record:
         """Parse a contract ``record`` body; raises ValueError naming the bad field."""
         key, value = obj.get("key"), obj.get("value")
+        if "producerId" in obj:
+            return Record._transactional(obj)
         # Fast path: a body the readers validated (exact types; json gives no subclasses).
         # Anything else goes through the checks below, which convert or name the problem.
         if type(key) is dict:
@@ -124,6 +135,16 @@ class Record:
                 elif value is None and "value" in obj:
                     return Record(rtype, data, None)
         return Record._checked_from_json(obj)
+
+    @staticmethod
+    def _transactional(obj: dict[str, Any]) -> Record:
+        """A record of a transactional batch: ``producerId`` beside key and value."""
+        producer_id = obj["producerId"]
+        if type(producer_id) is not int or producer_id < 0:
+            raise ValueError("record.producerId must be a non-negative integer")
+        record = Record._checked_from_json(obj)
+        record.producer_id = producer_id
+        return record
 
     @staticmethod
     def _checked_from_json(obj: dict[str, Any]) -> Record:
@@ -158,4 +179,6 @@ class Record:
     def describe(self) -> str:
         ident = ", ".join(f"{k}={v}" for k, v in self.key.items() if k != "groupId")
         what = "tombstone" if self.value is None else "record"
+        if self.producer_id != NO_PRODUCER_ID:
+            what += f" of producer {self.producer_id}'s transaction"
         return f"{self.name}({ident}) {what}".replace("() ", " ")

@@ -4,7 +4,9 @@ One commit/fetch session per group type, recorded by driving the model (``TraceR
 the records: a consumer group (KIP-848 members on OffsetCommit v9, a commit at an older epoch
 that KIP-1251 accepts and one it refuses, a zombie after leaving, batched and single fetches), a
 streams group (a member committing its active tasks), and a simple (classic) group of a client
-without group management (OffsetCommit v2-v8 with retention, OffsetFetch v1-v7, OffsetDelete). The values
+without group management (OffsetCommit v2-v8 with retention, OffsetFetch v1-v7, OffsetDelete), and
+DeleteGroups of a consumer group (refused while it has a member), a simple group and an unknown
+id. The values
 tests/offsets/test_check_offsets.py pins are those of Kafka's OffsetMetadataManagerTest.
 """
 
@@ -14,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from kgspec.conformance.recorder import TraceRecorder, owned
+from kgspec.model.shards import partition_for
 
 OUT = Path(__file__).resolve().parent.parent / "tests" / "golden" / "offsets"
 NO_BATCHING = {"group.consumer.assignment.interval.ms": 0}
@@ -144,8 +147,89 @@ def commit_fencing_interval_0() -> TraceRecorder:
     return commit_fencing(NO_BATCHING)
 
 
+def delete_groups() -> TraceRecorder:
+    r = TraceRecorder("kafka-4.3", NO_BATCHING, records=True)
+    r.topic(0, "foo", 2)
+    a = r.join(1000, "m1", ["foo"], serverAssignor="range")
+    a = r.heartbeat(1100, "m1", a["memberEpoch"], topicPartitions=owned(a))
+    commit(r, 1200, "m1", a["memberEpoch"], "foo", {0: 10, 1: 11})
+    commit(r, 1300, "", -1, "foo", {0: 5}, group="s")  # a simple group
+    r.call(1400, "admin", {"groupsNames": ["g"]}, api_key=42, version=2)  # NON_EMPTY_GROUP
+    r.heartbeat(1500, "m1", -1)  # m1 leaves: g is empty
+    r.call(1600, "admin", {"groupsNames": ["g", "s", "nope", "g"]}, api_key=42, version=2)
+    fetch(r, 1700, "admin", [{"groupId": "g", "memberId": None, "memberEpoch": -1, "topics": None},
+                             {"groupId": "s", "memberId": None, "memberEpoch": -1, "topics": None}])
+    r.call(1800, "admin", {"groupsNames": ["g"]}, api_key=42, version=0)  # gone: GROUP_ID_NOT_FOUND
+    commit(r, 1900, "", -1, "foo", {1: 7}, group="s")  # the id starts over as a new simple group
+    return r
+
+
+def expiry() -> TraceRecorder:
+    """Offsets expire 1 minute after their commit (or at a v2-4 retention's expire time); the
+    cleanup runs every 10 s from the coordinator's load (the failover tick at 0); an empty group
+    whose offsets are all gone is deleted with them."""
+    r = TraceRecorder("kafka-4.3", {**NO_BATCHING, "offsets.retention.minutes": 1,
+                                    "offsets.retention.check.interval.ms": 10_000}, records=True)
+    r.failover(0)
+    r.topic(0, "foo", 2)
+    commit(r, 1000, "", -1, "foo", {0: 5}, group="s", version=2, retentionTimeMs=-1)
+    commit(r, 1000, "", -1, "foo", {1: 6}, group="s", version=4, retentionTimeMs=3000)  # expires at 4000
+    a = r.join(1000, "m1", ["foo"], serverAssignor="range")
+    a = r.heartbeat(1100, "m1", a["memberEpoch"], topicPartitions=owned(a))
+    commit(r, 2000, "m1", a["memberEpoch"], "foo", {0: 10, 1: 11})  # kept while m1 is subscribed
+    r.tick(30_000)  # the runs at 10 s (s's foo-1), 20 s and 30 s
+    r.heartbeat(40_000, "m1", -1)  # g is empty: its offsets count from their commit
+    r.tick(80_000)  # the run at 70 s: s's foo-0 and s; g's offsets and g
+    fetch(r, 80_000, "admin", [{"groupId": "g", "memberId": None, "memberEpoch": -1, "topics": None},
+                               {"groupId": "s", "memberId": None, "memberEpoch": -1, "topics": None}])
+    commit(r, 90_000, "", -1, "foo", {0: 7}, group="s")  # a new simple group of the same id
+    return r
+
+
+def txn_commit(r: TraceRecorder, ts: int, member: str, generation: int, offsets: dict[int, int], *,
+               producer: int = 7, version: int = 3) -> dict[str, Any]:
+    request: dict[str, Any] = {"transactionalId": "tx", "groupId": "g", "producerId": producer, "producerEpoch": 0,
+                               "topics": [{"name": "foo", "partitions": [
+                                   {"partitionIndex": p, "committedOffset": o, "committedLeaderEpoch": -1,
+                                    "committedMetadata": ""} for p, o in offsets.items()]}]}
+    if version >= 3:
+        request.update(generationId=generation, memberId=member, groupInstanceId=None)
+    return r.call(ts, f"producer-{producer}", request, api_key=28, version=version)
+
+
+def end_txn(r: TraceRecorder, ts: int, producer: int, commit: bool) -> dict[str, Any]:
+    shard = partition_for("g", 50)
+    return r.call(ts, "txn-coordinator", {"markers": [{
+        "producerId": producer, "producerEpoch": 0, "transactionResult": commit, "coordinatorEpoch": 0,
+        "topics": [{"name": "__consumer_offsets", "partitionIndexes": [shard]}], "transactionVersion": 2}]},
+        api_key=27, version=2)
+
+
+def transactions() -> TraceRecorder:
+    """A consumer's transactional commits (TxnOffsetCommit v3): pending until the marker
+    (fetches with requireStable answer UNSTABLE_OFFSET_COMMIT), committed by a COMMIT marker,
+    dropped by an ABORT one; a stale generation refused (ILLEGAL_GENERATION)."""
+    r = TraceRecorder("kafka-4.3", NO_BATCHING, records=True)
+    r.topic(0, "foo", 2)
+    a = r.join(1000, "m1", ["foo"], serverAssignor="range")
+    a = r.heartbeat(1100, "m1", a["memberEpoch"], topicPartitions=owned(a))
+    epoch = a["memberEpoch"]
+    txn_commit(r, 1200, "m1", epoch, {0: 10, 1: 11})
+    fetch(r, 1300, "m1", [{"groupId": "g", "memberId": "m1", "memberEpoch": epoch,
+                           "topics": [{"name": "foo", "partitionIndexes": [0, 1]}]}])  # unstable
+    end_txn(r, 1400, 7, True)
+    fetch(r, 1500, "m1", [{"groupId": "g", "memberId": "m1", "memberEpoch": epoch, "topics": None}])  # 10, 11
+    txn_commit(r, 1600, "m1", epoch, {0: 20}, producer=8)
+    end_txn(r, 1700, 8, False)  # aborted: 0 stays at 10
+    txn_commit(r, 1800, "m1", epoch + 5, {0: 30}, producer=9)  # ILLEGAL_GENERATION
+    txn_commit(r, 1900, "", -1, {1: 40}, producer=9, version=0)  # v0: no member fields, accepted
+    fetch(r, 2000, "m1", [{"groupId": "g", "memberId": "m1", "memberEpoch": epoch, "topics": None}])
+    return r
+
+
 SCENARIOS = {"consumer_commits": consumer, "streams_commits": streams, "simple_commits": simple,
-             "commit_fencing": commit_fencing, "commit_fencing_interval_0": commit_fencing_interval_0}
+             "commit_fencing": commit_fencing, "commit_fencing_interval_0": commit_fencing_interval_0,
+             "delete_groups": delete_groups, "expiry": expiry, "transactions": transactions}
 
 
 def main() -> None:

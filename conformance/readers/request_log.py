@@ -49,10 +49,11 @@ _JSON_START: Final = 24 + len(DEBUG_COMPLETED)  # where the JSON of Kafka's usua
 _MILLIS: Final = {b"%03d" % n: n for n in range(1000)}  # the three digits of a stamp's milliseconds
 _INF: Final = float("inf")
 # Calls that carry a group: the coordinator's APIs (consumer, classic, streams, share,
-# offsets). The checker reports the ones it does not model as `unsupported`.
+# offsets), and WriteTxnMarkers (27), which ends the transactions of TxnOffsetCommit's offsets.
+# The checker reports the ones it does not model as `unsupported`.
 # (32 DescribeConfigs and 44 IncrementalAlterConfigs: their GROUP resources are the checker's)
-GROUP_API_KEYS: Final = frozenset({8, 9, 11, 12, 13, 14, 15, 16, 28, 32, 42, 44, 47, 68, 69, 76, 77, 88, 89, 90, 91,
-                                   92})
+GROUP_API_KEYS: Final = frozenset({8, 9, 11, 12, 13, 14, 15, 16, 27, 28, 32, 42, 44, 47, 68, 69, 76, 77, 88, 89,
+                                   90, 91, 92})
 
 
 def read_request_log(stream: BinaryIO, *, tz: str | dt.tzinfo | None = None,

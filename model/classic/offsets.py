@@ -1,5 +1,6 @@
 """A classic group's checks of offset calls (``ClassicGroup.validateOffsetCommit`` l.831 /
-``validateOffsetFetch`` l.884, 4.3; the same on 4.1-trunk), asked through ``model/protocol.py``.
+``validateOffsetFetch`` l.884, 4.3; the same on 4.1-trunk), its deletion and its offsets'
+expiry, asked through ``model/protocol.py``.
 
 A commit validated in STABLE or PREPARING_REBALANCE keeps the member's session alive
 (``OMM.validateOffsetCommit`` → ``rescheduleClassicGroupMemberHeartbeat``).
@@ -9,17 +10,21 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kgspec.model.classic.records import group_metadata_tombstone
 from kgspec.model.classic.step import Step
 from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.spec.classic import COMPLETING_REBALANCE, DEAD, EMPTY, PREPARING_REBALANCE, STABLE
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
-    from kgspec.model.protocol import CommitValidator
+    from kgspec.model.protocol import CommitValidator, ExpiryBase
+    from kgspec.model.records import Record
 
 
 def validate_offset_commit(coord: Coordinator, group_id: str, member_id: str, instance_id: str | None,
-                           generation: int, api_version: int) -> CommitValidator | None:
+                           generation: int, api_version: int, transactional: bool = False) -> CommitValidator | None:
+    """``transactional`` (TxnOffsetCommit): no member fields is fine whatever the state, the
+    state is not enforced, and the session is not re-armed (``validateTransactionalOffsetCommit``)."""
     group = coord.classic_groups[group_id]
     if group.state == DEAD:
         raise CoordinatorError(Errors.COORDINATOR_NOT_AVAILABLE)
@@ -30,9 +35,11 @@ def validate_offset_commit(coord: Coordinator, group_id: str, member_id: str, in
         if generation != group.generation_id:
             raise CoordinatorError(Errors.ILLEGAL_GENERATION, f"generation {generation} is not the group's "
                                                               f"{group.generation_id}")
-    elif group.state != EMPTY:
+    elif not transactional and group.state != EMPTY:
         raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, "a commit without member id and generation needs an "
                                                          "empty group")
+    if transactional:
+        return None
     if group.state == COMPLETING_REBALANCE:
         raise CoordinatorError(Errors.REBALANCE_IN_PROGRESS)
     if group.state in (STABLE, PREPARING_REBALANCE):
@@ -64,3 +71,45 @@ def is_subscribed_to_topic(coord: Coordinator, group_id: str, topic: str) -> boo
         return False
     topics = coord.migration.classic_subscribed_topics(group)
     return True if topics is None else topic in topics
+
+
+# --- DeleteGroups and offset expiry ------------------------------------------------------------
+
+
+def validate_delete_group(coord: Coordinator, group_id: str) -> None:
+    """``ClassicGroup.validateDeleteGroup`` (4.3 l.917, the same on 4.1-trunk)."""
+    group = coord.classic_groups[group_id]
+    if group.state == DEAD:
+        raise CoordinatorError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is in dead state.")
+    if group.state in (STABLE, PREPARING_REBALANCE, COMPLETING_REBALANCE):
+        raise CoordinatorError(Errors.NON_EMPTY_GROUP)
+
+
+def delete_group_records(coord: Coordinator, group_id: str) -> list[Record]:
+    """``ClassicGroup.createGroupTombstoneRecords``: one GroupMetadata tombstone (no group timer)."""
+    return [group_metadata_tombstone(group_id)]
+
+
+def is_empty_group(coord: Coordinator, group_id: str) -> bool:
+    return coord.classic_groups[group_id].state == EMPTY
+
+
+def offset_expiry(coord: Coordinator, group_id: str) -> ExpiryBase | None:
+    """``ClassicGroup.offsetExpirationCondition`` (4.3 l.953): with a protocol type, EMPTY counts
+    from ``currentStateTimestamp`` (the commit's when unknown), a STABLE ``consumer`` group whose
+    subscriptions are known from each commit, any other state never; without one (a group of
+    admin commits) from each commit."""
+    group = coord.classic_groups[group_id]
+    if not group.protocol_type:
+        return _from_commit
+    if group.state == EMPTY:
+        since = group.state_timestamp
+        return _from_commit if since is None else (lambda _commit: since)
+    if group.protocol_type == "consumer" and group.state == STABLE \
+            and coord.migration.classic_subscribed_topics(group) is not None:
+        return _from_commit
+    return None
+
+
+def _from_commit(commit_timestamp: int) -> int:
+    return commit_timestamp

@@ -105,6 +105,8 @@ def fire(coord: Any, timer: Timer) -> tuple[list[Record], str]:
 
 def replay(coord: Any, record: Record) -> None:
     crec.replay(coord.classic_groups, record)
+    if record.value is None:  # a simple group (model/offsets/store.py) is a classic group: it goes too
+        coord.offsets.simple_groups.discard(record.key["group"])
     _persist(coord, [record])
 
 

@@ -23,7 +23,12 @@ from kgspec.model.connect.group import Computation, ConnectGroup, eligible_worke
 from kgspec.model.connect.member import STATE_NAMES, UNREVOKED, ConnectMember
 from kgspec.model.connect.resources import config_resources, items
 from kgspec.model.errors import CoordinatorError, Errors
-from kgspec.model.records import Record
+from kgspec.model.records import (
+    CONNECT_WORKER_GROUP_CONNECTORS_TASKS_METADATA,
+    CONNECT_WORKER_GROUP_METADATA,
+    CONNECT_WORKER_GROUP_TARGET_ASSIGNMENT,
+    Record,
+)
 from kgspec.model.timers import Timer
 from kgspec.spec import tables
 from kgspec.spec.connect import IDLE, NOTIFIED, PREPARED, REQUESTED
@@ -237,3 +242,14 @@ def on_loaded(coord: Coordinator, now: int) -> None:
                 schedule_rebalance(coord, gid, member, now)
         if group.delayed_until >= 0:
             schedule_delay(coord, gid, max(group.delayed_until, now))
+
+
+def delete_group_records(coord: Coordinator, group_id: str) -> list[Record]:
+    """An empty group's tombstones (DeleteGroups, kgspec's reading of the draft, in the order of
+    ``ConsumerGroup.createGroupTombstoneRecords``: target, connectors and tasks, the group), and
+    its group timers cancelled."""
+    coord.timers.cancel(assignment_timer_key(group_id))
+    coord.timers.cancel(delay_timer_key(group_id))
+    return [Record(CONNECT_WORKER_GROUP_TARGET_ASSIGNMENT, {"groupId": group_id}, None),
+            Record(CONNECT_WORKER_GROUP_CONNECTORS_TASKS_METADATA, {"groupId": group_id}, None),
+            Record(CONNECT_WORKER_GROUP_METADATA, {"groupId": group_id}, None)]

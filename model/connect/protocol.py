@@ -16,7 +16,7 @@ from kgspec.model.step import Decision
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
-    from kgspec.model.protocol import Call, CommitValidator
+    from kgspec.model.protocol import Call, CommitValidator, ExpiryBase
     from kgspec.model.records import Record
     from kgspec.model.timers import Timer
 
@@ -62,7 +62,7 @@ class ConnectProtocol(ProtocolDefaults):
     # workers commits no consumer offsets, so an offset call finds no group of that id (kgspec's
     # reading of the draft, docs/offsets.md).
     def validate_offset_commit(self, coord: Coordinator, group_id: str, member_id: str, instance_id: str | None,
-                               epoch: int, api_version: int) -> CommitValidator | None:
+                               epoch: int, api_version: int, transactional: bool = False) -> CommitValidator | None:
         raise CoordinatorError(Errors.GROUP_ID_NOT_FOUND, f"Group {group_id} is not a group that commits offsets.")
 
     def validate_offset_fetch(self, coord: Coordinator, group_id: str, member_id: str | None, epoch: int) -> None:
@@ -73,6 +73,24 @@ class ConnectProtocol(ProtocolDefaults):
 
     def is_subscribed_to_topic(self, coord: Coordinator, group_id: str, topic: str) -> bool:
         return False
+
+    # DeleteGroups (kgspec's reading: the draft says nothing): as a consumer group's, a group
+    # with workers is NON_EMPTY_GROUP, an empty one goes with the tombstones of its records.
+    def validate_delete_group(self, coord: Coordinator, group_id: str) -> None:
+        if coord.connect_groups[group_id].members:
+            raise CoordinatorError(Errors.NON_EMPTY_GROUP)
+
+    def delete_group_records(self, coord: Coordinator, group_id: str) -> list[Record]:
+        return ops.delete_group_records(coord, group_id)
+
+    def is_empty_group(self, coord: Coordinator, group_id: str) -> bool:
+        return not coord.connect_groups[group_id].members
+
+    def offset_expiry(self, coord: Coordinator, group_id: str) -> ExpiryBase | None:
+        return None  # no consumer offsets
+
+    def should_expire(self, coord: Coordinator, group_id: str) -> bool:
+        return False  # workers are not the offsets' business: the cleanup timer leaves them alone
 
 
 PROTOCOL = ConnectProtocol()

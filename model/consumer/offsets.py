@@ -1,5 +1,6 @@
 """A consumer group's checks of offset calls (``ConsumerGroup.validateOffsetCommit`` /
-``validateOffsetFetch``), asked by the offsets component through ``model/protocol.py``.
+``validateOffsetFetch``), its deletion (``validateDeleteGroup``, ``createGroupTombstoneRecords``)
+and its offsets' expiry, asked by the offsets component through ``model/protocol.py``.
 
 4.1 and 4.2 (``validateMemberEpoch``): the epoch must equal the member's. 4.3 and trunk
 (KIP-1251, ``createAssignmentEpochValidator``): an older epoch is accepted per partition when the
@@ -12,12 +13,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from kgspec.model.consumer import records as rec
 from kgspec.model.consumer.member import ConsumerMember
 from kgspec.model.errors import CoordinatorError, Errors
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
-    from kgspec.model.protocol import CommitValidator
+    from kgspec.model.protocol import CommitValidator, ExpiryBase
+    from kgspec.model.records import Record
 
 
 def _epoch_error(member: ConsumerMember, message: str) -> CoordinatorError:
@@ -38,12 +41,14 @@ def _strict(member: ConsumerMember, epoch: int) -> None:
 
 
 def validate_offset_commit(coord: Coordinator, group_id: str, member_id: str, instance_id: str | None,
-                           epoch: int, api_version: int) -> CommitValidator | None:
+                           epoch: int, api_version: int, transactional: bool = False) -> CommitValidator | None:
     group = coord.groups[group_id]
     if epoch < 0 and not group.members:
         return None  # the admin client, or a consumer without group management
+    if transactional and epoch == -1 and member_id == "" and instance_id is None:
+        return None  # TxnOffsetCommit checks the member only when one of its fields is given
     member = group.member_or_throw(member_id)
-    if member.classic_member_metadata is None and api_version < 9:
+    if not transactional and member.classic_member_metadata is None and api_version < 9:
         raise CoordinatorError(Errors.UNSUPPORTED_VERSION, "OffsetCommit version 9 or above must be used by members "
                                                            "using the consumer group protocol")
     if not coord.profile.per_partition_assignment_epochs:  # 4.1, 4.2: strict
@@ -85,3 +90,42 @@ def is_subscribed_to_topic(coord: Coordinator, group_id: str, topic: str) -> boo
     group = coord.groups[group_id]
     return group.subscribed_names.get(topic, 0) > 0 or any(
         topic in r.topics for r in group.resolved_regexes.values())
+
+
+# --- DeleteGroups and offset expiry ------------------------------------------------------------
+
+
+def validate_delete_group(coord: Coordinator, group_id: str) -> None:
+    """``ConsumerGroup.validateDeleteGroup`` (the same on 4.1-trunk)."""
+    if coord.groups[group_id].members:  # state() != EMPTY
+        raise CoordinatorError(Errors.NON_EMPTY_GROUP)
+
+
+def delete_group_records(coord: Coordinator, group_id: str) -> list[Record]:
+    """``ConsumerGroup.createGroupTombstoneRecords`` (4.3 l.751; 4.1 names the target-metadata
+    tombstone ``...TargetAssignmentEpochTombstoneRecord``, the same record). Members walk the
+    group's member order, regexes sorted (a run of one record type: the checker matches it
+    whole). A consumer group arms no group timer (``Group.cancelTimers`` is a no-op)."""
+    group = coord.groups[group_id]
+    members = list(group.members)
+    out = [rec.current_assignment_tombstone(group_id, mid) for mid in members]
+    out += [rec.target_member_tombstone(group_id, mid) for mid in members]
+    out.append(rec.target_metadata_tombstone(group_id))
+    out += [rec.member_metadata_tombstone(group_id, mid) for mid in members]
+    out += [rec.regex_tombstone(group_id, regex) for regex in sorted(group.resolved_regexes)]
+    out.append(rec.partition_metadata_tombstone(group_id))
+    out.append(rec.group_epoch_tombstone(group_id))
+    return out
+
+
+def is_empty_group(coord: Coordinator, group_id: str) -> bool:
+    return not coord.groups[group_id].members
+
+
+def offset_expiry(coord: Coordinator, group_id: str) -> ExpiryBase | None:
+    """``ConsumerGroup.offsetExpirationCondition``: retention counts from each commit."""
+    return _from_commit
+
+
+def _from_commit(commit_timestamp: int) -> int:
+    return commit_timestamp

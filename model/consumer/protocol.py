@@ -17,7 +17,7 @@ from kgspec.model.step import Decision
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
-    from kgspec.model.protocol import Call, CommitValidator
+    from kgspec.model.protocol import Call, CommitValidator, ExpiryBase
     from kgspec.model.records import Record
     from kgspec.model.timers import Timer
 
@@ -59,14 +59,27 @@ class ConsumerProtocol(ProtocolDefaults):
         return ops.followed_topics(coord)
 
     def validate_offset_commit(self, coord: Coordinator, group_id: str, member_id: str, instance_id: str | None,
-                               epoch: int, api_version: int) -> CommitValidator | None:
-        return commits.validate_offset_commit(coord, group_id, member_id, instance_id, epoch, api_version)
+                               epoch: int, api_version: int, transactional: bool = False) -> CommitValidator | None:
+        return commits.validate_offset_commit(coord, group_id, member_id, instance_id, epoch, api_version,
+                                              transactional)
 
     def validate_offset_fetch(self, coord: Coordinator, group_id: str, member_id: str | None, epoch: int) -> None:
         commits.validate_offset_fetch(coord, group_id, member_id, epoch)
 
     def is_subscribed_to_topic(self, coord: Coordinator, group_id: str, topic: str) -> bool:
         return commits.is_subscribed_to_topic(coord, group_id, topic)
+
+    def validate_delete_group(self, coord: Coordinator, group_id: str) -> None:
+        commits.validate_delete_group(coord, group_id)
+
+    def delete_group_records(self, coord: Coordinator, group_id: str) -> list[Record]:
+        return commits.delete_group_records(coord, group_id)
+
+    def is_empty_group(self, coord: Coordinator, group_id: str) -> bool:
+        return commits.is_empty_group(coord, group_id)
+
+    def offset_expiry(self, coord: Coordinator, group_id: str) -> ExpiryBase | None:
+        return commits.offset_expiry(coord, group_id)
 
 
 PROTOCOL = ConsumerProtocol()

@@ -21,7 +21,7 @@ from kgspec.model.step import Decision, SoftSet
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
-    from kgspec.model.protocol import Call, CommitValidator
+    from kgspec.model.protocol import Call, CommitValidator, ExpiryBase
     from kgspec.model.records import Record
 
 
@@ -47,7 +47,7 @@ class GroupConfigsProtocol(ProtocolDefaults):
         raise AssertionError("group configs have no __consumer_offsets record")
 
     def validate_offset_commit(self, coord: Coordinator, group_id: str, member_id: str, instance_id: str | None,
-                               epoch: int, api_version: int) -> CommitValidator | None:
+                               epoch: int, api_version: int, transactional: bool = False) -> CommitValidator | None:
         raise AssertionError("group configs own no group")
 
     def validate_offset_fetch(self, coord: Coordinator, group_id: str, member_id: str | None, epoch: int) -> None:
@@ -57,6 +57,18 @@ class GroupConfigsProtocol(ProtocolDefaults):
         raise AssertionError("group configs own no group")
 
     def is_subscribed_to_topic(self, coord: Coordinator, group_id: str, topic: str) -> bool:
+        raise AssertionError("group configs own no group")
+
+    def validate_delete_group(self, coord: Coordinator, group_id: str) -> None:
+        raise AssertionError("group configs own no group")
+
+    def delete_group_records(self, coord: Coordinator, group_id: str) -> list[Record]:
+        raise AssertionError("group configs own no group")
+
+    def is_empty_group(self, coord: Coordinator, group_id: str) -> bool:
+        raise AssertionError("group configs own no group")
+
+    def offset_expiry(self, coord: Coordinator, group_id: str) -> ExpiryBase | None:
         raise AssertionError("group configs own no group")
 
 

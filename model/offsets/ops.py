@@ -46,11 +46,12 @@ def _topic_key(version: int, name: str | None, topic_id: str | None) -> dict[str
 
 
 def validate_commit(coord: Coordinator, group_id: str, member_id: str, instance_id: str | None, epoch: int,
-                    version: int) -> CommitValidator | None:
-    """``OMM.validateOffsetCommit``: the validator to run per partition (None: NO_OP)."""
+                    version: int, transactional: bool = False) -> CommitValidator | None:
+    """``OMM.validateOffsetCommit`` (``validateTransactionalOffsetCommit`` when ``transactional``,
+    whose versions are all below 9): the validator to run per partition (None: NO_OP)."""
     owner = coord.offsets_owner(group_id)
     if owner is not None:
-        return owner.validate_offset_commit(coord, group_id, member_id, instance_id, epoch, version)
+        return owner.validate_offset_commit(coord, group_id, member_id, instance_id, epoch, version, transactional)
     if epoch < 0:
         return None  # an EMPTY (simple) group accepts it; a new one is created when the records replay
     if group_id in coord.offsets.simple_groups:
@@ -137,8 +138,14 @@ def _offset(index: int, c: Committed) -> dict[str, Any]:
             "metadata": c.metadata, "errorCode": 0}
 
 
-def fetch_group(coord: Coordinator, group: dict[str, Any], version: int) -> dict[str, Any]:
-    """One group of an OffsetFetch (the v8+ ``groups[]`` entry shape; v1-7 normalised to it)."""
+def _unstable(index: int) -> dict[str, Any]:
+    return _no_offset(index, Errors.UNSTABLE_OFFSET_COMMIT)
+
+
+def fetch_group(coord: Coordinator, group: dict[str, Any], version: int, require_stable: bool = False) -> dict[str, Any]:
+    """One group of an OffsetFetch (the v8+ ``groups[]`` entry shape; v1-7 normalised to it).
+    ``require_stable`` (v7+): a partition with a pending transactional offset answers
+    UNSTABLE_OFFSET_COMMIT (without it the pending offsets are not seen)."""
     group_id = group["groupId"]
     member_id = group.get("memberId") if version >= 9 else None
     epoch = int(group.get("memberEpoch", -1)) if version >= 9 else -1
@@ -163,7 +170,9 @@ def fetch_group(coord: Coordinator, group: dict[str, Any], version: int) -> dict
             if version >= 10 and info is None:
                 continue  # a topic whose id cannot be found is left out
             key = _topic_key(version, name, info.topic_id if info is not None else None)
-            out.append({**key, "partitions": [_offset(p, c) for p, c in parts.items()]})
+            out.append({**key, "partitions": [
+                _unstable(p) if require_stable and coord.offsets.has_pending(group_id, name, p) else _offset(p, c)
+                for p, c in parts.items()]})
         return {"groupId": group_id, "topics": out, "errorCode": 0}
     for topic in requested:
         if version >= 10:
@@ -180,7 +189,9 @@ def fetch_group(coord: Coordinator, group: dict[str, Any], version: int) -> dict
         entries = []
         for i in topic.get("partitionIndexes") or []:
             c = parts.get(int(i))
-            if c is None or (c.topic_id != ZERO_UUID and requested_id != ZERO_UUID and c.topic_id != requested_id):
+            if require_stable and exists and coord.offsets.has_pending(group_id, name, int(i)):
+                entries.append(_unstable(int(i)))
+            elif c is None or (c.topic_id != ZERO_UUID and requested_id != ZERO_UUID and c.topic_id != requested_id):
                 entries.append(_no_offset(int(i)))
             else:
                 entries.append(_offset(int(i), c))
@@ -190,9 +201,11 @@ def fetch_group(coord: Coordinator, group: dict[str, Any], version: int) -> dict
 
 def decide_fetch(coord: Coordinator, call: Call) -> Decision:
     req, version = call.request, call.version
+    stable = version >= 7 and bool(req.get("requireStable", False))
     if version >= 8:
-        return Decision({"throttleTimeMs": 0, "groups": [fetch_group(coord, g, version) for g in req.get("groups") or []]})
-    one = fetch_group(coord, {"groupId": req["groupId"], "topics": req.get("topics")}, version)
+        return Decision({"throttleTimeMs": 0, "groups": [fetch_group(coord, g, version, stable)
+                                                         for g in req.get("groups") or []]})
+    one = fetch_group(coord, {"groupId": req["groupId"], "topics": req.get("topics")}, version, stable)
     response: dict[str, Any] = {"throttleTimeMs": 0, "topics": one["topics"]}
     if version >= 2:
         response["errorCode"] = one["errorCode"]
@@ -256,6 +269,7 @@ def decide_delete(coord: Coordinator, call: Call) -> Decision:
                 response["errorCode"] = int(Errors.GROUP_SUBSCRIBED_TO_TOPIC)
             continue
         for response in partitions:
-            if coord.offsets.get(group_id, name, response["partitionIndex"]) is not None:
-                records.append(offset_tombstone(group_id, name, response["partitionIndex"]))
+            index = response["partitionIndex"]
+            if coord.offsets.get(group_id, name, index) is not None or coord.offsets.has_pending(group_id, name, index):
+                records.append(offset_tombstone(group_id, name, index))
     return Decision({"throttleTimeMs": 0, "errorCode": 0, "topics": out}, records)

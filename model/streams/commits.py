@@ -1,5 +1,6 @@
 """A streams group's checks of offset calls (``StreamsGroup.validateOffsetCommit`` /
-``validateOffsetFetch``), asked by the offsets component through ``model/protocol.py``.
+``validateOffsetFetch``), its deletion (``validateDeleteGroup``, ``createGroupTombstoneRecords``)
+and its offsets' expiry, asked by the offsets component through ``model/protocol.py``.
 
 4.1: the epoch must equal the member's (``validateMemberEpoch``). 4.2 and later
 (KAFKA-19779, ``createAssignmentEpochValidator`` 4.3 l.1257-1297): an older epoch is accepted
@@ -13,11 +14,15 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from kgspec.model.errors import CoordinatorError, Errors
+from kgspec.model.streams import records as srec
 from kgspec.model.streams.member import ACTIVE, StreamsMember
+from kgspec.model.streams.ops import initial_rebalance_key
+from kgspec.spec.tables import fire
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
-    from kgspec.model.protocol import CommitValidator
+    from kgspec.model.protocol import CommitValidator, ExpiryBase
+    from kgspec.model.records import Record
     from kgspec.model.streams.topology import Topology
 
 
@@ -39,12 +44,14 @@ def source_topic_map(topology: Topology) -> dict[str, str]:
 
 
 def validate_offset_commit(coord: Coordinator, group_id: str, member_id: str, instance_id: str | None,
-                           epoch: int, api_version: int) -> CommitValidator | None:
+                           epoch: int, api_version: int, transactional: bool = False) -> CommitValidator | None:
     group = coord.streams_groups[group_id]
     if epoch < 0 and not group.members:
         return None
+    if transactional and epoch == -1 and member_id == "" and instance_id is None:
+        return None  # TxnOffsetCommit checks the member only when one of its fields is given
     member = group.member_or_throw(member_id)
-    if api_version < 9:
+    if not transactional and api_version < 9:
         raise CoordinatorError(Errors.UNSUPPORTED_VERSION, "OffsetCommit version 9 or above must be used by members "
                                                            "using the streams group protocol")
     if not coord.profile.streams_commit_task_epochs:  # 4.1: strict
@@ -91,3 +98,43 @@ def is_subscribed_to_topic(coord: Coordinator, group_id: str, topic: str) -> boo
     if not group.members or group.topology is None:
         return False
     return topic in source_topic_map(group.topology)
+
+
+# --- DeleteGroups and offset expiry ------------------------------------------------------------
+
+
+def validate_delete_group(coord: Coordinator, group_id: str) -> None:
+    """``StreamsGroup.validateDeleteGroup`` (the same on 4.1-trunk)."""
+    if coord.streams_groups[group_id].members:  # state() != EMPTY
+        raise CoordinatorError(Errors.NON_EMPTY_GROUP)
+
+
+def delete_group_records(coord: Coordinator, group_id: str) -> list[Record]:
+    """``StreamsGroup.createGroupTombstoneRecords`` (4.3 l.833) then ``cancelTimers`` (the
+    initial-rebalance timer; 4.1 has none to cancel). The topology goes with the group (the
+    ``streams-topology`` machine's ``deleted``)."""
+    group = coord.streams_groups[group_id]
+    if group.topology is not None:
+        fire("streams-topology", group.topology_state(), "deleted")
+    members = list(group.members)
+    out = [srec.current_assignment_tombstone(group_id, mid) for mid in members]
+    out += [srec.target_member_tombstone(group_id, mid) for mid in members]
+    out.append(srec.target_metadata_tombstone(group_id))
+    out += [srec.member_metadata_tombstone(group_id, mid) for mid in members]
+    out.append(srec.group_metadata_tombstone(group_id))
+    out.append(srec.topology_tombstone(group_id))
+    coord.timers.cancel(initial_rebalance_key(group_id))
+    return out
+
+
+def is_empty_group(coord: Coordinator, group_id: str) -> bool:
+    return coord.streams_groups[group_id].is_empty()
+
+
+def offset_expiry(coord: Coordinator, group_id: str) -> ExpiryBase | None:
+    """``StreamsGroup.offsetExpirationCondition``: retention counts from each commit."""
+    return _from_commit
+
+
+def _from_commit(commit_timestamp: int) -> int:
+    return commit_timestamp

@@ -128,6 +128,8 @@ def test_on_loaded_rearms_session_and_rebalance_timers() -> None:
     assert fresh.timers.snapshot() == {}
     fresh.on_loaded(2_000_000)
     assert fresh.timers.snapshot() == {
+        # GroupCoordinatorShard.onLoaded arms the offsets' cleanup (offsets.retention.check.interval.ms)
+        "expire-group-metadata": {"deadlineMs": 2_600_000, "kind": "offsets-expire-group-metadata", "epoch": None},
         "rebalance-timeout-grp-m1": {"deadlineMs": 2_010_000, "kind": "consumer-rebalance", "epoch": 2},
         "session-timeout-grp-m1": {"deadlineMs": 2_045_000, "kind": "consumer-session", "epoch": None},
         "session-timeout-grp-m2": {"deadlineMs": 2_045_000, "kind": "consumer-session", "epoch": None},
@@ -138,7 +140,7 @@ def test_on_loaded_arms_static_members_at_minus_two() -> None:
     h = Harness({"foo": 6})
     h.seed(5, [member("m", -2, {"foo": [0]}, prev=5, instance="i", topics=["foo"])], {"m": {"foo": [0]}})
     h.coord.on_loaded(7)
-    assert h.timers() == ["session-timeout-grp-m"]
+    assert h.timers() == ["expire-group-metadata", "session-timeout-grp-m"]  # and the offsets' cleanup
 
 
 def test_dry_run_leaves_timers_and_state_untouched_until_commit() -> None:

@@ -192,6 +192,8 @@ def test_replay_of_the_records_rebuilds_the_offsets(name: str) -> None:
     for event in recorder.events:
         if "record" in event:
             fresh.replay(Record.from_json(json.loads(json.dumps(event["record"]))))
+        elif event.get("requestHeader", {}).get("requestApiKey") == 27:  # a transaction's end marker
+            fresh.handle(27, event["requestHeader"]["requestApiVersion"], event["request"], now=event["tsMs"])
     assert fresh.offsets.snapshot() == recorder.coord.offsets.snapshot()
     assert fresh.offsets.snapshot()["offsets"]  # not vacuous
 
@@ -307,3 +309,193 @@ def test_a_malformed_offsets_request_is_named_by_its_field(api: int, version: in
     status, report = check_events(tmp_path, events)
     assert status == 1
     assert [(f["line"], f["kind"], f["field"]) for f in report["findings"]] == [(2, "malformed", field)]
+
+
+# --- DeleteGroups (API 42) ---------------------------------------------------------------------
+
+
+def test_delete_groups_golden_values_are_kafkas() -> None:
+    events = load("delete_groups")
+    by_ts = {e["tsMs"]: e for e in events if e.get("requestHeader", {}).get("requestApiKey") == 42}
+    assert by_ts[1400]["response"]["results"] == [{"groupId": "g", "errorCode": Errors.NON_EMPTY_GROUP}]
+    # duplicates answered once, in shard then hash-set order; the unknown id GROUP_ID_NOT_FOUND
+    assert by_ts[1600]["response"]["results"] == [{"groupId": "s", "errorCode": 0}, {"groupId": "g", "errorCode": 0},
+                                                  {"groupId": "nope", "errorCode": Errors.GROUP_ID_NOT_FOUND}]
+    assert by_ts[1800]["response"]["results"] == [{"groupId": "g", "errorCode": Errors.GROUP_ID_NOT_FOUND}]
+    deleted = [e["record"]["key"] for e in events if e.get("tsMs") == 1600 and "record" in e]
+    assert deleted == [{"type": 1, "data": {"group": "s", "topic": "foo", "partition": 0}},
+                       {"type": 2, "data": {"group": "s"}},
+                       {"type": 1, "data": {"group": "g", "topic": "foo", "partition": 0}},
+                       {"type": 1, "data": {"group": "g", "topic": "foo", "partition": 1}},
+                       {"type": 6, "data": {"groupId": "g"}}, {"type": 4, "data": {"groupId": "g"}},
+                       {"type": 3, "data": {"groupId": "g"}}]
+    fetched = next(e for e in events if e.get("tsMs") == 1700)["response"]["groups"]
+    assert fetched == [{"groupId": "g", "topics": [], "errorCode": 0}, {"groupId": "s", "topics": [], "errorCode": 0}]
+
+
+def test_a_delete_of_a_non_empty_group_accepted_is_a_mismatch(tmp_path: Path) -> None:
+    events = load("delete_groups")
+    line = line_of(events, 1400, 42)
+    events[line - 1]["response"]["results"][0]["errorCode"] = 0
+    _, report = check_events(tmp_path, events)
+    assert findings(report) == [(line, "response-mismatch", "results.errorCode")]
+    assert "NON_EMPTY_GROUP" in report["findings"][0]["message"]
+
+
+def test_a_delete_without_its_group_tombstone_is_flagged_at_the_groups_next_call(tmp_path: Path) -> None:
+    events = load("delete_groups")
+    tombstone = next(i for i, e in enumerate(events, 1) if e.get("tsMs") == 1600 and "record" in e
+                     and e["record"]["key"]["type"] == 2)
+    del events[tombstone - 1]  # the simple group's GroupMetadata tombstone left out
+    _, report = check_events(tmp_path, events)
+    # the group's next call comes while the model's tombstone is unseen; its record is not the tombstone
+    call = line_of(events, 1900, 8)
+    assert findings(report) == [(call, "response-mismatch", "record"), (call + 1, "response-mismatch", "record")]
+    assert report["findings"][1]["message"].startswith("expected GroupMetadata(group=s) tombstone")
+
+
+def test_a_delete_result_for_a_group_not_named_is_flagged(tmp_path: Path) -> None:
+    events = load("delete_groups")
+    line = line_of(events, 1800, 42)
+    events[line - 1]["response"]["results"].append({"groupId": "other", "errorCode": 0})
+    _, report = check_events(tmp_path, events)
+    assert findings(report) == [(line, "response-mismatch", "results")]
+
+
+def test_delete_groups_of_a_malformed_request_names_the_field(tmp_path: Path) -> None:
+    events = load("delete_groups")
+    line = line_of(events, 1800, 42)
+    events[line - 1]["request"]["groupsNames"] = ["g", 7]
+    _, report = check_events(tmp_path, events)
+    assert findings(report) == [(line, "malformed", "request.groupsNames[1]")]
+
+
+# --- expiry (the offsets' cleanup timer) ----------------------------------------------------------
+
+
+def test_expiry_golden_values_are_kafkas() -> None:
+    """Retention 1 min, cleanup every 10 s from the load at 0: s's v4-retention offset (expire
+    time 4000) goes at the 10 s run; at 70 s g (empty since 40 s, offsets of 2000) and s (commit
+    of 1000) lose their offsets, then the groups their records."""
+    events = load("expiry")
+    tombstones = [(e["tsMs"], e["record"]["key"]["type"], e["record"]["key"]["data"].get("group"))
+                  for e in events if "record" in e and e["record"]["value"] is None
+                  and e["record"]["key"]["type"] in (1, 2, 3)]
+    assert tombstones == [(10_000, 1, "s"), (70_000, 1, "g"), (70_000, 1, "g"), (70_000, 3, None),
+                          (70_000, 1, "s"), (70_000, 2, "s")]
+
+
+def test_an_expiry_kafka_did_not_run_is_flagged(tmp_path: Path) -> None:
+    events = [e for e in load("expiry") if e.get("tsMs") != 70_000]
+    _, report = check_events(tmp_path, events)
+    tick = next(i for i, e in enumerate(events, 1) if e.get("tsMs") == 80_000 and "tick" in e)
+    # the tick after the run: each group's tombstones are missing; s's next record is no tombstone
+    assert sorted((f["line"], f["groupId"], f["kind"], f["field"]) for f in report["findings"]) == [
+        (tick, "g", "response-mismatch", "record"), (tick, "s", "response-mismatch", "record"),
+        (tick + 3, "s", "response-mismatch", "record")]
+
+
+def test_an_offset_expired_early_is_flagged_at_its_line(tmp_path: Path) -> None:
+    events = load("expiry")
+    line = next(i for i, e in enumerate(events, 1) if e.get("tsMs") == 10_000 and "record" in e)
+    events[line - 1]["record"]["key"]["data"]["partition"] = 0  # foo-0 is not expired at 10 s
+    _, report = check_events(tmp_path, events)
+    assert findings(report)[0] == (line, "response-mismatch", "record")
+
+
+def test_without_a_load_the_cleanup_phase_is_unknown(tmp_path: Path) -> None:
+    """No failover tick: the model does not know when the coordinator loaded its partition, runs
+    no cleanup, and the trace's expiry tombstones are records it did not write."""
+    events = [e for e in load("expiry") if not e.get("tick", {}).get("coordinatorFailover")]
+    _, report = check_events(tmp_path, events)
+    line = next(i for i, e in enumerate(events, 1) if e.get("tsMs") == 10_000 and "record" in e)
+    assert findings(report)[0] == (line, "response-mismatch", "record")
+    assert "the model writes nothing here" in report["findings"][0]["message"]
+
+
+# --- TxnOffsetCommit and WriteTxnMarkers ------------------------------------------------------------
+
+
+def test_transactions_golden_values_are_kafkas() -> None:
+    events = load("transactions")
+    calls = {(e["tsMs"], e["requestHeader"]["requestApiKey"]): e["response"] for e in events if "requestHeader" in e}
+
+    def fetched(ts: int) -> list[tuple[int, int]]:
+        return [(p["committedOffset"], p["errorCode"]) for p in calls[(ts, 9)]["groups"][0]["topics"][0]["partitions"]]
+
+    assert fetched(1300) == [(-1, Errors.UNSTABLE_OFFSET_COMMIT)] * 2  # pending: requireStable
+    assert fetched(1500) == [(10, 0), (11, 0)]  # committed by the marker
+    assert fetched(2000) == [(10, 0), (-1, Errors.UNSTABLE_OFFSET_COMMIT)]  # 20 aborted; 40 pending
+    assert calls[(1800, 28)]["topics"][0]["partitions"][0]["errorCode"] == Errors.ILLEGAL_GENERATION
+    records = [e["record"] for e in events if "record" in e and e["record"]["key"]["type"] == 1]
+    assert [(r["producerId"], r["value"]["data"]["offset"]) for r in records] == [(7, 10), (7, 11), (8, 20), (9, 40)]
+    assert all("topicId" not in r["value"]["data"] for r in records)  # fromRequest: the zero id
+
+
+def test_a_transactional_record_without_its_producer_is_a_mismatch(tmp_path: Path) -> None:
+    events = load("transactions")
+    line = next(i for i, e in enumerate(events, 1) if "record" in e and e["record"].get("producerId") == 8)
+    del events[line - 1]["record"]["producerId"]  # written as a plain commit
+    _, report = check_events(tmp_path, events)
+    assert findings(report)[0] == (line, "response-mismatch", "record")
+    assert "producer 8's transaction" in report["findings"][0]["message"]
+
+
+def test_a_pending_offset_fetched_as_stable_is_a_mismatch(tmp_path: Path) -> None:
+    events = load("transactions")
+    line = line_of(events, 1300, 9)
+    events[line - 1]["response"]["groups"][0]["topics"][0]["partitions"][0].update(committedOffset=10, errorCode=0)
+    _, report = check_events(tmp_path, events)
+    assert findings(report) == [(line, "response-mismatch", "errorCode"), (line, "response-mismatch", "committedOffset")]
+
+
+def test_a_stale_transactional_commit_accepted_is_a_mismatch(tmp_path: Path) -> None:
+    events = load("transactions")
+    line = line_of(events, 1800, 28)
+    events[line - 1]["response"]["topics"][0]["partitions"][0]["errorCode"] = 0
+    _, report = check_events(tmp_path, events)
+    assert findings(report) == [(line, "response-mismatch", "errorCode")]
+
+
+def test_an_aborted_transaction_seen_committed_is_a_mismatch(tmp_path: Path) -> None:
+    events = load("transactions")
+    marker = line_of(events, 1700, 27)
+    events[marker - 1]["request"]["markers"][0]["transactionResult"] = True  # the trace's Kafka committed 20
+    line = line_of(events, 2000, 9)
+    _, report = check_events(tmp_path, events)
+    assert findings(report) == [(line, "response-mismatch", "committedOffset")]  # the model says 20, Kafka 10
+
+
+def test_a_failed_marker_on_the_offsets_topic_is_flagged(tmp_path: Path) -> None:
+    events = load("transactions")
+    line = line_of(events, 1400, 27)
+    events[line - 1]["response"]["markers"][0]["topics"][0]["partitions"][0]["errorCode"] = 6  # NOT_LEADER_OR_FOLLOWER
+    _, report = check_events(tmp_path, events)
+    assert findings(report)[0] == (line, "response-mismatch", "markers.topics.partitions.errorCode")
+
+
+@pytest.mark.parametrize("name", ["delete_groups", "transactions"])
+def test_request_log_of_the_new_apis_is_checked_not_unsupported(name: str, tmp_path: Path) -> None:
+    """DeleteGroups, TxnOffsetCommit and WriteTxnMarkers are read from a broker request log and
+    checked (a request log has no records: the responses alone)."""
+    from kgspec.conformance.writers.request_log import write_request_log
+    out = io.StringIO()
+    write_request_log(load(name), out)
+    path = tmp_path / "server.log"
+    path.write_text(out.getvalue())
+    status, report = check(path, "--config", "group.consumer.assignment.interval.ms=0")
+    assert report["findings"] == []
+    assert status == 0
+    apis = {28, 27} if name == "transactions" else {42}
+    assert apis <= {e["requestHeader"]["requestApiKey"] for e in load(name) if "requestHeader" in e}
+    assert report["inputs"][0]["events"] == sum(1 for e in load(name) if "requestHeader" in e or "topic" in e)
+
+
+def test_a_record_with_a_bad_producer_id_is_malformed_at_its_line(tmp_path: Path) -> None:
+    events = load("transactions")
+    line = next(i for i, e in enumerate(events, 1) if "record" in e and e["record"].get("producerId") == 8)
+    events[line - 1]["record"]["producerId"] = "x"
+    _, report = check_events(tmp_path, events)
+    malformed = [f for f in report["findings"] if f["kind"] == "malformed"]
+    assert [(f["line"], f["message"]) for f in malformed] == [
+        (line, "record.producerId must be a non-negative integer")]
