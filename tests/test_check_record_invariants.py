@@ -34,7 +34,7 @@ from kgspec.invariants.catalogue import (
 from kgspec.invariants.record_epochs import RecordEpochs
 from kgspec.model.records import Record
 
-from tests.helpers import check_events, read_jsonl
+from tests.helpers import check, check_events, read_jsonl
 
 GOLDEN = Path(__file__).parent / "golden"
 # records-only traces: (golden, the line numbers below are of the golden without its calls)
@@ -178,3 +178,18 @@ def test_record_epochs_bounds_and_tombstones() -> None:
     assert epochs.observe(_record(17, None)) == []
     assert epochs.observe(_record(17, {"epoch": 1})) == []  # a new group under the same id
     assert epochs.observe(_record(22, {"memberEpoch": 1}, "m")) == []
+
+
+def test_a_dump_log_shows_the_group_epoch_going_back(tmp_path: Path) -> None:
+    """kafka-dump-log output: 2.0 is read as 2, the epoch going back to 1 is flagged on its line,
+    a fraction is malformed."""
+    def line(offset: int, epoch: str) -> str:
+        return (f"| offset: {offset} CreateTime: {1700 + offset} keySize: 9 valueSize: 9 sequence: -1 headerKeys: [] "
+                f'key: {{"type":"3","data":{{"groupId":"g"}}}} payload: {{"version":"0","data":{{"epoch":{epoch},'
+                f'"metadataHash":0}}}}\n')
+    path = tmp_path / "offsets.dump.txt"
+    path.write_text(line(3, "2.0") + line(4, "1") + line(5, "1.5"))
+    status, report = check(path)
+    assert status == 1
+    assert [(f["line"], f["kind"], f["field"]) for f in report["findings"]] == [
+        (2, "invariant", EPOCH_MONOTONICITY), (3, "malformed", "record.value.data.epoch")]
