@@ -114,8 +114,8 @@ class RangeAssignor:
                     seen.append(index)
         # Topics with the same subscribers and partition count are cut together.
         alike: dict[tuple[tuple[int, ...], int], list[str]] = {}
-        for topic_id, indexes in topic_groups.items():
-            alike.setdefault((tuple(indexes), topics.num_partitions(topic_id)), []).append(topic_id)
+        for topic_id, group_indexes in topic_groups.items():
+            alike.setdefault((tuple(group_indexes), topics.num_partitions(topic_id)), []).append(topic_id)
         lists = list(groups.values())
         position: dict[str, int] | None = None
         for (indexes, count), same in alike.items():
