@@ -8,8 +8,8 @@ Laid out for CPython (the output is unchanged; the golden and guarantee tests ho
 
 * one pass over the members decides what each keeps and gathers the inverted target
   (topic -> the owned partition sets, unioned once per topic in C afterwards);
-* a member that keeps everything it owns is judged by two C calls (``sum(map(len, ...))`` and
-  ``frozenset.issuperset``), not a walk over its topics, and shares its current target's dict
+* a member that keeps everything it owns is judged by ``frozenset.issuperset`` and its size,
+  not a per-topic quota walk, and shares its current target's dict
   (Kafka shares the member's assignment object too); only members that change are copied;
 * unassigned partitions are *runs* ``(topic, [partition, ...])``, so filling a member is a
   slice; the topic order (a Java ``HashSet`` walk) is computed once per subscription set.
@@ -74,9 +74,10 @@ def assign_homogeneous(spec: GroupSpec, topics: TopicDescriber) -> GroupAssignme
         new: dict[str, frozenset[int]] | None = None
         if old:
             if superset(old):
+                owned_total = 0
                 for topic_id, partitions in old.items():
                     claim(topic_id, []).append(partitions)
-                owned_total = sum(map(len, old.values()))
+                    owned_total += len(partitions)
                 if owned_total <= quota:
                     quota -= owned_total  # the common case: keep everything
                 else:
