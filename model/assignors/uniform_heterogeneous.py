@@ -95,6 +95,22 @@ class HeterogeneousBuilder:
                 base.append({})
                 continue
             subscribed = member.subscribed_topic_ids
+            if subscribed.issuperset(old):  # the usual case: every topic kept, no copy
+                size = 0
+                try:
+                    for topic_id, partitions in old.items():
+                        owner_of = owners[topic_id]
+                        size += len(partitions)
+                        for partition in partitions:
+                            owner_of[partition] = index
+                except IndexError:
+                    raise PartitionAssignorError(
+                        f"Member {self.member_ids[index]} holds a partition of topic {topic_id} "
+                        f"beyond its {len(owner_of)} partitions."
+                    ) from None
+                sizes[index] = size
+                base.append(old if type(old) is dict else dict(old))
+                continue
             kept: dict[str, frozenset[int]] | None = None
             for topic_id, partitions in old.items():
                 if topic_id not in subscribed:
