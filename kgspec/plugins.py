@@ -99,7 +99,7 @@ def load_assignor(ref: str) -> object:
         return builtin[ref]
     for group in (CONSUMER_GROUP, TASK_GROUP):
         for point in entry_points(group=group, name=ref):
-            return _instance(point.load(), ref)
+            return _instance(_load(point, group), ref)
     if ":" in ref:
         return _instance(_import(ref), ref)
     known = sorted({*builtin, *(p.name for g in (CONSUMER_GROUP, TASK_GROUP) for p in entry_points(group=g))})
@@ -140,7 +140,16 @@ def discovered() -> Iterable[tuple[str, object]]:
     """Every installed entry-point assignor, as (reference, object)."""
     for group in (CONSUMER_GROUP, TASK_GROUP):
         for point in entry_points(group=group):
-            yield point.name, _instance(point.load(), point.name)
+            yield point.name, _instance(_load(point, group), point.name)
+
+
+def _load(point: Any, group: str) -> object:
+    """An entry point's object; a broken installed plugin is named, not a traceback."""
+    try:
+        return point.load()
+    except Exception as exc:
+        raise AssignorLoadError(f"entry point {point.name!r} of group {group} ({point.value}) "
+                                f"cannot be loaded: {type(exc).__name__}: {exc}") from None
 
 
 def assignor_registry(refs: Sequence[str] = (), *, discover: bool = True) -> AssignorRegistry:

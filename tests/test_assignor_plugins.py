@@ -68,10 +68,24 @@ def test_an_object_that_is_no_assignor_is_refused() -> None:
 class _EntryPoint:
     def __init__(self, name: str, target: object) -> None:
         self.name = name
+        self.value = f"example:{name}"
         self._target = target
 
     def load(self) -> object:
+        if isinstance(self._target, Exception):
+            raise self._target
         return self._target
+
+
+def test_a_broken_entry_point_is_named(monkeypatch: pytest.MonkeyPatch) -> None:
+    def fake(*, group: str, name: str | None = None) -> list[_EntryPoint]:
+        return [_EntryPoint("broken", ImportError("no module named nope"))] if group == plugins.CONSUMER_GROUP else []
+
+    monkeypatch.setattr(plugins, "entry_points", fake)
+    with pytest.raises(AssignorLoadError) as info:
+        assignor_registry()
+    assert str(info.value) == ("entry point 'broken' of group kgspec.assignors (example:broken) cannot be "
+                               "loaded: ImportError: no module named nope")
 
 
 def test_entry_points_are_discovered_and_selectable(monkeypatch: pytest.MonkeyPatch) -> None:

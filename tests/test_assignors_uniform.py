@@ -322,3 +322,13 @@ def test_heterogeneous_identical_subscriptions_behave_like_homogeneous_balance(
     result = UniformAssignor().assign(same, counts)
     sizes = [sum(len(p) for p in a.values()) for a in result.values()]
     assert not sizes or max(sizes) - min(sizes) <= 1
+
+
+@pytest.mark.parametrize("also_unsubscribed", [False, True])
+def test_hetero_partition_beyond_the_topic_fails_like_kafka(also_unsubscribed: bool) -> None:
+    # Kafka indexes an array by partition: an out-of-bounds partition fails the assignment.
+    # Both import paths (every topic still subscribed, or some dropped) say so.
+    owned = {T1: {0, 5}, **({T3: {0}} if also_unsubscribed else {})}
+    with pytest.raises(PartitionAssignorError) as info:
+        assign(HETERO, {T1: 2, T2: 2}, {"A": ({T1}, owned), "B": ({T2}, {})})
+    assert str(info.value) == f"Member A holds a partition of topic {T1} beyond its 2 partitions."

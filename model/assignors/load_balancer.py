@@ -14,6 +14,8 @@ The topic is balanced once the two levels differ by at most one.
 
 from __future__ import annotations
 
+from bisect import bisect_right
+
 
 class LoadBalancer:
     __slots__ = (
@@ -73,14 +75,16 @@ class LoadBalancer:
         The caller adds the partitions to `sizes` afterwards: widening the window only
         reads the loads of members outside it, which these picks never touch.
         """
-        order, sizes = self.order, self.sizes
+        order = self.order
+        # Loads in window order, read once: the picks' loads change only after the batch, and
+        # the window widens over members it has not reached, so a C-level bisect finds its end.
+        levels = list(map(self.sizes.__getitem__, order))
         end, level, position = self.low_end, self.low_level, self.low_next
         picks: list[int] = []
         while count > 0:
             if position >= end:
                 level += 1
-                while end < len(order) and sizes[order[end]] == level:
-                    end += 1
+                end = bisect_right(levels, level, end)
                 position = 0
             # Take the rest of the window in one slice.
             step = min(count, end - position)

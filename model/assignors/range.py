@@ -13,12 +13,13 @@ only in Javadoc markup between them).
 
 from __future__ import annotations
 
+from itertools import chain
+
 from kgspec.model.javaorder import java_str_key
 
 from .api import (
     GroupAssignment,
     GroupSpec,
-    MemberSpec,
     PartitionAssignorError,
     SubscriptionType,
     TopicDescriber,
@@ -27,14 +28,20 @@ from .api import (
 
 def range_member_order(spec: GroupSpec) -> list[str]:
     """Static members by instance id, then dynamic members by member id."""
-
-    def key(item: tuple[str, MemberSpec]) -> tuple[int, str]:
-        member_id, member = item
-        if member.instance_id is not None:
-            return (0, java_str_key(member.instance_id))
-        return (1, java_str_key(member_id))
-
-    return [member_id for member_id, _ in sorted(spec.members.items(), key=key)]
+    statics: list[tuple[str, str]] = []
+    dynamics: list[str] = []
+    for member_id, member in spec.members.items():
+        if member.instance_id is None:
+            dynamics.append(member_id)
+        else:
+            statics.append((java_str_key(member.instance_id), member_id))
+    # Java's String order is Python's for text without surrogates: one C check, then a plain sort.
+    if "".join(dynamics).isascii():
+        dynamics.sort()
+    else:
+        dynamics.sort(key=java_str_key)
+    statics.sort()
+    return [member_id for _, member_id in statics] + dynamics
 
 
 def _partition_count(topics: TopicDescriber, topic_id: str) -> int:
@@ -45,16 +52,25 @@ def _partition_count(topics: TopicDescriber, topic_id: str) -> int:
 
 
 def _cut_ranges(
-    topic_id: str, count: int, subscribers: list[str], result: GroupAssignment
+    topic_ids: list[str], count: int, subscribers: list[str], result: GroupAssignment
 ) -> None:
-    """Give the k-th subscriber the k-th contiguous range of the topic's partitions."""
+    """Give the k-th subscriber the k-th contiguous range of each topic's partitions.
+
+    The topics share their subscribers and partition count, so the k-th subscriber gets the same
+    range of each: one frozenset, shared (it is immutable), and one C-level ``dict.fromkeys``."""
     quota, extra = divmod(count, len(subscribers))
     # With quota 0 only the first `extra` subscribers get anything: skip the rest.
     receivers = subscribers if quota else subscribers[:extra]
     start = 0
+    fromkeys = dict.fromkeys
     for position, member_id in enumerate(receivers):
         end = start + quota + (1 if position < extra else 0)
-        result[member_id][topic_id] = frozenset(range(start, end))
+        part = frozenset(range(start, end))
+        target = result[member_id]
+        if target:
+            target.update(fromkeys(topic_ids, part))
+        else:
+            result[member_id] = fromkeys(topic_ids, part)
         start = end
 
 
@@ -69,19 +85,45 @@ class RangeAssignor:
         result: GroupAssignment = {member_id: {} for member_id in order}
         if spec.subscription_type is SubscriptionType.HOMOGENEOUS:
             # Kafka reads the subscription of the first sorted member only.
+            by_count: dict[int, list[str]] = {}
             for topic_id in members[order[0]].subscribed_topic_ids:
-                _cut_ranges(topic_id, _partition_count(topics, topic_id), order, result)
+                by_count.setdefault(_partition_count(topics, topic_id), []).append(topic_id)
+            for count, same in by_count.items():
+                _cut_ranges(same, count, order, result)
             return result
 
-        subscribers: dict[str, list[str]] = {}
+        # Members with equal subscriptions, in sorted order; groups in order of first appearance.
+        groups: dict[frozenset[str], list[str]] = {}
         for member_id in order:
-            for topic_id in members[member_id].subscribed_topic_ids:
-                listed = subscribers.get(topic_id)
-                if listed is None:
-                    _partition_count(topics, topic_id)  # fail on unknown topics first
-                    subscribers[topic_id] = [member_id]
+            subscribed = members[member_id].subscribed_topic_ids
+            listed = groups.get(subscribed)
+            if listed is None:
+                groups[subscribed] = [member_id]
+            else:
+                listed.append(member_id)
+        # topic -> the groups subscribing to it; unknown topics fail in the order Kafka meets them
+        # (sorted members, each member's topics), which is the groups' order.
+        topic_groups: dict[str, list[int]] = {}
+        for index, subscribed in enumerate(groups):
+            for topic_id in subscribed:
+                seen = topic_groups.get(topic_id)
+                if seen is None:
+                    _partition_count(topics, topic_id)
+                    topic_groups[topic_id] = [index]
                 else:
-                    listed.append(member_id)
-        for topic_id, listed in subscribers.items():
-            _cut_ranges(topic_id, topics.num_partitions(topic_id), listed, result)
+                    seen.append(index)
+        # Topics with the same subscribers and partition count are cut together.
+        alike: dict[tuple[tuple[int, ...], int], list[str]] = {}
+        for topic_id, group_indexes in topic_groups.items():
+            alike.setdefault((tuple(group_indexes), topics.num_partitions(topic_id)), []).append(topic_id)
+        lists = list(groups.values())
+        position: dict[str, int] | None = None
+        for (indexes, count), same in alike.items():
+            if len(indexes) == 1:
+                subscribers = lists[indexes[0]]
+            else:  # several groups: their members in sorted order
+                if position is None:
+                    position = {member_id: i for i, member_id in enumerate(order)}
+                subscribers = sorted(chain.from_iterable(lists[i] for i in indexes), key=position.__getitem__)
+            _cut_ranges(same, count, subscribers, result)
         return result

@@ -91,7 +91,26 @@ class HeterogeneousBuilder:
         sizes, owners, base = self.sizes, self.owners, self.base
         for index, member in enumerate(self.spec.members.values()):
             old = member.assignment
+            if not old:
+                base.append({})
+                continue
             subscribed = member.subscribed_topic_ids
+            if subscribed.issuperset(old):  # the usual case: every topic kept, no copy
+                size = 0
+                try:
+                    for topic_id, partitions in old.items():
+                        owner_of = owners[topic_id]
+                        size += len(partitions)
+                        for partition in partitions:
+                            owner_of[partition] = index
+                except IndexError:
+                    raise PartitionAssignorError(
+                        f"Member {self.member_ids[index]} holds a partition of topic {topic_id} "
+                        f"beyond its {len(owner_of)} partitions."
+                    ) from None
+                sizes[index] = size
+                base.append(old if type(old) is dict else dict(old))
+                continue
             kept: dict[str, frozenset[int]] | None = None
             for topic_id, partitions in old.items():
                 if topic_id not in subscribed:
@@ -102,7 +121,7 @@ class HeterogeneousBuilder:
                 owner_of = owners[topic_id]
                 sizes[index] += len(partitions)
                 try:
-                    for partition in partitions:
+                    for partition in partitions:  # mostly one or two: a plain loop beats map()
                         owner_of[partition] = index
                 except IndexError:
                     # Kafka would fail the same way (an array index out of bounds).
@@ -110,7 +129,8 @@ class HeterogeneousBuilder:
                         f"Member {self.member_ids[index]} holds a partition of topic {topic_id} "
                         f"beyond its {len(owner_of)} partitions."
                     ) from None
-            base.append(kept if kept is not None else dict(old))
+            # An unchanged target is shared with the spec; _editable copies before any change.
+            base.append(kept if kept is not None else old if type(old) is dict else dict(old))
 
     def _move(self, topic_id: str, partition: int, member: int) -> None:
         """Move `partition` from its current owner to `member` (balancing only)."""
@@ -138,20 +158,43 @@ class HeterogeneousBuilder:
 
     def _assign_unassigned(self) -> None:
         unassigned: dict[str, list[int]] = {}
+        imported: set[str] = set()  # topics of which some member kept partitions
         for topic_id, owner_of in self.owners.items():
-            free = [p for p, owner in enumerate(owner_of) if owner < 0]
-            if free:
-                unassigned[topic_id] = free
+            free_count = owner_of.count(-1)  # C-level: most topics are all free or all owned
+            if free_count == len(owner_of):
+                if free_count:
+                    unassigned[topic_id] = list(range(free_count))
+                continue
+            imported.add(topic_id)
+            if free_count:
+                unassigned[topic_id] = [p for p, owner in enumerate(owner_of) if owner < 0]
+        if not unassigned:
+            return
         balancer = LoadBalancer(self.sizes)
-        sizes, editable = self.sizes, self._editable
+        sizes, edited, editable = self.sizes, self.edited, self._editable
+        # One frozenset per partition number, shared: most members get one partition of a topic.
+        singles = [frozenset((p,)) for p in range(max(map(len, self.owners.values())))]
         for topic_id in sorted(unassigned, key=self._topic_order_key):
             partitions = unassigned[topic_id]
             balancer.reset(self.subscribers[topic_id])
             receivers = balancer.least_loaded_batch(len(partitions))
             owner_of = self.owners[topic_id]
+            if len(partitions) == len(owner_of):
+                owner_of[:] = receivers  # every partition was free: ``partitions`` is 0..n-1
+            else:
+                for partition, member in zip(partitions, receivers, strict=True):
+                    owner_of[partition] = member
+            if topic_id not in imported and len(set(receivers)) == len(receivers):
+                # The common case: each receiver gets one partition and held none of the topic.
+                for member, partition in zip(receivers, partitions, strict=True):
+                    sizes[member] += 1
+                    target = edited[member]
+                    if target is None:
+                        target = editable(member)
+                    target[topic_id] = singles[partition]
+                continue
             gained: dict[int, list[int]] = {}
             for partition, member in zip(partitions, receivers, strict=True):
-                owner_of[partition] = member
                 got = gained.get(member)
                 if got is None:
                     gained[member] = [partition]
