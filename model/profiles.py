@@ -108,6 +108,10 @@ class Profile:
     # Topology "SourceTopicRegex": source topics given by RE2/J regexes, resolved when the topology
     # is configured (model/streams/source_regex.py); Kafka answers INVALID_REQUEST.
     streams_kip_source_regexes: bool = False
+    # "Reconciliation of the group": an active task waits only for other members, a standby or
+    # warm-up for its process's active or standby, the member's own included; no in-place role
+    # changes (model/streams/reconcile.py ``_seed_unreleased``).
+    streams_kip_seed_reconciliation: bool = False
     # --- classic groups, seed text (003) ---
     # JoinGroup v6+ ``joinReason`` (BLIND / TOPIC_METADATA_CHANGE): a known member's blind rejoin
     # with unchanged protocols does not rebalance, even from the leader (model/classic/join.py).
@@ -130,9 +134,11 @@ _STREAMS_TRUNK: dict[str, bool] = {
     "streams_v1_apis": True,
 }
 # kip keeps what the seed also has (static members, task offsets, warm-ups) and drops what only
-# Kafka has: the v1 APIs, the int64 recovery lag and rack-aware tags (MISSING_CLIENT_TAGS).
+# Kafka has: the v1 APIs, the int64 recovery lag, rack-aware tags (MISSING_CLIENT_TAGS) and the
+# in-place role changes (the seed's reconciliation rules instead).
 _STREAMS_KIP: dict[str, bool] = {**_STREAMS_TRUNK, "streams_v1_apis": False,
-                                 "streams_recovery_lag_in_response": False, "streams_rack_aware_tags": False}
+                                 "streams_recovery_lag_in_response": False, "streams_rack_aware_tags": False,
+                                 "streams_in_place_role_changes": False}
 
 PROFILES: dict[str, Profile] = {
     "kafka-4.1": Profile(
@@ -209,6 +215,7 @@ PROFILES: dict[str, Profile] = {
         streams_kip_seed_validation=True,
         streams_kip_null_unchanged_status=True,
         streams_kip_source_regexes=True,
+        streams_kip_seed_reconciliation=True,
         classic_kip_join_reason=True,
         classic_kip_choices=True,
         streams_online_migration=True,

@@ -378,7 +378,8 @@ class StreamsHeartbeat:
         if not updated.is_reconciled_to(target_epoch):
             owned = owned_tasks(req)
             reconciled = build_current_assignment(group, updated, target_epoch, target, owned, coord.mutants,
-                                                  in_place=profile.streams_in_place_role_changes)
+                                                  in_place=profile.streams_in_place_role_changes,
+                                                  seed=profile.streams_kip_seed_reconciliation)
             if not reconciled.assignment_equals(updated):
                 records.append(srec.current_assignment_record(gid, reconciled, profile))
                 # Classic members are timed by their join / sync timeouts instead (kip migration).
