@@ -107,7 +107,9 @@ def compute_target(coord: Coordinator, group: StreamsGroup, group_epoch: int,
         if old is None or {r: {s: p for s, p in old.get(r, {}).items() if p} for r in ROLES} != new:
             records.append(srec.target_member_record(gid, mid, new))
         result[mid] = new
-    records.append(srec.target_metadata_record(gid, group_epoch, now if coord.profile.assignment_batching else 0))
+    # kip: the seed's StreamsGroupTargetAssignmentMetadataValue has only AssignmentEpoch (no batching).
+    stamped = coord.profile.assignment_batching and not coord.profile.streams_kip_assign_on_every_bump
+    records.append(srec.target_metadata_record(gid, group_epoch, now if stamped else 0))
     return records, result
 
 

@@ -159,3 +159,12 @@ def test_status_is_null_when_unchanged() -> None:
             assert r is not None
             got.append(None if r["status"] is None else codes(r))
         assert got == ([None, None] if profile == "kip" else [second, third])
+
+
+def test_target_metadata_record_is_the_seeds() -> None:
+    """StreamsGroupTargetAssignmentMetadataValue: the seed's has only AssignmentEpoch; Kafka 4.3+ adds
+    the assignment timestamp of its interval batching."""
+    for profile, value in (("kip", {"assignmentEpoch": 2}),
+                           ("kafka-trunk", {"assignmentEpoch": 2, "assignmentTimestamp": 500})):
+        r = join(coordinator(profile), 500, "m1", "p1")
+        assert [rec.value for rec in r.records if rec.type == 20] == [value]
