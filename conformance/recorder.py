@@ -13,6 +13,7 @@ from typing import Any
 
 from kgspec.model.coordinator import CONSUMER_GROUP_HEARTBEAT, Coordinator
 from kgspec.model.hashing import deterministic_topic_id
+from kgspec.model.step import NO_CHOICES
 
 from kgspec.sim.trace import header_event, write_trace
 
@@ -27,6 +28,8 @@ class TraceRecorder:
         self.events: list[dict[str, Any]] = [header_event(profile, configs or {})]
         self.with_records = records
         self._correlation = 0
+        # The legal freedoms of the next call only (a scenario playing the coordinator's choice).
+        self.next_choices = NO_CHOICES
 
     def _time(self, ts: int) -> None:
         for firing in self.coord.advance(ts):
@@ -56,7 +59,8 @@ class TraceRecorder:
     def call(self, ts: int, client_id: str, request: dict[str, Any], *, api_key: int = CONSUMER_GROUP_HEARTBEAT,
              version: int = 1) -> dict[str, Any]:
         self._time(ts)
-        result = self.coord.handle(api_key, version, request, now=ts, client_id=client_id)
+        choices, self.next_choices = self.next_choices, NO_CHOICES
+        result = self.coord.handle(api_key, version, request, now=ts, client_id=client_id, choices=choices)
         assert result.response is not None
         self._correlation += 1
         self.events.append({

@@ -362,7 +362,9 @@ class StreamsHeartbeat:
         if profile.streams_assignment_refiner:
             num_warmups = self._warmup_configs()[0]
             if refined_all is None:
-                refined_all = group.refined_for(target_epoch)
+                # an adopted standing target (kip) is refined afresh, not taken from the cache
+                refined_all = None if coord.choices.task_current_target is not None else group.refined_for(
+                    target_epoch)
                 if refined_all is None:
                     refined_all = refiner.refine(group.members, target_all, group.task_offsets, configured,
                                                  *self._warmup_configs())

@@ -52,35 +52,48 @@ def _calls() -> list[tuple[int, str, int, int, list[int] | None, Any]]:
 
 
 def test_rolling_bounce_golden_values() -> None:
-    """The example's steps with the model's sticky choices (T = partition + 1); a status is sent
-    when it changes ("Null if unchanged since last heartbeat")."""
+    """The example's own values (T = partition + 1); a status is sent when it changes ("Null if
+    unchanged since last heartbeat"). The seed's listings are the coordinator's choices in the
+    recording; the checker adopts each as the answers reveal it (model/streams/standing.py)."""
     calls = _calls()
+    assert (10, "B", 4, 4, None, [4, 5, 6]) in calls      # A(#0): T1 T2 T3, B(#0): T4 T5 T6,
+    assert (11, "C", 4, 4, None, [7, 8, 9]) in calls      # C(#0): T7 T8 T9
+    assert (13, "A", 4, 5, None, [1, 2, 3, 7]) in calls   # C down: A(#0): T1 T2 T3 T7,
+    assert (14, "B", 4, 5, None, [4, 5, 6, 8, 9]) in calls  # B(#0): T4 T5 T6 T8 T9
     assert (17, "C", 0, 6, [], []) in calls               # C rejoins at topology epoch 1: group epoch 6
-    assert (13, "A", 4, 5, None, [1, 2, 3, 4, 9]) in calls  # C is down: A and B share its tasks
-    assert (18, "A", 5, 5, [0], [1, 2, 3]) in calls       # STALE_TOPOLOGY; A gives up T4, T9 to C
-    assert (19, "B", 5, 5, [0], [5, 6, 7]) in calls
+    assert (18, "A", 5, 5, [0], [2, 3, 7]) in calls       # STALE_TOPOLOGY; A(#0): T2 T3 T7
+    assert (19, "B", 5, 5, [0], [5, 6, 8]) in calls       # B(#0): T5 T6 T8
     assert (21, "A", 5, 6, None, None) in calls           # still stale, status unchanged: null
-    assert (23, "C", 6, 6, None, [4, 8, 9]) in calls
-    assert (28, "A", 6, 7, None, None) in calls           # B is down: A gets nothing new
-    assert (29, "C", 6, 7, None, [4, 5, 6, 7, 8, 9]) in calls  # all of B's tasks go to C
-    assert (40, "B", 8, 8, None, [7, 8, 9]) in calls      # B is back at epoch 1 and gets tasks
+    assert (23, "C", 6, 6, None, [1, 4, 9]) in calls      # C(#1): T1 T4 T9
+    assert (28, "A", 6, 7, None, None) in calls           # B is down: A(#0) keeps T2 T3 T7, nothing new
+    assert (29, "C", 6, 7, None, [1, 4, 5, 6, 8, 9]) in calls  # C(#1): T1 T4 T9 T5 T6 T8 (the rule)
+    assert (35, "C", 7, 7, None, [5, 6, 8]) in calls      # B back at epoch 1: C(#1): T5 T6 T8
+    assert (40, "B", 8, 8, None, [1, 4, 9]) in calls      # B(#1): T1 T4 T9
     status, report = check(BOUNCE)
     assert (status, report["findings"]) == (0, [])
 
 
 def test_rolling_bounce_stale_member_taking_a_new_task_rejected(tmp_path: Path) -> None:
-    """One line edited: A (topology epoch 0) takes T4 from the departed B. The checker tries the
+    """One line edited: A (topology epoch 0) takes T5 from the departed B. The checker tries the
     alternative as a sticky choice, but the seed forbids it: rejected at that line."""
     events = read_jsonl(BOUNCE)
     line = 28
     assert (events[line - 1]["request"]["memberId"], events[line - 1]["response"]["activeTasks"]) == ("A", None)
-    events[line - 1]["response"].update({"activeTasks": [{"subtopologyId": "0", "partitions": [0, 1, 2, 3]}],
+    events[line - 1]["response"].update({"activeTasks": [{"subtopologyId": "0", "partitions": [1, 2, 4, 6]}],
                                          "standbyTasks": [], "warmupTasks": []})
     status, report = check_events(tmp_path, events)
     assert status == 1
     assert min(f["line"] for f in report["findings"]) == line
     assert ("response-mismatch", "activeTasks") in {(f["kind"], f["field"]) for f in report["findings"]
                                                     if f["line"] == line}
+
+
+def test_standing_target_not_adopted_for_kafka_profiles(tmp_path: Path) -> None:
+    """The seed's listings are adopted under kip only: the same answers under kafka-trunk (whose
+    topology update at line 17 Kafka refuses anyway) depart at the first one the model did not pick."""
+    status, report = check(BOUNCE, "--profile", "kafka-trunk")
+    assert status == 1
+    assert report["findings"][0]["line"] < 17
 
 
 def test_v0_response_carries_the_configured_lag_and_interval() -> None:
