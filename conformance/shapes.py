@@ -54,8 +54,9 @@ def _seed_field_problem(profile: str, api: int | None, version: int,
     reason = request.get("joinReason")
     if reason is None or reason in ("blind", "topic_metadata_change"):
         return None
-    return ("request.joinReason", f"request: JoinGroupRequest v{version}: field `joinReason` must be "
-                                  f"\"blind\" or \"topic_metadata_change\" (seed 003), not {reason!r}")
+    field = "request.joinReason"
+    return field, (f"request: JoinGroupRequest v{version}: field `joinReason` must be "
+                   f"\"blind\" or \"topic_metadata_change\" (seed 003), not {reason!r}")
 
 
 def call_shape_problem(profile: str, api: int | None, version: int, request: dict[str, Any] | None,
