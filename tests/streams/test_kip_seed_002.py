@@ -8,8 +8,10 @@ from typing import Any
 
 import pytest
 from kgspec.model.coordinator import Coordinator
+from kgspec.model.step import NO_CHOICES, Choices
 from kgspec.model.streams.assignor import TaskAssignment, TaskMemberSpec
 from kgspec.model.streams.stale import withhold_new_tasks
+from kgspec.model.streams.standing import standing_alternative
 
 from tests.helpers import check, check_events, read_jsonl
 from tests.streams.goldens import GOLDEN
@@ -181,3 +183,46 @@ def test_target_metadata_record_is_the_seeds() -> None:
                            ("kafka-trunk", {"assignmentEpoch": 2, "assignmentTimestamp": 500})):
         r = join(coordinator(profile), 500, "m1", "p1")
         assert [rec.value for rec in r.records if rec.type == 20] == [value]
+
+
+def _bounce_group_after_c_rejoined() -> Any:
+    """The golden's model just before A's answer at line 18 (C rejoined at topology epoch 1)."""
+    from kgspec.conformance.recorder import TraceRecorder
+    events = read_jsonl(BOUNCE)
+    rec = TraceRecorder("kip", events[0]["header"]["configs"])
+    for e in events[1:17]:
+        if "topic" in e:
+            rec.coord.update_topic(e["topic"]["name"], e["topic"]["topicId"], e["topic"]["partitions"])
+        elif "request" in e:
+            rec.coord.advance(e["tsMs"])
+            choices = NO_CHOICES
+            if e["tsMs"] in (1200, 6000, 8000):  # the seed's listings, as the recording chose them
+                choices = _choice_of(e["tsMs"])
+            rec.coord.handle(88, 0, e["request"], now=e["tsMs"], client_id=e["requestHeader"]["clientId"],
+                             choices=choices)
+    return rec.coord.streams_groups["g"]
+
+
+def _choice_of(ts: int) -> Choices:
+    listings = {1200: {"A": [1, 2, 3], "B": [4, 5, 6], "C": [7, 8, 9]},
+                6000: {"A": [1, 2, 3, 7], "B": [4, 5, 6, 8, 9]},
+                8000: {"A": [2, 3, 7], "B": [5, 6, 8], "C": [1, 4, 9]}}
+    assignment = TaskAssignment({m: _t(*ts_) for m, ts_ in listings[ts].items()}, {m: {} for m in listings[ts]})
+    return Choices(task_target=lambda *_: assignment)
+
+
+def _tasks_of(*labels: int) -> frozenset[tuple[str, int]]:
+    return frozenset(("0", n - 1) for n in labels)
+
+
+def test_standing_alternative_keeps_the_seeds_rules() -> None:
+    """A (epoch 0, holding T1 T2 T3 T7) may be seen with T2 T3 T7 (C's target takes T1), never with a
+    task it does not hold (stale); a swap may not take from an answered member a task it holds."""
+    g = _bounce_group_after_c_rejoined()
+    ok = standing_alternative(g, "A", _tasks_of(2, 3, 7), frozenset(), set())
+    assert ok is not None
+    assert ok["A"]["active"] == _t(2, 3, 7)
+    assert standing_alternative(g, "A", _tasks_of(2, 3, 7, 5), frozenset(), set()) is None  # T5: new to A
+    # C (epoch 1) seen with T7 too: A's target loses T7, which A holds: only while A has not answered
+    assert standing_alternative(g, "C", _tasks_of(1, 4, 7, 9), frozenset(), set()) is not None
+    assert standing_alternative(g, "C", _tasks_of(1, 4, 7, 9), frozenset(), {"A"}) is None
