@@ -28,6 +28,8 @@ class TraceRecorder:
         self.events: list[dict[str, Any]] = [header_event(profile, configs or {})]
         self.with_records = records
         self._correlation = 0
+        # The legal freedoms of the next call only (a scenario playing the coordinator's choice).
+        self.next_choices = NO_CHOICES
 
     def _time(self, ts: int) -> None:
         for firing in self.coord.advance(ts):
@@ -63,8 +65,12 @@ class TraceRecorder:
 
     def call(self, ts: int, client_id: str, request: dict[str, Any], *, api_key: int = CONSUMER_GROUP_HEARTBEAT,
              version: int = 1, choices: Choices = NO_CHOICES) -> dict[str, Any]:
-        """One call; ``choices`` records another legal answer (e.g. an alternative task target)."""
+        """One call; ``choices`` (or ``next_choices``, set before a helper makes the call) records
+        another legal answer (e.g. an alternative task target)."""
         self._time(ts)
+        pending, self.next_choices = self.next_choices, NO_CHOICES
+        if choices is NO_CHOICES:
+            choices = pending
         result = self.coord.handle(api_key, version, request, now=ts, client_id=client_id, choices=choices)
         assert result.response is not None
         self._correlation += 1

@@ -17,6 +17,7 @@ from typing import Any, Final
 
 from kgspec.model.connect.schemas import CONNECT_RECORD_SCHEMAS
 from kgspec.model.message_schemas import validate_message
+from kgspec.model.profiles import PROFILES
 from kgspec.model.record_schemas import RECORD_SCHEMAS, parse_versions, validate_fields
 
 # The schema tables cover 4.1, 4.3 and trunk; 4.2's messages are 4.1's for these APIs, and the
@@ -43,6 +44,21 @@ _TYPE_PROBLEM: Final = re.compile(r"field `([^`]+)`(?: must be| is null| = )|mis
 _RECORD_PROBLEM: Final = re.compile(r"field `([^`]+)`(?: must be| is null| = )|missing required field `([^`]+)`")
 
 
+def _seed_field_problem(profile: str, api: int | None, version: int,
+                        request: dict[str, Any] | None) -> tuple[str, str] | None:
+    """Fields only the seeds define (Kafka's schema tables do not have them): kip's JoinGroup v6+
+    ``joinReason`` is seed 003's enum, "blind" or "topic_metadata_change"."""
+    if api != 11 or version < 6 or request is None or profile not in PROFILES \
+            or not PROFILES[profile].classic_kip_join_reason:
+        return None
+    reason = request.get("joinReason")
+    if reason is None or reason in ("blind", "topic_metadata_change"):
+        return None
+    field = "request.joinReason"
+    return field, (f"request: JoinGroupRequest v{version}: field `joinReason` must be "
+                   f"\"blind\" or \"topic_metadata_change\" (seed 003), not {reason!r}")
+
+
 def call_shape_problem(profile: str, api: int | None, version: int, request: dict[str, Any] | None,
                        response: dict[str, Any] | None, *, missing: bool = True,
                        every_field: bool = False) -> tuple[str, str] | None:
@@ -55,6 +71,9 @@ def call_shape_problem(profile: str, api: int | None, version: int, request: dic
     hand-written answer with an error code leaves out what it does not need). ``every_field``: a
     top-level field left out counts too (the classic model reads every field its version has).
     """
+    seed = _seed_field_problem(profile, api, version, request)
+    if seed is not None:
+        return seed
     name = MESSAGES.get(api) if api is not None else None
     release = release_of(profile, api)
     if name is None or release is None:

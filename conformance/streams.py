@@ -24,6 +24,7 @@ from kgspec.model.streams.alternatives import swap_towards
 from kgspec.model.streams.configure import UnexpectedServerError
 from kgspec.model.streams.heartbeat import owned_tasks
 from kgspec.model.streams.member import ACTIVE, ROLE_FIELDS, STANDBY
+from kgspec.model.streams.standing import standing_alternative
 
 if TYPE_CHECKING:
     from kgspec.conformance.checker import TraceChecker
@@ -102,6 +103,15 @@ def run_heartbeat(coord: Any, gid: str, pinned: dict[str, int], req: dict[str, A
             if not streams_heartbeat_differences(retry.response, obs):
                 retry.explain.append("adopted the trace's sticky assignment (it meets the assignor's guarantees)")
                 result, diffs = retry, []
+        elif coord.profile.kip_text and group is not None and member is not None:
+            # kip: the seed's target is "something like this": adopt the standing target the answer shows.
+            answered = {m for m, epoch in pinned.items() if epoch == group.assignment_epoch}
+            standing = standing_alternative(group, member_id, wanted_a, wanted_s, answered)
+            if standing is not None:
+                retry = coord.decide(88, version, req, choices=Choices(task_current_target=standing), **kwargs)
+                if not streams_heartbeat_differences(retry.response, obs):
+                    retry.explain.append("adopted the trace's target (seed 002: any assignment keeping its rules)")
+                    result, diffs = retry, []
     coord.commit(result)
     for record in result.records:
         expected_records.append((line, record))

@@ -142,6 +142,10 @@ class Profile:
     # Topology "SourceTopicRegex": source topics given by RE2/J regexes, resolved when the topology
     # is configured (model/streams/source_regex.py); Kafka answers INVALID_REQUEST.
     streams_kip_source_regexes: bool = False
+    # "Reconciliation of the group": an active task waits only for other members, a standby or
+    # warm-up for its process's active or standby, the member's own included; no in-place role
+    # changes (model/streams/reconcile.py ``_seed_unreleased``).
+    streams_kip_seed_reconciliation: bool = False
     # --- classic groups, seed text (003) ---
     # JoinGroup v6+ ``joinReason`` (BLIND / TOPIC_METADATA_CHANGE): a known member's blind rejoin
     # with unchanged protocols does not rebalance, even from the leader (model/classic/join.py).
@@ -165,12 +169,13 @@ _STREAMS_TRUNK: dict[str, bool] = {
     "streams_assignor_sees_current_tasks": True,
 }
 # kip keeps what the seed also has (static members, task offsets, warm-ups) and drops what only
-# Kafka has: the v1 APIs, the int64 recovery lag and rack-aware tags (MISSING_CLIENT_TAGS).
-# The assignor's input stays the members' targets, as 4.3's: trunk's change to the tasks members
-# hold (KAFKA-20790) came after the seed, which does not say which the assignor sees.
+# Kafka has: the v1 APIs, the int64 recovery lag, rack-aware tags (MISSING_CLIENT_TAGS) and the
+# in-place role changes (the seed's reconciliation rules instead). The assignor's input stays the
+# members' targets, as 4.3's: trunk's change to the tasks members hold (KAFKA-20790) came after the
+# seed, which does not say which the assignor sees.
 _STREAMS_KIP: dict[str, bool] = {**_STREAMS_TRUNK, "streams_v1_apis": False,
                                  "streams_recovery_lag_in_response": False, "streams_rack_aware_tags": False,
-                                 "streams_assignor_sees_current_tasks": False}
+                                 "streams_in_place_role_changes": False, "streams_assignor_sees_current_tasks": False}
 
 PROFILES: dict[str, Profile] = {
     "kafka-4.1": Profile(
@@ -261,6 +266,7 @@ PROFILES: dict[str, Profile] = {
         streams_kip_seed_validation=True,
         streams_kip_null_unchanged_status=True,
         streams_kip_source_regexes=True,
+        streams_kip_seed_reconciliation=True,
         classic_kip_join_reason=True,
         classic_kip_choices=True,
         streams_online_migration=True,

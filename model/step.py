@@ -41,12 +41,16 @@ class Choices:
       does not compute a new one (the other legal choice the checker adopts); the step writes
       the target records for it.
     - ``task_target``: replaces a streams group's newly computed task assignment.
+    - ``task_current_target``: a streams group's standing target for these members, when the step
+      does not compute a new one (kip: the seed's "something like this" assignments the checker
+      adopts); the step writes the target records for it.
     """
 
     member_id: str | None = None
     target: TargetChoice | None = None
     current_target: Mapping[str, Mapping[str, frozenset[int]]] | None = None
     task_target: TaskTargetChoice | None = None
+    task_current_target: Mapping[str, Any] | None = None
 
 
 NO_CHOICES = Choices()

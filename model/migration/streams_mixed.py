@@ -179,7 +179,8 @@ def must_rejoin(coord: Coordinator, group: StreamsGroup, member: StreamsMember) 
     targets = group.refined_for(group.assignment_epoch) or group.target
     moved = build_current_assignment(group, member, group.assignment_epoch, targets.get(member.member_id, {}),
                                      member.assigned_sets(), coord.mutants,
-                                     in_place=coord.profile.streams_in_place_role_changes)
+                                     in_place=coord.profile.streams_in_place_role_changes,
+                                     seed=coord.profile.streams_kip_seed_reconciliation)
     return not moved.assignment_equals(member)
 
 

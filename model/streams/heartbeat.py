@@ -362,7 +362,9 @@ class StreamsHeartbeat:
         if profile.streams_assignment_refiner:
             num_warmups = self._warmup_configs()[0]
             if refined_all is None:
-                refined_all = group.refined_for(target_epoch)
+                # an adopted standing target (kip) is refined afresh, not taken from the cache
+                refined_all = None if coord.choices.task_current_target is not None else group.refined_for(
+                    target_epoch)
                 if refined_all is None:
                     refined_all = refiner.refine(group.members, target_all, group.task_offsets, configured,
                                                  *self._warmup_configs())
@@ -378,7 +380,8 @@ class StreamsHeartbeat:
         if not updated.is_reconciled_to(target_epoch):
             owned = owned_tasks(req)
             reconciled = build_current_assignment(group, updated, target_epoch, target, owned, coord.mutants,
-                                                  in_place=profile.streams_in_place_role_changes)
+                                                  in_place=profile.streams_in_place_role_changes,
+                                                  seed=profile.streams_kip_seed_reconciliation)
             if not reconciled.assignment_equals(updated):
                 records.append(srec.current_assignment_record(gid, reconciled, profile))
                 # Classic members are timed by their join / sync timeouts instead (kip migration).

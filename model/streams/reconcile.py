@@ -21,7 +21,7 @@ promoted to active is kept until the active task is granted (:data:`TRUNK_ROLE_C
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.model.mutants import NONE, Mutants
@@ -65,29 +65,31 @@ TRUNK_ROLE_CHANGES: tuple[RoleChange, ...] = (
 
 def build_current_assignment(group: StreamsGroup, member: StreamsMember, target_epoch: int,
                              target: TaskSets, owned: OwnedTasks | None,
-                             mutants: Mutants = NONE, *, in_place: bool = False) -> StreamsMember:
-    """``CurrentAssignmentBuilder.build()``; ``in_place`` selects trunk's role changes."""
+                             mutants: Mutants = NONE, *, in_place: bool = False, seed: bool = False) -> StreamsMember:
+    """``CurrentAssignmentBuilder.build()``; ``in_place`` selects trunk's role changes, ``seed``
+    the kip rules of seed 002 "Reconciliation of the group" (:func:`_seed_unreleased`)."""
     owns = owns_any_of(owned)
     state, epoch = member.state, member.member_epoch
     if state == STABLE:
         if epoch != target_epoch:
-            return _next(group, member, epoch, target_epoch, target, owned, mutants, in_place)
+            return _next(group, member, epoch, target_epoch, target, owned, mutants, in_place, seed)
         return member
     if state == UNREVOKED_TASKS:
         if owned is None or owns(member.pending_revocation):
             return member
-        return _next(group, member, epoch + 1, target_epoch, target, owned, mutants, in_place)
+        return _next(group, member, epoch + 1, target_epoch, target, owned, mutants, in_place, seed)
     if state == UNRELEASED_TASKS:
-        return _next(group, member, epoch, target_epoch, target, owned, mutants, in_place)
+        return _next(group, member, epoch, target_epoch, target, owned, mutants, in_place, seed)
     if owned is None or any(p for tasks in owned.values() for p in tasks.values()):
         raise CoordinatorError(Errors.FENCED_MEMBER_EPOCH,
                                "The streams group member is in a unknown state. "
                                "The member must abandon all its tasks and rejoin.")
-    return _next(group, member, target_epoch, target_epoch, target, owned, mutants, in_place)
+    return _next(group, member, target_epoch, target_epoch, target, owned, mutants, in_place, seed)
 
 
 def _next(group: StreamsGroup, member: StreamsMember, member_epoch: int, target_epoch: int,
-          target: TaskSets, owned: OwnedTasks | None, mutants: Mutants, in_place: bool) -> StreamsMember:
+          target: TaskSets, owned: OwnedTasks | None, mutants: Mutants, in_place: bool,
+          seed: bool = False) -> StreamsMember:
     pid = member.process_id
     ignore_pending = mutants.active("grant-before-ack")
     current = normalize(member.assigned)
@@ -95,11 +97,22 @@ def _next(group: StreamsGroup, member: StreamsMember, member_epoch: int, target_
     def own(role: str, sid: str, p: int) -> bool:
         return p in current.get(role, {}).get(sid, {})
 
+    pending = normalize(member.pending_revocation)
+
+    def held(role: str, sid: str, p: int) -> bool:  # by this member, assigned or pending revocation
+        return own(role, sid, p) or p in pending.get(role, {}).get(sid, {})
+
+    def released(role: str, sid: str, p: int) -> bool:  # pending revocation, confirmed by this request
+        return (p in pending.get(role, {}).get(sid, {}) and owned is not None
+                and p not in owned.get(role, {}).get(sid, frozenset()))
+
     def is_unreleased(role: str, sid: str, p: int) -> bool:
         if ignore_pending:
             # Mutant: only what other members hold *as assigned* counts; tasks still pending
             # revocation elsewhere look free.
             return _held_as_assigned(group, member, role, sid, p)
+        if seed:
+            return _seed_unreleased(group, pid, role, sid, p, held, released)
         if in_place:
             # isUnreleased{Active,Standby,Warmup}Task (trunk): the member's own holding of the task
             # in another role is a candidate for an in-place change, not a blocker.
@@ -132,6 +145,25 @@ def _next(group: StreamsGroup, member: StreamsMember, member_epoch: int, target_
     updated.assigned = normalize(outcome.assigned)
     updated.pending_revocation = normalize(outcome.pending_revocation)
     return updated
+
+
+def _seed_unreleased(group: StreamsGroup, pid: str, role: str, sid: str, p: int,
+                     held: Callable[[str, str, int], bool], released: Callable[[str, str, int], bool]) -> bool:
+    """kip, seed 002 "Reconciliation of the group". An active task "is assigned as soon as no other
+    client owns it anymore": the member's *own* standby or warm-up of it does not block (Kafka 4.3's
+    does); another member of its process holding it in any role still does, as the seed's "A stateful
+    task (in the various roles) cannot be assigned to two clients with the same processId" requires.
+    A standby or warm-up "await[s] that any member with the same processId owning that task (as
+    active or standby) confirms revocation", the member itself included (no in-place role change;
+    a revocation confirmed by this very request counts); a warm-up held in the process blocks too,
+    for the same invariant (docs/kip.md)."""
+    if role == ACTIVE:
+        return ((group.current_active_process(sid, p) is not None and not released(ACTIVE, sid, p))
+                or (pid in group.current_standby_processes(sid, p) and not held(STANDBY, sid, p))
+                or (pid in group.current_warmup_processes(sid, p) and not held(WARMUP, sid, p)))
+    return ((group.current_active_process(sid, p) == pid and not released(ACTIVE, sid, p))
+            or (pid in group.current_standby_processes(sid, p) and not released(STANDBY, sid, p))
+            or (pid in group.current_warmup_processes(sid, p) and not released(WARMUP, sid, p)))
 
 
 def _held_as_assigned(group: StreamsGroup, member: StreamsMember, role: str, sid: str, p: int) -> bool:

@@ -54,6 +54,9 @@ def maybe_update_target(coord: Coordinator, group: StreamsGroup, group_epoch: in
         return group.assignment_epoch, {}
     _, view = ops.members_and_target_view(group, updated)
     if group.assignment_epoch >= group_epoch:
+        standing = coord.choices.task_current_target
+        if standing is not None:
+            view = _adopt_standing(group.group_id, view, standing, records)
         return group.assignment_epoch, view
     if refine_only and group.assignment_epoch >= group.group_epoch:
         records.append(srec.target_metadata_record(group.group_id, group_epoch, group.assignment_timestamp))
@@ -114,8 +117,25 @@ def compute_target(coord: Coordinator, group: StreamsGroup, group_epoch: int,
         if old is None or {r: {s: p for s, p in old.get(r, {}).items() if p} for r in ROLES} != new:
             records.append(srec.target_member_record(gid, mid, new))
         result[mid] = new
-    records.append(srec.target_metadata_record(gid, group_epoch, now if coord.profile.assignment_batching else 0))
+    # kip: the seed's StreamsGroupTargetAssignmentMetadataValue has only AssignmentEpoch (no batching).
+    stamped = coord.profile.assignment_batching and not coord.profile.streams_kip_assign_on_every_bump
+    records.append(srec.target_metadata_record(gid, group_epoch, now if stamped else 0))
     return records, result
+
+
+def _adopt_standing(gid: str, view: dict[str, TaskSets], standing: Mapping[str, TaskSets],
+                    records: list[Record]) -> dict[str, TaskSets]:
+    """``Choices.task_current_target``: the members' targets replaced, with their record 21."""
+    out = dict(view)
+    for mid in java_hashmap_order(standing):
+        if mid not in out:
+            continue
+        new = {r: {s: frozenset(p) for s, p in standing[mid].get(r, {}).items() if p} for r in ROLES}
+        old = {r: {s: p for s, p in out[mid].get(r, {}).items() if p} for r in ROLES}
+        if new != old:
+            records.append(srec.target_member_record(gid, mid, new))
+            out[mid] = new
+    return out
 
 
 def _double_assign(result: dict[str, TaskSets], order: list[str]) -> dict[str, TaskSets]:

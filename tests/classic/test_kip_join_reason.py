@@ -100,3 +100,11 @@ def test_kip_join_reason_one_line_mutant_rejected(tmp_path: Path) -> None:
     assert status == 1
     first = report["findings"][0]
     assert (first["line"], first["field"]) == (9, "generationId")
+
+
+def test_check_names_an_unknown_join_reason_as_malformed(tmp_path: Path) -> None:
+    events = read_jsonl(GOLDEN)
+    events[8]["request"]["joinReason"] = "later"
+    status, report = check_events(tmp_path, events)
+    assert status == 1
+    assert [(f["line"], f["kind"], f["field"]) for f in report["findings"]] == [(9, "malformed", "request.joinReason")]

@@ -14,7 +14,7 @@ from typing import Any
 from kgspec.conformance.recorder import TraceRecorder
 from kgspec.model.mutants import Mutants
 from kgspec.model.step import Choices
-from kgspec.model.streams import TaskAssignment
+from kgspec.model.streams.assignor import TaskAssignment
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "streams"
 
@@ -180,36 +180,49 @@ STATELESS = {"epoch": 0, "subtopologies": [
      "repartitionSinkTopics": [], "repartitionSourceTopics": [], "copartitionGroups": []}]}
 
 
+def _seed_target(**members: list[int]) -> Choices:
+    """The coordinator's choice of a target: the seed's listing, T<n> = partition n - 1."""
+    assignment = TaskAssignment({m: {"0": frozenset(t - 1 for t in ts)} for m, ts in members.items()},
+                                {m: {} for m in members})
+    return Choices(task_target=lambda _specs, _subs, _replicas, _computed: assignment)
+
+
 def kip_rolling_bounce(mutants: frozenset[str] = frozenset(), records: bool = False,
                        profile: str = "kip") -> TraceRecorder:
-    """Seed 002 "Topology updates", Example: a rolling bounce to topology epoch 1 with three
-    one-thread clients A, B, C and nine stateless tasks T1..T9 (subtopology 0, partitions 0..8).
-    C is shut down and rejoins at epoch 1, then B; from C's rejoin on, A and B (epoch 0) get no
-    new task: when B is down all of B's tasks go to C, and A keeps exactly what it had."""
+    """Seed 002 "Topology updates", Example, with the seed's own values: a rolling bounce to topology
+    epoch 1 with three one-thread clients A, B, C and nine stateless tasks T1..T9 (subtopology 0,
+    partitions 0..8). Where the seed lists an assignment ("something like this") the coordinator
+    here picks it (``Choices.task_target``); the rest follows from the rules: from C's rejoin on, A
+    and B (epoch 0) get no new task, so when B is down all of B's tasks go to C."""
     rec = _recorder({"group.streams.initial.rebalance.delay.ms": 0}, records, mutants, profile)
     rec.topic(0, "input", 9)
     a, b, c = Client(rec, "A", "pA"), Client(rec, "B", "pB"), Client(rec, "C", "pC")
     a.join(1000, STATELESS)
     b.join(1100, STATELESS)
-    c.join(1200, STATELESS)
-    for ts in (2000, 3000):                       # uniform: three tasks each
+    rec.next_choices = _seed_target(A=[1, 2, 3], B=[4, 5, 6], C=[7, 8, 9])
+    c.join(1200, STATELESS)                     # A(#0): T1 T2 T3, B(#0): T4 T5 T6, C(#0): T7 T8 T9
+    for ts in (2000, 3000):
         for i, x in enumerate((a, b, c)):
             x.beat(ts + 10 * i)
     c.leave(5000)                                 # C shut down to update its topology
-    for ts in (6000, 7000):
-        a.beat(ts)
-        b.beat(ts + 10)
+    rec.next_choices = _seed_target(A=[1, 2, 3, 7], B=[4, 5, 6, 8, 9])
+    a.beat(6000)                                  # A(#0): T1 T2 T3 T7, B(#0): T4 T5 T6 T8 T9
+    b.beat(6010)
+    a.beat(7000)
+    b.beat(7010)
     c = Client(rec, "C", "pC")
+    rec.next_choices = _seed_target(A=[2, 3, 7], B=[5, 6, 8], C=[1, 4, 9])
     c.join(8000, {**STATELESS, "epoch": 1})     # bumps the group's topology epoch to 1
     for ts in (9000, 10000, 11000):
         for i, x in enumerate((a, b, c)):
             x.beat(ts + 10 * i)
     b.leave(12000)                                # B shut down: A may not take its tasks
-    for ts in (13000, 14000):
+    for ts in (13000, 14000):                     # A(#0): T2 T3 T7, C(#1): T1 T4 T9 T5 T6 T8 (the rule)
         a.beat(ts)
         c.beat(ts + 10)
     b = Client(rec, "B", "pB")
-    b.join(15000, {**STATELESS, "epoch": 1})    # B comes back at epoch 1 and gets new tasks
+    rec.next_choices = _seed_target(A=[2, 3, 7], B=[1, 4, 9], C=[5, 6, 8])
+    b.join(15000, {**STATELESS, "epoch": 1})    # B(#1): T1 T4 T9, C(#1): T5 T6 T8
     for ts in (16000, 17000, 18000):
         for i, x in enumerate((a, b, c)):
             x.beat(ts + 10 * i)

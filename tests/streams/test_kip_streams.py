@@ -100,8 +100,10 @@ def test_moving_stateful_task_is_warmed_up_first() -> None:
 
 
 def test_caught_up_warmup_is_promoted() -> None:
-    """Lag 100 - 95 = 5 < acceptable.recovery.lag (10000): a refinement step (epoch 4), m1 revokes 0_2,
-    then m2's warm-up becomes the active task in place."""
+    """Lag 100 - 95 = 5 < acceptable.recovery.lag (10000): a refinement step (group epoch 4); seed 002
+    "Reconciliation of the group": m2's warm-up, gone from its target, is revoked at once (m2 keeps
+    epoch 3 until it confirms), m1 revokes 0_2; the active is granted to m2 once both confirmed
+    ("assigned as soon as no other client owns it anymore"; no in-place role change)."""
     c = _stateful()
     join(c, 0, "m1", "p1", STATEFUL)
     join(c, 10, "m2", "p2", STATEFUL)
@@ -114,11 +116,13 @@ def test_caught_up_warmup_is_promoted() -> None:
     step = hb(c, 2200, "m2", 3, taskOffsets=[{"subtopologyId": "0", "partition": 2, "offset": 95}],
               taskEndOffsets=[{"subtopologyId": "0", "partition": 2, "offset": 100}], **m2_owned)
     assert step.response is not None
-    assert (step.response["memberEpoch"], record_types(step)) == (4, [17, 20, 22])
+    assert (step.response["memberEpoch"], record_types(step)) == (3, [17, 20, 22])
+    assert (tasks(step.response), tasks(step.response, "warmupTasks")) == ({}, {})
+    assert c.streams_groups["g"].group_epoch == 4
     revoke = hb(c, 2300, "m1", 3, **m1_owned).response
     assert revoke is not None
     assert (revoke["memberEpoch"], tasks(revoke)) == (3, {"0": [0, 1]})
     hb(c, 2400, "m1", 3, activeTasks=[{"subtopologyId": "0", "partitions": [0, 1]}], standbyTasks=[], warmupTasks=[])
-    promoted = hb(c, 2500, "m2", 4, **m2_owned).response
+    promoted = hb(c, 2500, "m2", 3, activeTasks=[], standbyTasks=[], warmupTasks=[]).response
     assert promoted is not None
-    assert (tasks(promoted), tasks(promoted, "warmupTasks")) == ({"0": [2]}, {})
+    assert (promoted["memberEpoch"], tasks(promoted), tasks(promoted, "warmupTasks")) == (4, {"0": [2]}, {})
