@@ -227,8 +227,9 @@ def test_bad_lines_become_findings_and_checking_goes_on(tmp_path: Path) -> None:
     good = load("reconciliation.jsonl")
     lines = [json.dumps(e) for e in good[:4]]
     lines.append('{"tsMs": 150, "requestHeader": {"requestApiKey": 68')  # broken JSON
-    # TxnOffsetCommit: unsupported (OffsetCommit, which this line used, is modelled since issue #15)
-    lines.append(json.dumps({"tsMs": 160, "requestHeader": {"requestApiKey": 28, "requestApiVersion": 3},
+    # ShareGroupHeartbeat: unsupported (OffsetCommit, then TxnOffsetCommit, which this line used,
+    # are modelled since issue #15)
+    lines.append(json.dumps({"tsMs": 160, "requestHeader": {"requestApiKey": 76, "requestApiVersion": 1},
                              "request": {"groupId": "g"}, "response": {"errorCode": 0}}))
     lines.append(json.dumps({"tsMs": 170, "requestHeader": {"requestApiKey": 68, "requestApiVersion": 1},
                              "request": {"groupId": "g", "memberId": "m1"}, "response": {"errorCode": 0}}))
