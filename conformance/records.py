@@ -52,6 +52,9 @@ class RecordChecks:
         self.checker = checker
 
     def record(self, event: Event) -> None:
+        if "endTxnMarker" in event.body:
+            self.marker(event)
+            return
         try:
             record = Record.from_json(event.body)
         except ValueError as exc:
@@ -99,6 +102,17 @@ class RecordChecks:
             self.compare(g, event, record)
         else:
             self.replay(g, event, record)
+
+    def marker(self, event: Event) -> None:
+        """A transaction marker of the log (a dump's control record): every group with offsets
+        pending in its producer id ends the transaction (``replayEndTransactionMarker``; a dump is
+        one ``__consumer_offsets`` partition, so all of them)."""
+        producer, committed = event.body["producerId"], event.body["endTxnMarker"] == "COMMIT"
+        ts = float(event.ts_ms) if event.ts_ms is not None else 0.0
+        for g in list(self.checker.groups.values()):
+            if producer in g.coord.offsets.pending and self.checker.advance(g, ts, event.line):
+                g.generation += 1
+                g.coord.offsets.end_transaction(producer, committed, lambda _gid: True)
 
     def _shape_problem(self, g: GroupSession, event: Event, record: Record) -> bool:
         """A value Kafka's deserializer refuses (a float or Infinity for an int32, a list for a
