@@ -52,6 +52,9 @@ class RecordChecks:
         self.checker = checker
 
     def record(self, event: Event) -> None:
+        if "endTxnMarker" in event.body:
+            self.marker(event)
+            return
         try:
             record = Record.from_json(event.body)
         except ValueError as exc:
@@ -103,6 +106,17 @@ class RecordChecks:
         else:
             self.replay(g, event, record)
             self.checker.bound_members(g, event.line)
+
+    def marker(self, event: Event) -> None:
+        """A transaction marker of the log (a dump's control record): every group with offsets
+        pending in its producer id ends the transaction (``replayEndTransactionMarker``; a dump is
+        one ``__consumer_offsets`` partition, so all of them)."""
+        producer, committed = event.body["producerId"], event.body["endTxnMarker"] == "COMMIT"
+        ts = float(event.ts_ms) if event.ts_ms is not None else 0.0
+        for g in list(self.checker.groups.values()):
+            if producer in g.coord.offsets.pending and self.checker.advance(g, ts, event.line):
+                g.generation += 1
+                g.coord.offsets.end_transaction(producer, committed, lambda _gid: True)
 
     def _well_shaped(self, g: GroupSession, event: Event, record: Record) -> Record | None:
         """``record``, or the same record with its whole numbers spelled as integers (``5.0`` is

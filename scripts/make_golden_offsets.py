@@ -8,6 +8,14 @@ without group management (OffsetCommit v2-v8 with retention, OffsetFetch v1-v7, 
 DeleteGroups of a consumer group (refused while it has a member), a simple group and an unknown
 id. The values
 tests/offsets/test_check_offsets.py pins are those of Kafka's OffsetMetadataManagerTest.
+
+Provenance: delete_groups.jsonl, consumer_commits.jsonl and streams_commits.jsonl were replayed
+through Kafka's own coordinator (the oracle of /work/shared/oracle, check mode) at kafka 4.3 @
+0157ac7cf2c652628443b270b9801dd44b4b0154: every call matches (10/10, 22/22, 7/7; the oracle
+compares responses, not records). simple_commits.jsonl uses OffsetFetch v1, which the harness
+does not support; expiry.jsonl (the cleanup timer) and transactions.jsonl (TxnOffsetCommit,
+WriteTxnMarkers) use what the harness does not drive: they rest on the source reading in
+docs/kafka-facts.md.
 """
 
 from __future__ import annotations

@@ -20,6 +20,7 @@ from kgspec.conformance.findings import Finding, GroupSummary, Report
 from kgspec.conformance.readers import open_trace
 from kgspec.conformance.session import GroupSession, num, ts_of
 from kgspec.model.coordinator import Coordinator
+from kgspec.model.offsets.groups import arm_expiry_since
 
 from kgspec.sim.network import NetworkConfig
 from kgspec.sim.scenario import Scenario, run_scenario
@@ -62,6 +63,8 @@ class FanOutChecker(TraceChecker):
     def _tick(self, event: Event) -> None:
         ts = ts_of(event)
         failover = bool(event.body.get("coordinatorFailover"))
+        if failover:
+            self.loaded_at = int(ts)  # the offsets' cleanup phase (docs/offsets.md, "Expiry")
         for g in self.groups.values():
             if self.advance(g, ts, event.line) and failover:
                 g.generation += 1
@@ -75,6 +78,8 @@ class FanOutChecker(TraceChecker):
                 coord.update_topic(name, tid, parts)
             g = GroupSession(coord, GroupSummary(group_id, gtype), typed_by_describe=from_describe)
             self.groups[group_id] = g
+            if self.loaded_at is not None:
+                arm_expiry_since(coord, self.loaded_at, int(self.clock or self.loaded_at))
         elif g.typed_by_describe and not from_describe:
             g.summary.type = gtype
             g.typed_by_describe = False

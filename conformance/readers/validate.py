@@ -143,7 +143,15 @@ def record_event(obj: dict[str, Any], line: int, ts: float) -> Event | Malformed
 
 
 def record_problem(record: dict[str, Any], prefix: str = "record.") -> tuple[str, str] | None:
-    """Why a ``{"key": .., "value": ..}`` record object is invalid (message, field), or None."""
+    """Why a ``{"key": .., "value": ..}`` record object is invalid (message, field), or None.
+    A transaction marker is ``{"endTxnMarker": "COMMIT"|"ABORT", "producerId": N}``."""
+    if "endTxnMarker" in record:
+        if record["endTxnMarker"] not in ("COMMIT", "ABORT"):
+            return f"`{prefix}endTxnMarker` must be COMMIT or ABORT", f"{prefix}endTxnMarker"
+        producer = record.get("producerId")
+        if type(producer) is not int or producer < 0:
+            return f"`{prefix}producerId` must be a non-negative integer", f"{prefix}producerId"
+        return None
     key = record.get("key")
     if key is None:
         return f"missing `{prefix}key`", f"{prefix}key"

@@ -23,7 +23,8 @@ TS = 12500  # join_sync: c1 alone, Stable at generation 2 since 12100, its Group
 
 
 def call(api: int, version: int, request: dict[str, Any], response: dict[str, Any], ts: int = TS) -> Event:
-    name = {15: "DESCRIBE_GROUPS", 16: "LIST_GROUPS", 9: "OFFSET_FETCH", 42: "DELETE_GROUPS"}[api]
+    name = {15: "DESCRIBE_GROUPS", 16: "LIST_GROUPS", 9: "OFFSET_FETCH", 42: "DELETE_GROUPS",
+            77: "SHARE_GROUP_DESCRIBE"}[api]
     return {"tsMs": ts, "requestHeader": {"requestApiKey": api, "requestApiVersion": version, "clientId": "admin",
                                           "correlationId": 99, "requestApiKeyName": name},
             "request": request, "response": response}
@@ -200,13 +201,22 @@ def test_listings_judged_as_a_whole(tmp_path: Path) -> None:
 
 
 def test_a_call_for_several_groups_the_model_does_not_cover_is_unsupported_not_malformed(tmp_path: Path) -> None:
-    # DeleteGroups names several groups and is not modelled yet. (This test used a batched
-    # OffsetFetch until issue #15 modelled it: see test_a_batched_offset_fetch_is_judged_per_group.)
-    batch = call(42, 2, {"groupsNames": ["g"]}, {"throttleTimeMs": 0, "results": []})
+    # ShareGroupDescribe names several groups and is not modelled. (This test used a batched
+    # OffsetFetch, then DeleteGroups, until issue #15 modelled them: see the tests below.)
+    batch = call(77, 0, {"groupIds": ["g"], "includeAuthorizedOperations": False}, {"throttleTimeMs": 0, "groups": []})
     events, [line] = with_calls(batch)
     _, report = check_events(tmp_path, events)
     assert findings(report) == [(line, None, "unsupported", "requestHeader.requestApiKey", None, None)]
-    assert report["findings"][0]["message"] == "DELETE_GROUPS calls are not modelled yet"
+    assert report["findings"][0]["message"] == "SHARE_GROUP_DESCRIBE calls are not modelled yet"
+
+
+def test_a_delete_groups_is_judged_per_group(tmp_path: Path) -> None:
+    """DeleteGroups names groups; each is decided by its group's model (issue #15): a response
+    that leaves a named group out is a mismatch for that group."""
+    batch = call(42, 2, {"groupsNames": ["g"]}, {"throttleTimeMs": 0, "results": []})
+    events, [line] = with_calls(batch)
+    _, report = check_events(tmp_path, events)
+    assert [f[:4] for f in findings(report)] == [(line, "g", "response-mismatch", "results")]
 
 
 def test_a_batched_offset_fetch_is_judged_per_group(tmp_path: Path) -> None:

@@ -499,3 +499,46 @@ def test_a_record_with_a_bad_producer_id_is_malformed_at_its_line(tmp_path: Path
     malformed = [f for f in report["findings"] if f["kind"] == "malformed"]
     assert [(f["line"], f["message"]) for f in malformed] == [
         (line, "record.producerId must be a non-negative integer")]
+
+
+def test_a_dump_log_of_transactions_is_written_as_kafka_prints_it() -> None:
+    """The writer puts a transactional record in its producer's batch and a marker in a control
+    batch; the reader does not read them yet (docs/offsets.md, "Transactions"): the records
+    replay as committed ones, the markers are skipped control records."""
+    from kgspec.conformance.readers.dump_log import read_dump_log
+    out = io.StringIO()
+    write_dump_log(load("transactions"), out)
+    text = out.getvalue()
+    assert "producerId: 7 producerEpoch: 0 partitionLeaderEpoch: 0 isTransactional: true isControl: false" in text
+    assert "isTransactional: true isControl: true" in text
+    assert [line.split("endTxnMarker: ")[1] for line in text.splitlines() if "endTxnMarker" in line] == [
+        "COMMIT coordinatorEpoch: 0", "ABORT coordinatorEpoch: 0"]
+    skipped = [i.reason for i in read_dump_log(io.BytesIO(text.encode())) if type(i).__name__ == "Skipped"]
+    assert skipped.count("control record") == 2
+
+
+def test_a_marker_record_of_a_native_trace_is_validated(tmp_path: Path) -> None:
+    events = load("transactions")
+    events.append({"tsMs": 3000, "record": {"endTxnMarker": "MAYBE", "producerId": 9}})
+    _, report = check_events(tmp_path, events)
+    assert findings(report) == [(len(events), "malformed", "record.endTxnMarker")]
+
+
+def test_a_marker_record_of_a_native_trace_ends_the_transaction(tmp_path: Path) -> None:
+    """``{"endTxnMarker": "COMMIT", "producerId": 9}``: producer 9's pending 40 on foo-1 is committed."""
+    events = load("transactions")
+    events.append({"tsMs": 3000, "record": {"endTxnMarker": "COMMIT", "producerId": 9}})
+    fetch_all = next(e for e in events if e.get("tsMs") == 2000)
+    after = json.loads(json.dumps(fetch_all))
+    after["tsMs"] = 3100
+    after["response"]["groups"][0]["topics"][0]["partitions"][1].update(committedOffset=40, errorCode=0)
+    events.append(after)
+    status, report = check_events(tmp_path, events)
+    assert report["findings"] == []
+    assert status == 0
+    wrong = json.loads(json.dumps(after))
+    wrong["tsMs"] = 3200
+    wrong["response"]["groups"][0]["topics"][0]["partitions"][1]["committedOffset"] = 11  # as if aborted
+    events.append(wrong)
+    _, report = check_events(tmp_path, events)
+    assert findings(report) == [(len(events), "response-mismatch", "committedOffset")]
