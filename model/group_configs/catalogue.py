@@ -13,6 +13,7 @@ them (at Kafka's defaults).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Literal
 
 from kgspec.model.profiles import Profile
@@ -80,12 +81,27 @@ def release_of(profile: Profile) -> str | None:
 
 
 def keys_for(profile: Profile) -> dict[str, GroupConfigKey]:
-    """The group configs ``profile``'s release defines, by name, in define order."""
-    release = release_of(profile)
+    """The group configs ``profile``'s release defines, by name, in define order (do not change it:
+    one dict per release, shared)."""
+    return _keys_of(release_of(profile))
+
+
+@cache
+def _keys_of(release: str | None) -> dict[str, GroupConfigKey]:
     if release is None:
         return {}
     level = _RELEASES[release]
     return {k.name: k for k in KEYS if _RELEASES[k.release] <= level}
+
+
+def by_broker_name(profile: Profile) -> dict[str, GroupConfigKey]:
+    """The group configs of ``profile``'s release by the broker config they override."""
+    return _by_broker(release_of(profile))
+
+
+@cache
+def _by_broker(release: str | None) -> dict[str, GroupConfigKey]:
+    return {k.broker: k for k in _keys_of(release).values() if k.broker is not None}
 
 
 def has_broker_synonyms(profile: Profile) -> bool:
