@@ -111,9 +111,9 @@ def parse_value(key: GroupConfigKey, raw: object) -> int | str | bool:
         raise InvalidGroupConfig(f"Invalid value {raw} for configuration {key.name}: "
                                  "Expected value to be either true or false")
     if key.name == "share.auto.offset.reset":  # ShareGroupAutoOffsetResetStrategy.Validator
-        lowered = text.lower()
-        if lowered in ("earliest", "latest") or (lowered.startswith("by_duration:")
-                                                 and _DURATION.fullmatch(text[len("by_duration:"):])):
+        # case-sensitive words and prefix; the duration's letters are not (Duration.parse)
+        if text in ("earliest", "latest") or (text.startswith("by_duration:")
+                                              and _DURATION.fullmatch(text[len("by_duration:"):])):
             return text
         raise InvalidGroupConfig(f"Invalid value {text} for configuration {key.name}: Invalid value `{text}` for "
                                  f"configuration {key.name}. The value must be either 'earliest', 'latest' or of "
