@@ -38,7 +38,7 @@ from kgspec.model.config import (
     value_problem,
 )
 from kgspec.model.mutants import CATALOGUE, Mutants
-from kgspec.model.profiles import PROFILES
+from kgspec.model.profiles import PROFILES, get_profile
 
 
 def register(sub: Any) -> None:
@@ -91,7 +91,7 @@ def parse_pairs(pairs: list[str], option: str) -> dict[str, str]:
     return out
 
 
-def parse_configs(pairs: list[str]) -> dict[str, Any]:
+def parse_configs(pairs: list[str], profile: str | None = None) -> dict[str, Any]:
     """``--config`` values: integers where they look like one, as Kafka's configs are;
     ValueError for a name the model does not know (as a trace header's unknown configs are
     ``unsupported``) or a value the config cannot take (``model.config.value_problem``)."""
@@ -106,7 +106,7 @@ def parse_configs(pairs: list[str]) -> dict[str, Any]:
         problem = value_problem(name, value)
         if problem is not None:
             raise ValueError(f"--config {name} {problem}, got {value!r}")
-    startup = startup_problem(configs)
+    startup = startup_problem(configs, get_profile(profile).assignment_batching)
     if startup is not None:  # GroupCoordinatorConfig's checks: Kafka would not start
         raise ValueError(f"--config {startup[0]}: Kafka refuses to start with it ({startup[1]})")
     return configs
@@ -153,7 +153,7 @@ class InternalError(Exception):
 
 def run(args: argparse.Namespace) -> int:
     try:
-        configs = parse_configs(args.config)
+        configs = parse_configs(args.config, args.profile)
         resolve_tz(args.tz)
         if args.traces.count(STDIN) > 1:
             raise UsageError("standard input ('-') can be read only once")
