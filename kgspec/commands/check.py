@@ -59,7 +59,8 @@ def register(sub: Any) -> None:
     p.add_argument("--profile", choices=sorted(PROFILES),
                    help="behaviour profile, overriding the trace header (default: the header's, else kafka-4.3)")
     p.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
-                   help="override a coordinator config (repeatable)")
+                   help="override a broker (coordinator) config (repeatable); a value Kafka would refuse to start with "
+                        "(under its minimum, heartbeat not below the session timeout, ...) is a usage error")
     p.add_argument("--clients", action="store_true", help="also judge clients against the client-side rules")
     p.add_argument("--allow", metavar="FILE",
                    help="allow-list of a peer's known, classified departures (JSON, see docs/checking.md): "
