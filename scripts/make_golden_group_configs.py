@@ -10,6 +10,11 @@ Recorded by driving the model (``TraceRecorder``):
 - ``streams_configs`` (kafka-4.3): two processes; ``streams.num.standby.replicas`` set to 1, the
   next heartbeat bumps the epoch and assigns standbys.
 - ``configs_41`` (kafka-4.1): the 4.1 names (no assignment interval) and DescribeConfigs v2.
+- ``streams_defaults_41`` (kafka-4.1, the broker's streams session timeout 50000): a streams group
+  given a consumer config re-arms its session at GroupConfig's 45000 (4.1 copies no streams config
+  into a group's GroupConfig); a consumer group given a streams config keeps the broker's 50000.
+
+scripts/oracle_group_configs/run.py drives these heartbeats through Kafka's own GroupMetadataManager.
 
 tests/group_configs/test_check_group_configs.py pins the values Kafka's tests assert.
 """
@@ -96,7 +101,24 @@ def configs_41() -> TraceRecorder:
     return r
 
 
-SCENARIOS = {"consumer_configs": consumer, "streams_configs": streams, "configs_41": configs_41}
+def streams_defaults_41() -> TraceRecorder:
+    r = TraceRecorder("kafka-4.1", {"group.streams.session.timeout.ms": 50000,
+                                    "group.consumer.session.timeout.ms": 50000}, records=True)
+    topology = {"epoch": 0, "subtopologies": [{**TOPOLOGY["subtopologies"][0], "stateChangelogTopics": []}]}
+    r.topic(0, "input", 2)
+    s = r.streams_join(1000, "s1", topology, "p1", activeTasks=[], standbyTasks=[], warmupTasks=[])
+    alter(r, 1100, "g", ("consumer.heartbeat.interval.ms", 0, "6000"))
+    r.streams_heartbeat(1200, "s1", s["memberEpoch"], activeTasks=s["activeTasks"], standbyTasks=[],
+                        warmupTasks=[])  # session re-armed at 1200 + 45000
+    c = r.join(1300, "c1", ["input"], group="h")
+    alter(r, 1400, "h", ("streams.session.timeout.ms", 0, "55000"))
+    r.heartbeat(1500, "c1", c["memberEpoch"], group="h")  # session re-armed at 1500 + 50000
+    r.tick(47000)  # s1's session expired at 46200: its fencing records are written then
+    return r
+
+
+SCENARIOS = {"consumer_configs": consumer, "streams_configs": streams, "configs_41": configs_41,
+             "streams_defaults_41": streams_defaults_41}
 
 
 def main() -> None:
