@@ -14,7 +14,10 @@ Recorded by driving the model (``TraceRecorder``):
   given a consumer config re-arms its session at GroupConfig's 45000 (4.1 copies no streams config
   into a group's GroupConfig); a consumer group given a streams config keeps the broker's 50000.
 
-scripts/oracle_group_configs/run.py drives these heartbeats through Kafka's own GroupMetadataManager.
+Provenance: written by the model; their heartbeats' responses and session timers agree with Kafka's
+own GroupMetadataManager (scripts/oracle_group_configs/run.py: kafka 4.3 @ 0157ac7cf2c6 for
+consumer_configs and streams_configs, kafka 4.1 @ dc255832aa1f for configs_41 and
+streams_defaults_41). DescribeConfigs' answers follow ConfigHelper as read (docs/group-configs.md).
 
 tests/group_configs/test_check_group_configs.py pins the values Kafka's tests assert.
 """
