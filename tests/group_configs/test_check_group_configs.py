@@ -8,12 +8,12 @@ from __future__ import annotations
 
 import copy
 import io
-import tempfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 from kgspec.conformance.writers import write_request_log
+from kgspec.model.errors import Errors
 
 from tests.helpers import Event, check, check_events, golden_script, read_jsonl
 
@@ -81,23 +81,19 @@ def test_golden_values_are_kafkas() -> None:
     assert streams[(1500, 88)]["standbyTasks"] == [{"subtopologyId": "0", "partitions": [0]}]
 
 
-def test_41_streams_session_is_groupconfig_default() -> None:
+def test_41_streams_session_is_groupconfig_default(tmp_path: Path) -> None:
     """On 4.1 (and 4.2) a streams group given any config runs with GroupConfig's 45000 ms session,
     not the broker's 50000 (Kafka 4.1's GroupMetadataManager agrees, scripts/oracle_group_configs):
-    s1's session, re-armed at 1200, expires at 46200. A coordinator that kept the broker's 50000
-    (no fencing by the trace's end, 47000) is flagged at the tick that should have shown it."""
+    s1's session, re-armed at 1200, expired at 46200, so its heartbeat at 47000 is UNKNOWN_MEMBER_ID.
+    A coordinator that kept the broker's 50000 would answer it: flagged at that line."""
     events = load("streams_defaults_41")
-    fenced = [e for e in events if "record" in e and e["tsMs"] == 46200]
-    assert [e["record"]["key"]["type"] for e in fenced] == [22, 21, 19, 17]  # s1 fenced, the epoch bumped
-    assert all(e["record"]["key"]["data"]["groupId"] == "g" for e in fenced)
-    kept = [e for e in events if e not in fenced]
-    tick = len(kept)
-    assert "tick" in kept[-1]
-    with tempfile.TemporaryDirectory() as tmp:
-        status, report = check_events(Path(tmp), kept)
+    line = line_of(events, 47000, 88)
+    assert events[line - 1]["response"]["errorCode"] == Errors.UNKNOWN_MEMBER_ID
+    events[line - 1]["response"].update(errorCode=0, errorMessage=None, memberEpoch=2)
+    status, report = check_events(tmp_path, events)
     assert status == 1
-    assert [(f["line"], f["groupId"], f["kind"], f["field"]) for f in report["findings"]] == [
-        (tick, "g", "response-mismatch", "record")]
+    assert findings(report)[0] == (line, "response-mismatch", "errorCode")
+    assert report["findings"][0]["expected"] == Errors.UNKNOWN_MEMBER_ID
 
 
 def test_mutant_alter_error_code(tmp_path: Path) -> None:
