@@ -219,7 +219,7 @@ class TraceChecker:
             self.finding(None, Finding(self.path, event.line, None, "unsupported",
                                         f"configs not modelled: {', '.join(unknown)}", "header.configs"))
         known = {k: v for k, v in configs.items() if k not in unknown}
-        problem = startup_problem({**self.configs, **known})
+        problem = startup_problem({**self.configs, **known}, get_profile(self.profile).assignment_batching)
         if problem is not None:  # checking goes on with the configs as given
             self.finding(None, Finding(self.path, event.line, None, "unsupported",
                                         f"Kafka refuses to start with these configs: {problem[1]}",

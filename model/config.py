@@ -207,15 +207,18 @@ REQUIRES = _requires()
 _WORDS = {">=": "greater than or equal to", "<=": "less than or equal to", "<": "less than"}
 
 
-def startup_problem(overrides: Mapping[str, Any]) -> tuple[str, str] | None:
+def startup_problem(overrides: Mapping[str, Any], assignment_intervals: bool = True) -> tuple[str, str] | None:
     """(config, message) when Kafka would refuse to start with these broker configs
     (``GroupCoordinatorConfig``'s ``require`` checks, their text), else None. Only checks that
     involve a config ``overrides`` sets: the defaults pass them all. Values must already be
-    numbers (``value_problem``)."""
+    numbers (``value_problem``). ``assignment_intervals`` False: a release before 4.3, which has
+    no ``*.assignment.interval.ms`` configs (KAFKA-20291) and ignores them."""
     config = Config(overrides)
     named = {GROUP_LEVEL.get(n, n) for n in overrides}
     for a, relation, b in REQUIRES:
         if a not in named and b not in named:
+            continue
+        if not assignment_intervals and "assignment.interval" in a:
             continue
         x, y = config[a], config[b]
         if not (is_number(x) and is_number(y)):

@@ -375,8 +375,9 @@ class Coordinator:
         return member_id
 
     def group_config_int(self, group_id: str, broker_name: str) -> int:
-        """A config as group ``group_id`` sees it: its own group config, else the broker's
-        ``broker_name`` (``GroupMetadataManager.consumerGroupSessionTimeoutMs(groupId)`` & co)."""
+        """The broker config ``broker_name`` as group ``group_id`` sees it: from its group configs
+        when it has any, else the broker's (``GroupMetadataManager.consumerGroupSessionTimeoutMs(groupId)``
+        & co; model/group_configs/values.py)."""
         return group_int(self.group_configs.get(group_id), broker_name, self.config, self.profile)
 
     def offsets_owner(self, group_id: str) -> GroupProtocol | None:

@@ -10,6 +10,15 @@ Recorded by driving the model (``TraceRecorder``):
 - ``streams_configs`` (kafka-4.3): two processes; ``streams.num.standby.replicas`` set to 1, the
   next heartbeat bumps the epoch and assigns standbys.
 - ``configs_41`` (kafka-4.1): the 4.1 names (no assignment interval) and DescribeConfigs v2.
+- ``streams_defaults_41`` (kafka-4.1, the broker's streams session timeout 50000): a streams group
+  given a consumer config re-arms its session at GroupConfig's 45000 (4.1 copies no streams config
+  into a group's GroupConfig), so its member is fenced by 47000; a consumer group given a streams
+  config keeps the broker's 50000.
+
+Provenance: written by the model; their heartbeats' responses and session timers agree with Kafka's
+own GroupMetadataManager (scripts/oracle_group_configs/run.py: kafka 4.3 @ 0157ac7cf2c6 for
+consumer_configs and streams_configs, kafka 4.1 @ dc255832aa1f for configs_41 and
+streams_defaults_41). DescribeConfigs' answers follow ConfigHelper as read (docs/group-configs.md).
 
 tests/group_configs/test_check_group_configs.py pins the values Kafka's tests assert.
 """
@@ -96,7 +105,25 @@ def configs_41() -> TraceRecorder:
     return r
 
 
-SCENARIOS = {"consumer_configs": consumer, "streams_configs": streams, "configs_41": configs_41}
+def streams_defaults_41() -> TraceRecorder:
+    # no records: the model writes 4.3's streams records (4.1's record 17 has fewer fields)
+    r = TraceRecorder("kafka-4.1", {"group.streams.session.timeout.ms": 50000,
+                                    "group.consumer.session.timeout.ms": 50000})
+    topology = {"epoch": 0, "subtopologies": [{**TOPOLOGY["subtopologies"][0], "stateChangelogTopics": []}]}
+    r.topic(0, "input", 2)
+    s = r.streams_join(1000, "s1", topology, "p1", activeTasks=[], standbyTasks=[], warmupTasks=[])
+    alter(r, 1100, "g", ("consumer.heartbeat.interval.ms", 0, "6000"))
+    r.streams_heartbeat(1200, "s1", s["memberEpoch"], activeTasks=s["activeTasks"], standbyTasks=[],
+                        warmupTasks=[])  # session re-armed at 1200 + 45000
+    c = r.join(1300, "c1", ["input"], group="h")
+    alter(r, 1400, "h", ("streams.session.timeout.ms", 0, "55000"))
+    r.heartbeat(1500, "c1", c["memberEpoch"], group="h")  # session re-armed at 1500 + 50000
+    r.streams_heartbeat(47000, "s1", s["memberEpoch"])  # its session expired at 46200: UNKNOWN_MEMBER_ID
+    return r
+
+
+SCENARIOS = {"consumer_configs": consumer, "streams_configs": streams, "configs_41": configs_41,
+             "streams_defaults_41": streams_defaults_41}
 
 
 def main() -> None:

@@ -43,7 +43,7 @@ from kgspec.model.config import (
     value_problem,
 )
 from kgspec.model.mutants import CATALOGUE, Mutants
-from kgspec.model.profiles import PROFILES
+from kgspec.model.profiles import PROFILES, get_profile
 
 
 def register(sub: Any) -> None:
@@ -64,7 +64,8 @@ def register(sub: Any) -> None:
     p.add_argument("--profile", choices=sorted(PROFILES),
                    help="behaviour profile, overriding the trace header (default: the header's, else kafka-4.3)")
     p.add_argument("--config", action="append", default=[], metavar="NAME=VALUE",
-                   help="override a coordinator config (repeatable)")
+                   help="override a broker (coordinator) config (repeatable); a value Kafka would refuse to start with "
+                        "(under its minimum, heartbeat not below the session timeout, ...) is a usage error")
     p.add_argument("--clients", action="store_true", help="also judge clients against the client-side rules")
     p.add_argument("--allow", metavar="FILE",
                    help="allow-list of a peer's known, classified departures (JSON, see docs/checking.md): "
@@ -114,7 +115,7 @@ def parse_pairs(pairs: list[str], option: str) -> dict[str, str]:
     return out
 
 
-def parse_configs(pairs: list[str]) -> dict[str, Any]:
+def parse_configs(pairs: list[str], profile: str | None = None) -> dict[str, Any]:
     """``--config`` values: integers where they look like one, as Kafka's configs are;
     ValueError for a name the model does not know (as a trace header's unknown configs are
     ``unsupported``) or a value the config cannot take (``model.config.value_problem``)."""
@@ -129,7 +130,7 @@ def parse_configs(pairs: list[str]) -> dict[str, Any]:
         problem = value_problem(name, value)
         if problem is not None:
             raise ValueError(f"--config {name} {problem}, got {value!r}")
-    startup = startup_problem(configs)
+    startup = startup_problem(configs, get_profile(profile).assignment_batching)
     if startup is not None:  # GroupCoordinatorConfig's checks: Kafka would not start
         raise ValueError(f"--config {startup[0]}: Kafka refuses to start with it ({startup[1]})")
     return configs
@@ -182,7 +183,7 @@ def run(args: argparse.Namespace) -> int:
     if not args.traces:
         args.check_parser.error("the following arguments are required: TRACE")
     try:
-        configs = parse_configs(args.config)
+        configs = parse_configs(args.config, args.profile)
         resolve_tz(args.tz)
         if args.traces.count(STDIN) > 1:
             raise UsageError("standard input ('-') can be read only once")

@@ -149,7 +149,7 @@ def run(args: argparse.Namespace) -> int:
     from kgspec.conformance.spark.sampling import threshold
 
     try:
-        configs = parse_configs(args.config)
+        configs = parse_configs(args.config, args.profile)
         confs = parse_pairs(args.spark_conf, "--spark-conf")
         fractions = {t: f for t, f in (("consumer", args.fraction_consumer), ("streams", args.fraction_streams))
                      if f is not None}

@@ -13,6 +13,7 @@ them (at Kafka's defaults).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Literal
 
 from kgspec.model.profiles import Profile
@@ -28,17 +29,22 @@ class GroupConfigKey:
     type: ConfigType
     default: int | str | bool  # GroupConfig's own default (a GroupCoordinatorConfig constant)
     at_least: int | None  # ConfigDef.Range.atLeast
-    broker: str | None  # the broker config of the same meaning (its value is the group's default)
-    # Whether the group's value defaults to the broker's (extractGroupConfigMap) or to ``default``
-    # (4.3's assignment intervals and the share strings: GroupConfig's static default).
-    broker_default: bool
+    broker: str | None  # the broker config of the same meaning
+    # The first release whose ``extractGroupConfigMap`` copies the broker's value as this config's
+    # default (None: never; GroupConfig's static ``default`` then stands, even where the broker
+    # sets its synonym — 4.1/4.2's streams configs, 4.3's assignment intervals, the share strings).
+    extracted: str | None
     release: str  # the first release that defines it: "4.1", "4.2" or "4.3"
     one_of: tuple[str, ...] = ()  # ConfigDef.ValidString.in
+    # 4.3's assignment intervals are ``Optional`` in GroupConfig (KAFKA-20337): a group that does
+    # not set one uses the broker's value, whatever GroupConfig's default.
+    optional: bool = False
 
 
 def _key(name: str, kind: ConfigType, default: int | str | bool, at_least: int | None, broker: str | None,
-         release: str, *, broker_default: bool = True, one_of: tuple[str, ...] = ()) -> GroupConfigKey:
-    return GroupConfigKey(name, kind, default, at_least, broker, bool(broker) and broker_default, release, one_of)
+         release: str, *, extracted: str | None = "4.1", one_of: tuple[str, ...] = ()) -> GroupConfigKey:
+    return GroupConfigKey(name, kind, default, at_least, broker, extracted if broker else None, release, one_of,
+                          optional=broker is not None and extracted is None)
 
 
 # CONFIG_DEF's define order (ConfigDef.parse validates in this order; 4.3's order).
@@ -46,24 +52,29 @@ KEYS: tuple[GroupConfigKey, ...] = (
     _key("consumer.session.timeout.ms", "INT", 45000, 1, "group.consumer.session.timeout.ms", "4.1"),
     _key("consumer.heartbeat.interval.ms", "INT", 5000, 1, "group.consumer.heartbeat.interval.ms", "4.1"),
     _key("consumer.assignment.interval.ms", "INT", 1000, 0, "group.consumer.assignment.interval.ms", "4.3",
-         broker_default=False),
+         extracted=None),
     _key("share.session.timeout.ms", "INT", 45000, 1, "group.share.session.timeout.ms", "4.1"),
     _key("share.heartbeat.interval.ms", "INT", 5000, 1, "group.share.heartbeat.interval.ms", "4.1"),
     _key("share.record.lock.duration.ms", "INT", 30000, 1000, "group.share.record.lock.duration.ms", "4.1"),
-    _key("share.delivery.count.limit", "INT", 5, 2, "group.share.delivery.count.limit", "4.3"),
-    _key("share.partition.max.record.locks", "INT", 2000, 100, "group.share.partition.max.record.locks", "4.3"),
+    _key("share.delivery.count.limit", "INT", 5, 2, "group.share.delivery.count.limit", "4.3", extracted="4.3"),
+    _key("share.partition.max.record.locks", "INT", 2000, 100, "group.share.partition.max.record.locks", "4.3",
+         extracted="4.3"),
     _key("share.auto.offset.reset", "STRING", "latest", None, None, "4.1"),  # its own validator (validate.py)
     _key("share.isolation.level", "STRING", "read_uncommitted", None, None, "4.1",
          one_of=("read_committed", "read_uncommitted")),
     _key("share.renew.acknowledge.enable", "BOOLEAN", True, None, None, "4.3"),
     _key("share.assignment.interval.ms", "INT", 1000, 0, "group.share.assignment.interval.ms", "4.3",
-         broker_default=False),
-    _key("streams.session.timeout.ms", "INT", 45000, 1, "group.streams.session.timeout.ms", "4.1"),
-    _key("streams.heartbeat.interval.ms", "INT", 5000, 1, "group.streams.heartbeat.interval.ms", "4.1"),
-    _key("streams.num.standby.replicas", "INT", 0, 0, "group.streams.num.standby.replicas", "4.1"),
-    _key("streams.initial.rebalance.delay.ms", "INT", 3000, 0, "group.streams.initial.rebalance.delay.ms", "4.2"),
+         extracted=None),
+    # extractStreamsGroupConfigMap is 4.3's: on 4.1/4.2 a group with any config gets GroupConfig's
+    # static streams defaults (45000, 5000, 0, 3000), not the broker's
+    _key("streams.session.timeout.ms", "INT", 45000, 1, "group.streams.session.timeout.ms", "4.1", extracted="4.3"),
+    _key("streams.heartbeat.interval.ms", "INT", 5000, 1, "group.streams.heartbeat.interval.ms", "4.1",
+         extracted="4.3"),
+    _key("streams.num.standby.replicas", "INT", 0, 0, "group.streams.num.standby.replicas", "4.1", extracted="4.3"),
+    _key("streams.initial.rebalance.delay.ms", "INT", 3000, 0, "group.streams.initial.rebalance.delay.ms", "4.2",
+         extracted="4.3"),
     _key("streams.assignment.interval.ms", "INT", 1000, 0, "group.streams.assignment.interval.ms", "4.3",
-         broker_default=False),
+         extracted=None),
 )
 
 _RELEASES = {"4.1": 1, "4.2": 2, "4.3": 3}
@@ -80,12 +91,33 @@ def release_of(profile: Profile) -> str | None:
 
 
 def keys_for(profile: Profile) -> dict[str, GroupConfigKey]:
-    """The group configs ``profile``'s release defines, by name, in define order."""
-    release = release_of(profile)
+    """The group configs ``profile``'s release defines, by name, in define order (do not change it:
+    one dict per release, shared)."""
+    return _keys_of(release_of(profile))
+
+
+@cache
+def _keys_of(release: str | None) -> dict[str, GroupConfigKey]:
     if release is None:
         return {}
     level = _RELEASES[release]
     return {k.name: k for k in KEYS if _RELEASES[k.release] <= level}
+
+
+def extracted(key: GroupConfigKey, profile: Profile) -> bool:
+    """Whether ``extractGroupConfigMap`` of ``profile``'s release copies the broker's value for ``key``."""
+    release = release_of(profile)
+    return key.extracted is not None and release is not None and _RELEASES[key.extracted] <= _RELEASES[release]
+
+
+def by_broker_name(profile: Profile) -> dict[str, GroupConfigKey]:
+    """The group configs of ``profile``'s release by the broker config they override."""
+    return _by_broker(release_of(profile))
+
+
+@cache
+def _by_broker(release: str | None) -> dict[str, GroupConfigKey]:
+    return {k.broker: k for k in _keys_of(release).values() if k.broker is not None}
 
 
 def has_broker_synonyms(profile: Profile) -> bool:

@@ -30,6 +30,7 @@ from kgspec.model.group_configs.apis import GROUP_RESOURCE
 from kgspec.model.group_configs.catalogue import (
     CONFIG_TYPE_IDS,
     GroupConfigKey,
+    extracted,
     has_broker_synonyms,
     keys_for,
 )
@@ -47,14 +48,14 @@ def to_string(value: int | str | bool) -> str:
     return str(value)
 
 
-def group_value(key: GroupConfigKey, props: Mapping[str, str], config: Config) -> str:
+def group_value(key: GroupConfigKey, props: Mapping[str, str], config: Config, profile: Profile) -> str:
     """The value DescribeConfigs shows (``GroupConfig.fromProps(extractGroupConfigMap, props)``)."""
     if key.name in props:
         try:
             return to_string(parse_value(key, props[key.name]))
         except InvalidGroupConfig:  # never stored: the controller validated it
             return str(props[key.name])
-    if key.broker_default and key.broker is not None:
+    if key.broker is not None and extracted(key, profile):
         return to_string(config.int(key.broker))
     return to_string(key.default)
 
@@ -88,7 +89,7 @@ def describe_group(name: str, props: Mapping[str, str], resource: Mapping[str, A
         if wanted and config_name not in wanted:
             continue
         key = keys[config_name]
-        value = group_value(key, props, config)
+        value = group_value(key, props, config, profile)
         synonyms = _synonyms(key, value, config_name in props, config, profile)
         entry: dict[str, Any] = {"name": config_name, "value": value, "readOnly": False, "isSensitive": False}
         entry["configSource"] = synonyms[0]["source"]

@@ -14,7 +14,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from kgspec.model.config import Config
-from kgspec.model.group_configs.catalogue import GroupConfigKey, has_broker_synonyms, keys_for
+from kgspec.model.group_configs.catalogue import (
+    GroupConfigKey,
+    extracted,
+    has_broker_synonyms,
+    keys_for,
+)
 from kgspec.model.profiles import Profile
 
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
@@ -111,9 +116,9 @@ def parse_value(key: GroupConfigKey, raw: object) -> int | str | bool:
         raise InvalidGroupConfig(f"Invalid value {raw} for configuration {key.name}: "
                                  "Expected value to be either true or false")
     if key.name == "share.auto.offset.reset":  # ShareGroupAutoOffsetResetStrategy.Validator
-        lowered = text.lower()
-        if lowered in ("earliest", "latest") or (lowered.startswith("by_duration:")
-                                                 and _DURATION.fullmatch(text[len("by_duration:"):])):
+        # case-sensitive words and prefix; the duration's letters are not (Duration.parse)
+        if text in ("earliest", "latest") or (text.startswith("by_duration:")
+                                              and _DURATION.fullmatch(text[len("by_duration:"):])):
             return text
         raise InvalidGroupConfig(f"Invalid value {text} for configuration {key.name}: Invalid value `{text}` for "
                                  f"configuration {key.name}. The value must be either 'earliest', 'latest' or of "
@@ -124,10 +129,11 @@ def parse_value(key: GroupConfigKey, raw: object) -> int | str | bool:
     return text
 
 
-def broker_values(config: Config, keys: Mapping[str, GroupConfigKey]) -> dict[str, int]:
+def broker_values(config: Config, profile: Profile) -> dict[str, int]:
     """``GroupCoordinatorConfig.extractGroupConfigMap``: each group config whose default is the
     broker's value, at that value."""
-    return {name: config.int(k.broker) for name, k in keys.items() if k.broker_default and k.broker}
+    return {name: config.int(k.broker) for name, k in keys_for(profile).items()
+            if k.broker is not None and extracted(k, profile)}
 
 
 def validate(group: str, props: Mapping[str, str], config: Config, profile: Profile) -> None:
@@ -136,7 +142,7 @@ def validate(group: str, props: Mapping[str, str], config: Config, profile: Prof
     if group == "":
         raise InvalidGroupConfig("Default group resources are not allowed.", "INVALID_REQUEST")
     keys = keys_for(profile)
-    combined: dict[str, object] = dict(broker_values(config, keys)) if has_broker_synonyms(profile) else {}
+    combined: dict[str, object] = dict(broker_values(config, profile)) if has_broker_synonyms(profile) else {}
     combined.update(props)
     for name in combined:  # validateNames
         if name not in keys:

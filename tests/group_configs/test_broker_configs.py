@@ -69,3 +69,16 @@ def test_header_config_under_its_minimum_is_malformed(tmp_path: Path) -> None:
     assert status == 1
     assert [(f["line"], f["kind"], f["field"]) for f in report["findings"]] == [
         (1, "malformed", "header.configs.group.consumer.session.timeout.ms")]
+
+
+def test_41_has_no_assignment_interval_configs(tmp_path: Path) -> None:
+    """Kafka 4.1 has no ``*.assignment.interval.ms`` configs (KAFKA-20291, 4.3) and starts with any
+    value of them (run against 4.1's GroupCoordinatorConfig); 4.3 refuses one above its maximum."""
+    configs = {"group.streams.assignment.interval.ms": 20000}
+    assert startup_problem(configs, assignment_intervals=False) is None
+    header = {"header": {"format": "kgspec-trace/1", "profile": "kafka-4.1", "configs": configs}}
+    status, report = check_events(tmp_path, [header])
+    assert (status, report["findings"]) == (0, [])
+    assert main(["check", "-q", "--profile", "kafka-4.1", "--config", "group.streams.assignment.interval.ms=20000",
+                 str(GOLDEN)]) == 0
+    assert main(["check", "-q", "--config", "group.streams.assignment.interval.ms=20000", str(GOLDEN)]) == 2

@@ -69,3 +69,12 @@ def test_configuration_keys_and_no_synonyms() -> None:
 def test_empty_group_name() -> None:
     result = describe(Coordinator("kafka-4.3"), "")
     assert (result["errorCode"], result["errorMessage"], result["configs"]) == (42, "Group name must not be empty", [])
+
+
+def test_41_streams_values_are_groupconfig_defaults() -> None:
+    """4.1's extractGroupConfigMap has no streams configs: the broker's 50000 is not the group's
+    value (Kafka 4.1's GroupConfig.fromProps, run: 45000); the consumer one is copied."""
+    c = Coordinator("kafka-4.1", {"group.streams.session.timeout.ms": 50000, "group.consumer.session.timeout.ms": 50000})
+    got = entries(describe(c, "g", version=2))
+    assert (got["streams.session.timeout.ms"]["value"], got["consumer.session.timeout.ms"]["value"]) == \
+        ("45000", "50000")

@@ -4,6 +4,7 @@ timeout; a new ``streams.num.standby.replicas`` bumps the group epoch and comput
 
 from __future__ import annotations
 
+import pytest
 from kgspec.model.coordinator import Coordinator
 from kgspec.model.streams.ops import STANDBY
 from kgspec.model.timers import session_key
@@ -88,3 +89,28 @@ def test_streams_group_epoch_increase_with_assignment_config_changes() -> None:
     assert (group.group_epoch, group.assignment_epoch) == (epoch_before + 1, epoch_before + 1)
     assert group.last_assignment_configs == {"num.standby.replicas": "1"}
     assert sum(len(p) for sets in group.target.values() for p in sets[STANDBY].values()) == 6
+
+
+@pytest.mark.parametrize("profile", ["kafka-4.1", "kafka-4.2"])
+def test_streams_group_with_a_config_runs_on_groupconfig_defaults(profile: str) -> None:
+    """4.1/4.2's extractGroupConfigMap copies no streams config (extractStreamsGroupConfigMap is
+    4.3's): once a group has any config, GroupMetadataManager.streamsGroupSessionTimeoutMs(groupId)
+    is its GroupConfig's 45000, not the broker's 50000 (Kafka 4.1's GroupMetadataManager, run,
+    re-arms the session at 45000 too)."""
+    c = Coordinator(profile, {"group.streams.initial.rebalance.delay.ms": 0,
+                              "group.streams.session.timeout.ms": 50000})
+    c.update_topic("foo", "AAAAAAAAAAAAAAAAAAAAAA", 6)
+    r = join(c, 0, "m1", "p1", topo=STATEFUL)
+    assert r.response is not None
+    assert deadline(c, "g", "m1") == 50000
+    assert alter(c, "g", op("consumer.heartbeat.interval.ms", "6000"), now=1000)[0]["errorCode"] == 0
+    hb(c, 1000, "m1", r.response["memberEpoch"])
+    assert deadline(c, "g", "m1") == 1000 + 45000
+    c43 = Coordinator("kafka-4.3", {"group.streams.initial.rebalance.delay.ms": 0,
+                                    "group.streams.session.timeout.ms": 50000})
+    c43.update_topic("foo", "AAAAAAAAAAAAAAAAAAAAAA", 6)
+    r = join(c43, 0, "m1", "p1", topo=STATEFUL)
+    assert r.response is not None
+    alter(c43, "g", op("consumer.heartbeat.interval.ms", "6000"), now=1000)
+    hb(c43, 1000, "m1", r.response["memberEpoch"])
+    assert deadline(c43, "g", "m1") == 1000 + 50000  # 4.3 copies the broker's streams values

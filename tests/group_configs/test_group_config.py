@@ -84,9 +84,12 @@ def test_session_timeout_must_exceed_heartbeat_interval() -> None:
 def test_valid_share_auto_offset_reset_values() -> None:
     """GroupConfigTest.testValidShareAutoOffsetResetValues, and its invalid durations."""
     c = Coordinator("kafka-4.3")
-    for value in ("latest", "earliest", "by_duration:PT10S", "by_duration:P1D"):
+    # as Kafka 4.3's classes answer them (the oracle build, docs/group-configs.md)
+    for value in ("latest", "earliest", "by_duration:PT10S", "by_duration:P1D", "by_duration:pt1.5s",
+                  "by_duration:+PT0S", " latest"):
         assert alter_error(c, "g", op("share.auto.offset.reset", value)) == (0, None), value
-    for value in ("by_duration", "by_duration:-PT10S", "by_duration:invalid"):
+    for value in ("by_duration", "by_duration:-PT10S", "by_duration:invalid", "EARLIEST", "BY_DURATION:PT10S",
+                  "by_duration:PT", "by_duration:P1D2H", "by_duration:PT-10S"):
         assert alter_error(c, "g", op("share.auto.offset.reset", value))[0] == INVALID_CONFIG, value
 
 

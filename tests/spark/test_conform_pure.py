@@ -388,7 +388,9 @@ def test_a_call_named_not_numbered_has_its_group_type() -> None:
         "DESCRIBE_GROUPS": "classic", "LIST_GROUPS": None,
         # offset calls (issue #15) belong to whatever group owns the id: they type no group
         "OFFSET_COMMIT": None, "OFFSET_FETCH": None, "OFFSET_DELETE": None, "DELETE_GROUPS": None,
-        "TXN_OFFSET_COMMIT": None, "WRITE_TXN_MARKERS": None}
+        "TXN_OFFSET_COMMIT": None, "WRITE_TXN_MARKERS": None,
+        # group configs name their groups in resources (route() gives each a row): no type of their own
+        "DESCRIBE_CONFIGS": None, "INCREMENTAL_ALTER_CONFIGS": None}
     assert group_type(call("METADATA")) is None
 
 
