@@ -127,6 +127,40 @@ def _resize(table: list[list[str]] | None, threshold: int) -> tuple[list[list[st
     return new, int(capacity * 0.75)
 
 
+_MASK64 = (1 << 64) - 1
+_FIBONACCI = -7046029254386353131 & _MASK64
+
+
+def timeline_capacity(peak_size: int) -> int:
+    """Slots of a ``TimelineHashMap`` created with expected size 0 (``BaseHashTable``: 2, doubled
+    whenever ``(size + 1) * 0.75 > capacity``) after holding ``peak_size`` keys; it never shrinks."""
+    capacity = 2
+    for n in range(1, peak_size + 1):
+        if n * 0.75 > capacity:
+            capacity *= 2
+    return capacity
+
+
+def timeline_order(keys: Iterable[str], peak_size: int | None = None) -> list[str]:
+    """Iteration order of a ``TimelineHashMap<String, _>`` (``SnapshottableHashTable.CurrentIterator``).
+
+    ``keys`` in insertion order; ``peak_size`` the largest ``size + 1`` any ``put`` saw (Kafka's
+    ``baseAddOrReplace`` grows the table before looking the key up, so replacing a key grows it as
+    adding one would; it never shrinks).
+    A key's slot is the top bits of ``hashCode * -7046029254386353131`` (Fibonacci hashing); a slot's
+    colliding keys sit in insertion order (a rehash keeps it) and the iterator takes them from the
+    *end*, so they come out last-inserted first.
+    """
+    unique = list(dict.fromkeys(keys))
+    capacity = timeline_capacity(max(peak_size or 0, len(unique)))
+    shift = 65 - capacity.bit_length()
+
+    def slot(key: str) -> int:
+        return ((to_signed32(java_string_hash(key)) * _FIBONACCI) & _MASK64) >> shift
+
+    return [k for _, k in sorted(((slot(k), -i), k) for i, k in enumerate(unique))]
+
+
 def _uuid_hash(topic_id: str) -> int | None:
     """``Uuid.hashCode`` of a Kafka base64 topic id; None when the id is not one."""
     try:

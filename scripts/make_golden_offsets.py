@@ -235,9 +235,42 @@ def transactions() -> TraceRecorder:
     return r
 
 
+def commit_fencing_unrevoked() -> TraceRecorder:
+    """docs/upstream.md, finding 2, the second path (no assignment interval needed): m1 is revoking
+    foo-2/foo-3 at epoch 2 when m3's join changes the target again; its next heartbeat, without them
+    but still owning foo-1 that the new target also takes, leaves UNREVOKED_PARTITIONS for
+    UNREVOKED_PARTITIONS at the same epoch 2 (CurrentAssignmentBuilder.computeNextAssignment(memberEpoch)):
+    foo-2 has left m1 at epoch 2, and m1's late commit for it overwrites the new owner's offset.
+    Member ids a and b make the uniform assignor take foo-1 from m1 (others take from the joiner).
+    Kafka 4.3 @ 0157ac7cf2c6 answered every call alike (the oracle)."""
+    r = TraceRecorder("kafka-4.3", NO_BATCHING, records=True)
+    r.topic(0, "foo", 4)
+    foo = r.coord.topics.id_of("foo")
+
+    def tps(*partitions: int) -> list[dict[str, Any]]:
+        return [{"topicId": foo, "partitions": list(partitions)}]
+
+    r.join(100, "m1", ["foo"])
+    r.heartbeat(150, "m1", 2, topicPartitions=tps(0, 1, 2, 3))
+    b = r.join(200, "a", ["foo"])
+    r.heartbeat(300, "m1", 2, topicPartitions=tps(0, 1, 2, 3))   # revoke foo-2, foo-3
+    r.join(400, "b", ["foo"])                                    # the target changes again: foo-1 to b
+    r.heartbeat(500, "m1", 2, topicPartitions=tps(0, 1))         # foo-2, foo-3 gone; still epoch 2
+    b = r.heartbeat(600, "a", b["memberEpoch"], topicPartitions=[])  # a gets foo-2, foo-3 at epoch 4
+    b = r.heartbeat(650, "a", b["memberEpoch"], topicPartitions=owned(b))
+    commit(r, 700, "a", b["memberEpoch"], "foo", {2: 100})
+    commit(r, 800, "m1", 2, "foo", {2: 10})                      # accepted: overwrites a's offset
+    fetch(r, 900, "a", [{"groupId": "g", "memberId": "a", "memberEpoch": b["memberEpoch"],
+                         "topics": [{"name": "foo", "partitionIndexes": [2]}]}])
+    r.heartbeat(1000, "m1", 2, topicPartitions=tps(0))           # foo-1 released: epoch 4
+    commit(r, 1100, "m1", 2, "foo", {2: 11})                     # STALE_MEMBER_EPOCH
+    return r
+
+
 SCENARIOS = {"consumer_commits": consumer, "streams_commits": streams, "simple_commits": simple,
              "commit_fencing": commit_fencing, "commit_fencing_interval_0": commit_fencing_interval_0,
-             "delete_groups": delete_groups, "expiry": expiry, "transactions": transactions}
+             "delete_groups": delete_groups, "expiry": expiry, "transactions": transactions,
+             "commit_fencing_unrevoked": commit_fencing_unrevoked}
 
 
 def main() -> None:

@@ -10,6 +10,7 @@ from kgspec.model.javaorder import (
     int_hashset_order,
     java_compute_if_absent_order,
     java_hashmap_order,
+    timeline_order,
     to_signed32,
     uuid_hashmap_order,
 )
@@ -39,6 +40,21 @@ def test_compute_if_absent_links_new_keys_at_the_head_and_resizes_late() -> None
     # The call for a key already present still performs the pending resize (4 keys > threshold 3).
     assert java_compute_if_absent_order(["a-1", "b-2", "c-3", "d-4"], 4) == ["c-3", "a-1", "d-4", "b-2"]
     assert java_compute_if_absent_order(["a-1", "b-2", "c-3", "d-4", "a-1"], 4) == ["c-3", "d-4", "a-1", "b-2"]
+
+
+def test_timeline_hashmap_order() -> None:
+    # TimelineHashMap.keySet() printed by a JVM (Kafka trunk's server-common): Fibonacci-hashed slots,
+    # colliding keys last-inserted first (CurrentIterator takes a slot's array from the end).
+    assert timeline_order(list("abcdefghijkl")) == ["f", "k", "c", "h", "e", "j", "b", "g", "l", "d", "i", "a"]
+    ids = ["98466a92-1f7e-a79c-11e7-60a5a6d5b30a", "e6c648e7-deed-a8b2-3927-f7d64375d034",
+           "c70b53bf-64d0-b50f-658c-6762df7142dc", "5c54e05b-42a9-ba21-cecf-4f4e5ba80780"]
+    assert timeline_order(ids) == [ids[2], ids[1], ids[3], ids[0]]
+    # put(224a..) again at size 5 grew the table to 8 slots; m6 and m7 came and went.
+    kept = ["00ee0092-b99e-0db7-412d-babb940ea61a", "c36a9864-fc74-1d8c-3398-63efcf019ed9",
+            "d1bc7a14-3651-174b-b536-74fffc570dd0", "224adc1f-8477-4c41-ec56-43f2a92daea2",
+            "9d13b2fb-8b84-e541-7b66-5c24a9bdb4ee"]
+    assert timeline_order(kept, 6) == [kept[4], kept[1], kept[3], kept[0], kept[2]]
+    assert timeline_order(kept, 5) != timeline_order(kept, 6)
 
 
 def test_hashset_of_partitions() -> None:

@@ -19,6 +19,7 @@ from kgspec.model.consumer.member import (
     ConsumerMember,
 )
 from kgspec.model.errors import member_or_throw
+from kgspec.model.javaorder import timeline_order
 from kgspec.model.mutants import NONE, Mutants
 from kgspec.model.reconcile import Holding, member_lifecycle_state
 from kgspec.spec import groups as groups_spec
@@ -49,6 +50,7 @@ class ConsumerGroup:
         "has_partition_metadata_record",
         "lost_partition_epoch",
         "members",
+        "members_room",
         "metadata_hash",
         "mutants",
         "partition_epochs",
@@ -67,6 +69,8 @@ class ConsumerGroup:
         self.assignment_epoch = initial_epoch
         self.assignment_timestamp = 0
         self.members: dict[str, ConsumerMember] = {}
+        # members is Kafka's TimelineHashMap: its order follows the largest size + 1 any put saw.
+        self.members_room = 0
         self.target: dict[str, dict[str, frozenset[int]]] = {}
         self.static_members: dict[str, str] = {}
         # topic id -> partition -> member epoch of its owner (Kafka's currentPartitionEpoch)
@@ -128,6 +132,10 @@ class ConsumerGroup:
             if not slot:
                 del self.partition_epochs[topic_id]
 
+    def member_order(self) -> list[str]:
+        """``members()`` as Kafka iterates its ``TimelineHashMap``."""
+        return timeline_order(self.members, self.members_room)
+
     def put_member(self, member: ConsumerMember) -> None:
         """``updateMember``: store the member and maintain every derived index."""
         old = self.members.get(member.member_id)
@@ -157,6 +165,7 @@ class ConsumerGroup:
             self._add_partition_epochs(member.assigned, member.member_epoch, member.member_id)
         if member.pending_revocation:
             self._add_partition_epochs(member.pending_revocation, member.member_epoch, member.member_id)
+        self.members_room = max(self.members_room, len(self.members) + 1)
         self.members[member.member_id] = member
         if resubscribe:
             self._subscribe(member)

@@ -122,7 +122,10 @@ def maybe_update_target(coord: Coordinator, group: ConsumerGroup, group_epoch: i
     if previous_static is not None and previous_static != updated.member_id:
         members.pop(previous_static, None)
         targets.setdefault(updated.member_id, group.target.get(previous_static, {}))
-    order = java_hashmap_order(members)
+    # memberSpecs is a HashMap filled by walking the group's members (a TimelineHashMap), then the
+    # updated member: keys of one bucket keep that order.
+    order = java_hashmap_order([m for m in group.member_order() if m in members]
+                               + [m for m in members if m not in group.members])
     assignor_name = preferred_assignor(coord, members.values())
     names_by_member = {mid: members[mid].subscribed_topic_names for mid in order}
     regex_by_member = {mid: members[mid].subscribed_topic_regex for mid in order}

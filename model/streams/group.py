@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any
 
 from kgspec.model.errors import member_or_throw
+from kgspec.model.javaorder import timeline_order
 from kgspec.model.reconcile import Holdings, member_lifecycle_state
 from kgspec.model.streams.configure import ConfiguredTopology, Status
 from kgspec.model.streams.member import (
@@ -54,6 +55,7 @@ class StreamsGroup:
         "group_id",
         "last_assignment_configs",
         "members",
+        "members_room",
         "metadata_hash",
         "refined",
         "refresh_deadline",
@@ -77,6 +79,9 @@ class StreamsGroup:
         self.validated_topology_epoch = 0  # a TimelineInteger starts at 0 (record 17's default is -1)
         self.last_assignment_configs: dict[str, str] = {}
         self.members: dict[str, StreamsMember] = {}
+        # members is Kafka's TimelineHashMap: its slots (hence its order) follow the largest size + 1
+        # any put saw (javaorder.timeline_order).
+        self.members_room = 0
         self.static_members: dict[str, str] = {}
         self.target: dict[str, TaskSets] = {}
         self.topology: Topology | None = None
@@ -92,6 +97,10 @@ class StreamsGroup:
         # the intermediate (refined) assignment frozen for one assignment epoch (StreamsGroup.refinedAssignment).
         self.task_offsets: dict[str, MemberTaskOffsets] = {}
         self.refined: tuple[int, dict[str, TaskSets]] | None = None
+
+    def member_order(self) -> list[str]:
+        """``members()`` as Kafka iterates its ``TimelineHashMap``."""
+        return timeline_order(self.members, self.members_room)
 
     def shadow(self) -> StreamsGroup:
         """A copy for one step being decided: hard state shared (records change it, never a
@@ -178,6 +187,7 @@ class StreamsGroup:
 
     def put_member(self, member: StreamsMember) -> None:
         old = self.members.get(member.member_id)
+        self.members_room = max(self.members_room, len(self.members) + 1)
         self.members[member.member_id] = member
         if old is not None:
             self._remove_tasks(old.assigned, old.process_id)

@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 
 from kgspec.model import timers
 from kgspec.model.errors import CoordinatorError, Errors
-from kgspec.model.javaorder import java_hashmap_order
 from kgspec.model.profiles import Profile
 from kgspec.model.records import Record
 from kgspec.model.streams import records as srec
@@ -160,12 +159,12 @@ def fence_members_records(coord: Coordinator, group: StreamsGroup, members: list
 
 def endpoint_to_partitions(coord: Coordinator, group: StreamsGroup, updated: StreamsMember,
                            replaced: StreamsMember | None = None) -> list[dict[str, Any]]:
-    """``buildEndpointToPartitions``: other members first (HashMap order), the updated member last.
+    """``buildEndpointToPartitions``: other members first (the group's member order), the updated member last.
 
     Trunk skips a static member being replaced and lists warm-up tasks with the standbys
     (KAFKA-20868, ``TasksTupleWithEpochs.standbyAndWarmupTasks``)."""
     skip = {updated.member_id} | ({replaced.member_id} if replaced is not None else set())
-    members = [group.members[m] for m in java_hashmap_order(group.members) if m not in skip]
+    members = [group.members[m] for m in group.member_order() if m not in skip]  # a TimelineHashMap
     out = []
     configured = group.configured_topology.subtopologies if group.configured_topology else None
     for m in [*members, updated]:

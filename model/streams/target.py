@@ -76,7 +76,10 @@ def compute_target(coord: Coordinator, group: StreamsGroup, group_epoch: int,
                    configs: Mapping[str, str], now: int) -> tuple[list[Record], dict[str, TaskSets]]:
     """``streams.TargetAssignmentBuilder.build()``: records for changed members, then record 20."""
     members, old_target = ops.members_and_target_view(group, updated)
-    order = java_hashmap_order(members)
+    # memberSpecs (4.3) / memberMetadataMap (trunk) is a HashMap filled by walking the group's
+    # members (a TimelineHashMap) and then the new member: keys of one bucket keep that order.
+    walk = [m for m in group.member_order() if m in members] + [m for m in members if m not in group.members]
+    order = java_hashmap_order(walk)
     replicas = int(configs.get("num.standby.replicas", "0"))
     result: dict[str, TaskSets]
     if configured.is_ready:

@@ -93,12 +93,17 @@ def test_commit_fencing_golden_values_are_kafkas() -> None:
     assert codes == {500: [Errors.STALE_MEMBER_EPOCH], 1400: [Errors.NONE], 1500: [Errors.STALE_MEMBER_EPOCH],
                      1800: [Errors.STALE_MEMBER_EPOCH]}
     assert fetched == {1600: 100, 1900: 100}
+    # The second path needs no interval: UNREVOKED_PARTITIONS to UNREVOKED_PARTITIONS at epoch 2.
+    codes, fetched = _codes_and_fetched("commit_fencing_unrevoked")
+    assert codes == {700: [Errors.NONE], 800: [Errors.NONE], 1100: [Errors.STALE_MEMBER_EPOCH]}
+    assert fetched == {900: 10}
 
 
-@pytest.mark.parametrize("ts", [500, 1500])
-def test_commit_fencing_fixed_behaviour_is_rejected(ts: int, tmp_path: Path) -> None:
+@pytest.mark.parametrize(("name", "ts"), [("commit_fencing", 500), ("commit_fencing", 1500),
+                                        ("commit_fencing_unrevoked", 800)])
+def test_commit_fencing_fixed_behaviour_is_rejected(name: str, ts: int, tmp_path: Path) -> None:
     # What a fix would answer (STALE_MEMBER_EPOCH for a partition m1 no longer holds) is not Kafka 4.3.
-    events = load("commit_fencing")
+    events = load(name)
     line = _mutate_commit_error(events, ts, Errors.STALE_MEMBER_EPOCH)
     status, report = check_events(tmp_path, events)
     assert status == 1

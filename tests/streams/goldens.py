@@ -296,6 +296,26 @@ def lost_assignment(mutants: frozenset[str] = frozenset(), records: bool = False
     return rec
 
 
+def member_order(mutants: frozenset[str] = frozenset(), records: bool = False) -> TraceRecorder:
+    """Two members of one process compete for a task: Kafka's tie-break is the order of its
+    memberSpecs HashMap, filled by walking the group's members (a TimelineHashMap). The ids of m-b1
+    and m-b2 share a HashMap bucket, and the TimelineHashMap walks m-b2 first although m-b1 joined
+    first, so m-b2 gets the task. Kafka 4.3 @ 0157ac7cf2c6 answered every call alike (the oracle)."""
+    rec = _recorder({"group.streams.initial.rebalance.delay.ms": 2000}, records, mutants)
+    rec.topic(0, "input", 2)
+    a = Client(rec, "c70b53bf-64d0-b50f-658c-6762df7142dc", "p-a")
+    b1 = Client(rec, "98466a92-1f7e-a79c-11e7-60a5a6d5b30a", "p-b")
+    b2 = Client(rec, "e6c648e7-deed-a8b2-3927-f7d64375d034", "p-b")
+    for ts, c in ((1000, a), (1100, b1), (1200, b2)):
+        c.join(ts, STATELESS)
+    rec.tick(3000)
+    a.beat(3100)                    # computes the first target: one task for p-a, one for p-b
+    b1.beat(3200)
+    b2.beat(3300)                   # m-b2 gets the task
+    a.beat(3400)
+    return rec
+
+
 def endpoint_missing_topic(mutants: frozenset[str] = frozenset(), records: bool = False,
                            profile: str = "kafka-trunk") -> TraceRecorder:
     """docs/upstream.md, finding 3: with a source topic missing, building partitionsByUserEndpoint throws
@@ -326,6 +346,7 @@ def endpoint_missing_topic_43(mutants: frozenset[str] = frozenset(), records: bo
 
 
 SCENARIOS: dict[str, Callable[..., TraceRecorder]] = {
+    "member_order.jsonl": member_order,
     "lost_assignment.jsonl": lost_assignment,
     "trunk_endpoint_missing_topic.jsonl": endpoint_missing_topic,
     "endpoint_missing_topic.jsonl": endpoint_missing_topic_43,
