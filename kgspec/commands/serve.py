@@ -28,7 +28,8 @@ def register(sub: Any) -> None:
                     "describes, listings) is answered by the model; Metadata, Produce, Fetch and ListOffsets "
                     "run over in-memory logs. Prints 'kgspec serve: listening on HOST:PORT' when ready; on "
                     "SIGINT or SIGTERM ends the trace, prints a summary and exits 0 (1 if a live check found "
-                    "anything, 2 on a usage error). See docs/serve.md.",
+                    "anything, 2 on a usage error); SIGUSR1 prints a status line to standard error. "
+                    "See docs/serve.md.",
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=9092, help="port to listen on (default 9092; 0 picks a free one)")
@@ -122,12 +123,13 @@ async def _serve(options: Options, out: IO[str] | None, trace_name: str | None) 
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):  # before the ready line: a signal right after it is ours
         loop.add_signal_handler(sig, stop.set)
+    loop.add_signal_handler(signal.SIGUSR1, lambda: print(server.status_line(), file=sys.stderr, flush=True))
     host, port = await server.start()
     print(f"kgspec serve: listening on {host}:{port}", flush=True)
     try:
         await stop.wait()
     finally:
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGUSR1):
             with contextlib.suppress(Exception):
                 loop.remove_signal_handler(sig)
     summary = await server.stop()

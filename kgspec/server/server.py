@@ -89,6 +89,13 @@ class Server:
         return Summary(time.monotonic() - self._started, sum(stats.calls.values()), stats.group_calls,
                        len(groups), list(self.findings), stats.faults)
 
+    def status_line(self) -> str:
+        """Where the server is now (``kgspec serve`` prints it on SIGUSR1)."""
+        stats = self.broker.stats
+        return (f"kgspec serve: status: served {sum(stats.calls.values())} call(s) ({stats.group_calls} to the "
+                f"coordinator), {len(self.broker.trace.checker.groups)} group(s), {stats.faults} fault(s) injected, "
+                f"{len(self.findings)} live finding(s)")
+
     def _spawn(self, coro: Any) -> None:
         task = asyncio.ensure_future(coro)
         self._tasks.add(task)

@@ -62,6 +62,10 @@ def test_serve_until_sigterm_prints_the_summary_and_exits_0(tmp_path: Path) -> N
         response = call(sock, 68, 1, {"groupId": "g", "memberId": "m1", "memberEpoch": 0, "rebalanceTimeoutMs": 300000,
                                       "subscribedTopicNames": ["t"], "topicPartitions": []}, 1)
     assert (response["errorCode"], response["memberEpoch"]) == (0, 2)
+    proc.send_signal(signal.SIGUSR1)
+    assert proc.stderr is not None
+    assert proc.stderr.readline() == ("kgspec serve: status: served 1 call(s) (1 to the coordinator), 1 group(s), "
+                                      "0 fault(s) injected, 0 live finding(s)\n")
     status, out, err = stop(proc)
     assert status == 0, err
     assert out.startswith("kgspec serve: served 1 call(s) (1 to the coordinator) in ")
