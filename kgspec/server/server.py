@@ -16,6 +16,7 @@ import itertools
 import sys
 import time
 import traceback
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, Any
@@ -27,6 +28,7 @@ from .codec import CodecError, Request, read_request, response_frame
 from .options import Options
 
 MAX_FRAME = 100 * 1024 * 1024
+HEARTBEATS = frozenset({12, 68, 88})  # Heartbeat, ConsumerGroupHeartbeat, StreamsGroupHeartbeat
 
 
 @dataclass(slots=True)
@@ -62,6 +64,8 @@ class Server:
         self._numbers = itertools.count()
         self._started = time.monotonic()
         self.internal_errors = 0
+        # How long each heartbeat took from its frame read to its response written (the last 100,000).
+        self.heartbeat_ms: deque[float] = deque(maxlen=100_000)
 
     # --- life ----------------------------------------------------------------------------
 
@@ -92,9 +96,14 @@ class Server:
     def status_line(self) -> str:
         """Where the server is now (``kgspec serve`` prints it on SIGUSR1)."""
         stats = self.broker.stats
-        return (f"kgspec serve: status: served {sum(stats.calls.values())} call(s) ({stats.group_calls} to the "
+        line = (f"kgspec serve: status: served {sum(stats.calls.values())} call(s) ({stats.group_calls} to the "
                 f"coordinator), {len(self.broker.trace.checker.groups)} group(s), {stats.faults} fault(s) injected, "
                 f"{len(self.findings)} live finding(s)")
+        if self.heartbeat_ms:
+            times = sorted(self.heartbeat_ms)
+            p50, p99 = times[len(times) // 2], times[min(len(times) - 1, len(times) * 99 // 100)]
+            line += f"; heartbeats served in {p50:.2f} ms (p50), {p99:.2f} ms (p99)"
+        return line
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.ensure_future(coro)
@@ -180,6 +189,7 @@ class Server:
         except CodecError as exc:
             self._err(f"kgspec serve: {conn.id}: {exc}; closing the connection")
             return False
+        started = time.perf_counter()
         try:
             outcome = self.broker.serve(conn, req)
             self.deliver()
@@ -199,6 +209,8 @@ class Server:
         if outcome.drop or response is None:
             return True
         writer.write(response_frame(req.api_key, req.api_version, req.correlation_id, response))
+        if req.api_key in HEARTBEATS and not outcome.delay_ms:
+            self.heartbeat_ms.append((time.perf_counter() - started) * 1000)
         await writer.drain()
         return True
 

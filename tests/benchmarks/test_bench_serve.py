@@ -11,6 +11,9 @@ one thread. Measured, into ``extra_info``:
 - ``rtt_p50_ms`` / ``rtt_p99_ms``: heartbeat round trips as librdkafka measures them (its
   ``GroupCoordinator`` connection's rtt statistics, one window a second; the median of the windows'
   p50 and the 99th percentile of their p99), auto-commit off so the connection carries heartbeats;
+  they include the client's own scheduling, here N librdkafka instances on a shared machine;
+- ``served_p50_ms`` / ``served_p99_ms``: the server's own time per heartbeat, from its frame read to
+  its response written (the SIGUSR1 status line);
 - ``calls_per_s`` (all calls: heartbeats, fetches' long polls, metadata), ``coordinator_calls_per_s``,
   ``cpu_ms_per_call`` and ``cpu_share``: over a steady window of ``WINDOW_S`` s (counts from the
   server's SIGUSR1 status line), the server's CPU time per call served and per second of wall time
@@ -53,6 +56,7 @@ class Status:
     """The server's status lines (SIGUSR1), read from its standard error."""
 
     PATTERN = re.compile(r"served (\d+) call\(s\) \((\d+) to the coordinator\)")
+    SERVICE = re.compile(r"heartbeats served in ([\d.]+) ms \(p50\), ([\d.]+) ms \(p99\)")
 
     def __init__(self, server: subprocess.Popen[str]) -> None:
         self.server = server
@@ -68,10 +72,14 @@ class Status:
                 self.lines.put(line)
 
     def calls(self) -> tuple[int, int]:
-        """(calls served, of which to the coordinator), now."""
+        """(calls served, of which to the coordinator), now; ``service``: the server's heartbeat
+        service times (p50, p99 ms) so far."""
         self.server.send_signal(signal.SIGUSR1)
-        match = self.PATTERN.search(self.lines.get(timeout=30))
+        line = self.lines.get(timeout=30)
+        match = self.PATTERN.search(line)
         assert match is not None
+        service = self.SERVICE.search(line)
+        self.service = (float(service.group(1)), float(service.group(2))) if service else None
         return int(match.group(1)), int(match.group(2))
 
 
@@ -163,7 +171,8 @@ def _run(n: int, tmp: Path) -> dict[str, Any]:
         "rtt_p99_ms": round(p99s[min(len(p99s) - 1, int(len(p99s) * 0.99))], 2) if p99s else None,
         "calls_per_s": round(served / wall, 1), "coordinator_calls_per_s": round(calls / wall, 1),
         "cpu_ms_per_call": round(1000 * cpu / max(served, 1), 3),
-        "cpu_share": round(cpu / wall, 3), "summary": out.strip().splitlines()[-1],
+        "cpu_share": round(cpu / wall, 3), "served_p50_ms": status.service and status.service[0],
+        "served_p99_ms": status.service and status.service[1], "summary": out.strip().splitlines()[-1],
     }
     assert figures["cpu_share"] < 1.0, figures
     return figures

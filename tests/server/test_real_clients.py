@@ -201,3 +201,52 @@ def test_mixed_group_online_upgrade_and_downgrade(tmp_path: Path) -> None:
     assert 2 in types
     assert 3 in types
     assert max(i for i, t in enumerate(types) if t == 2) > types.index(3)
+
+
+MOCK_CONFIGS = {"group.consumer.heartbeat.interval.ms": 500, "group.consumer.session.timeout.ms": 3000,
+                "group.consumer.min.session.timeout.ms": 3000, "group.consumer.assignors": "range",
+                "group.consumer.assignment.interval.ms": 0}
+
+
+@pytest.mark.clients
+def test_where_librdkafkas_mock_departs_kgspec_serve_answers_as_kafka(tmp_path: Path) -> None:
+    """The recorded mock fixture's scenario (tests/data/librdkafka/join-revoke-leave.jsonl: c1 alone,
+    c2 and c3 join, c1 leaves; the fixture's header configs) served by kgspec serve: the trace
+    conforms without the mock's allow-list, and where the allow-list names a departure of the mock
+    the served answer is Kafka's (docs/serve.md, "librdkafka's mock and kgspec serve")."""
+    trace = tmp_path / "t.jsonl"
+    with kgspec.serve(topics={"t": 4}, configs=MOCK_CONFIGS, clients=True, trace_out=trace) as broker:
+        c1 = RdConsumer(broker.bootstrap, "c1")
+        wait_for(lambda: c1.assigned == {0, 1, 2, 3}, 30, "c1 alone owns t")
+        c2 = RdConsumer(broker.bootstrap, "c2")
+        wait_for(lambda: disjoint_cover([c1, c2], 4) and bool(c2.assigned), 30, "c2 joins")
+        c3 = RdConsumer(broker.bootstrap, "c3")
+        wait_for(lambda: disjoint_cover([c1, c2, c3], 4) and bool(c3.assigned), 30, "c3 joins")
+        c1.close()
+        wait_for(lambda: disjoint_cover([c2, c3], 4), 30, "c2 and c3 take over")
+        c2.close()
+        c3.close()
+    report = check(trace)
+    assert report.findings == [], findings_text(report)
+    heartbeats = calls(trace, CONSUMER_GROUP_HEARTBEAT)
+    # leave-null-member-id, leave-heartbeat-interval: the leave answer echoes the member id, interval 0
+    leaves = [c for c in heartbeats if c["request"]["memberEpoch"] == -1]
+    assert len(leaves) == 3
+    for leave in leaves:
+        assert leave["response"]["memberId"] == leave["request"]["memberId"]
+        assert (leave["response"]["memberEpoch"], leave["response"]["heartbeatIntervalMs"]) == (-1, 0)
+    # joiner-withheld: c2 joins while c1 owns its target partitions: the group's new epoch at once and
+    # an empty assignment (the mock: epoch 0 and a null assignment)
+    c2_join = calls(trace, CONSUMER_GROUP_HEARTBEAT, "c2")[0]["response"]
+    assert c2_join["memberEpoch"] > 0
+    assert c2_join["assignment"] == {"topicPartitions": []}
+    # mock-range-join-order: range walks the members sorted by member id, not in join order
+    final = {}
+    c2_leaves = next(i for i, c in enumerate(heartbeats) if c["requestHeader"]["clientId"] == "c2"
+                     and c["request"]["memberEpoch"] == -1)
+    for c in heartbeats[:c2_leaves]:
+        assignment = c["response"].get("assignment")
+        if c["request"]["memberEpoch"] != -1 and assignment is not None and c["response"]["errorCode"] == 0:
+            final[c["request"]["memberId"]] = sorted(p for tp in assignment["topicPartitions"] for p in tp["partitions"])
+    survivors = sorted({c["request"]["memberId"] for c in heartbeats if c["requestHeader"]["clientId"] in ("c2", "c3")})
+    assert [final[m] for m in survivors] == [[0, 1], [2, 3]]
