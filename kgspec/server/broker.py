@@ -486,6 +486,8 @@ def _error_response(api: int, req: Request, code: int) -> dict[str, Any]:
         out["groups"] = [{"groupId": g.get("groupId"), "topics": [], "errorCode": code} for g in body["groups"]]
     if api == 15:  # DescribeGroups: per group
         out["groups"] = [{"groupId": g, "errorCode": code} for g in body.get("groups") or []]
+    if api in (69, 89):  # ConsumerGroupDescribe, StreamsGroupDescribe: per group
+        out["groups"] = [{"groupId": g, "errorCode": code} for g in body.get("groupIds") or []]
     if api == 13 and body.get("members"):  # LeaveGroup v3+
         out["members"] = []
     return out

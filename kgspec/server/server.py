@@ -88,6 +88,9 @@ class Server:
         if self._server is not None:
             await self._server.wait_closed()
         self.broker.shutdown()
+        if self.broker.trace.broken is not None:
+            self.internal_errors += 1
+            self._err(f"kgspec serve: {self.broker.trace.broken}")
         stats = self.broker.stats
         groups = {g.group_id for g in self.broker.trace.report.groups} | set(self.broker.trace.checker.groups)
         return Summary(time.monotonic() - self._started, sum(stats.calls.values()), stats.group_calls,

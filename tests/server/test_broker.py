@@ -252,3 +252,24 @@ def test_partition_log_is_what_fetch_reads() -> None:
     log = PartitionLog()
     assert log.append(batch(2)) == 0
     assert log.end_offset == 2
+
+
+def test_a_failing_live_check_stops_checking_and_says_so() -> None:
+    broker, _, out = make(topics={"t": 1})
+
+    def boom(item: object) -> None:
+        raise RuntimeError("bug")
+
+    broker.trace.checker.feed = boom  # type: ignore[method-assign]
+    response = broker.serve(CONN, req(68, 1, heartbeat("m1", 0))).response
+    assert response["errorCode"] == 0  # still served, still traced
+    assert '"requestHeader"' in out.getvalue()
+    assert broker.trace.broken == ("the live check failed at trace line 3 (RuntimeError: bug); it checks nothing "
+                                   "further (run `kgspec check` on the trace)")
+
+
+def test_error_answers_name_each_group_of_a_describe() -> None:
+    broker, _, _ = make(faults=[parse_rule({"match": {"api": 69}, "action": "error", "error": 15})])
+    response = broker.serve(CONN, req(69, 0, {"groupIds": ["a", "b"]})).response
+    assert response == {"errorCode": 15, "groups": [{"groupId": "a", "errorCode": 15},
+                                                    {"groupId": "b", "errorCode": 15}]}

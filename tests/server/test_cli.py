@@ -130,3 +130,12 @@ def test_a_bad_faults_file_names_the_rule_and_field(tmp_path: Path, capsys: pyte
 def test_an_unwritable_trace_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["serve", "--trace-out", str(tmp_path / "no" / "t.jsonl")]) == 2
     assert capsys.readouterr().err.startswith(f"kgspec serve: --trace-out {tmp_path / 'no' / 't.jsonl'}: cannot write")
+
+
+def test_a_port_in_use_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--port", str(port)]) == 2
+    assert capsys.readouterr().err.startswith(f"kgspec serve: cannot listen on 127.0.0.1:{port}: ")
