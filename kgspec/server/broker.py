@@ -127,7 +127,6 @@ class Broker:
                                              "configs": dict(options.configs)}},
                                  trace_out, profile=profile.name, configs=options.configs,
                                  clients=options.clients, on_finding=on_finding)
-        self._correlation = 0
         self._completed: list[tuple[int, dict[str, Any]]] = []
         now = clock.now()
         for name, partitions in options.topics.items():
@@ -224,7 +223,6 @@ class Broker:
             self.note(f"{APIS[api].label} from {req.client_id}: not modelled ({exc.message or exc.error.name}); "
                       f"answered {exc.error.name}, left out of the trace")
             return Outcome(_error_response(api, req, int(exc.error)))
-        self._correlation += 1
         event: dict[str, Any] = {
             "tsMs": now,
             "requestHeader": {"requestApiKey": api, "requestApiVersion": version, "clientId": req.client_id,

@@ -24,7 +24,7 @@ from typing import IO, Any
 from kgspec.conformance.findings import Finding
 
 from .broker import Broker, Clock, Conn, Outcome
-from .codec import CodecError, Request, read_request, response_frame
+from .codec import API_VERSIONS, CodecError, Request, read_request, response_frame
 from .options import Options
 
 MAX_FRAME = 100 * 1024 * 1024
@@ -192,6 +192,12 @@ class Server:
         except CodecError as exc:
             self._err(f"kgspec serve: {conn.id}: {exc}; closing the connection")
             return False
+        version = req.api_version
+        if req.body is None:  # a version kio has no schema for: Kafka closes, but answers ApiVersions v0
+            if req.api_key != API_VERSIONS:
+                self._err(f"kgspec serve: {conn.id}: {req.api_name} v{version} is not served; closing the connection")
+                return False
+            version = 0
         started = time.perf_counter()
         try:
             outcome = self.broker.serve(conn, req)
@@ -211,7 +217,7 @@ class Server:
             await asyncio.sleep(outcome.delay_ms / 1000)
         if outcome.drop or response is None:
             return True
-        writer.write(response_frame(req.api_key, req.api_version, req.correlation_id, response))
+        writer.write(response_frame(req.api_key, version, req.correlation_id, response))
         if req.api_key in HEARTBEATS and not outcome.delay_ms:
             self.heartbeat_ms.append((time.perf_counter() - started) * 1000)
         await writer.drain()

@@ -139,3 +139,18 @@ def test_a_port_in_use_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> N
         port = taken.getsockname()[1]
         assert main(["serve", "--port", str(port)]) == 2
     assert capsys.readouterr().err.startswith(f"kgspec serve: cannot listen on 127.0.0.1:{port}: ")
+
+
+def test_api_versions_of_an_unknown_version_is_answered_in_v0(tmp_path: Path) -> None:
+    """As Kafka: a client newer than the broker sends ApiVersions at a version the broker does not
+    know and gets UNSUPPORTED_VERSION in v0's shape, with the versions it may use."""
+    proc, host, port = start()
+    frame = request_frame(18, 3, {}, 9)
+    with socket.create_connection((host, port)) as sock:
+        unknown = frame[:2] + (99).to_bytes(2, "big") + frame[4:]
+        sock.sendall(len(unknown).to_bytes(4, "big") + unknown)
+        size = int.from_bytes(_exact(sock, 4), "big")
+        response = decode_response(_exact(sock, size), 18, 0)
+    assert response["errorCode"] == 35
+    assert {"apiKey": 68, "minVersion": 0, "maxVersion": 1} in response["apiKeys"]
+    assert stop(proc)[0] == 0
