@@ -71,8 +71,9 @@ def _three_share_then_one_leaves(broker: kgspec.server.api.ServedBroker, protoco
     """Three consumers share t's 6 partitions; messages are read by their owners; c1 leaves and
     the other two take its partitions and read what is produced next."""
     consumers = [RdConsumer(broker.bootstrap, f"c{i}", protocol=protocol) for i in (1, 2, 3)]
-    wait_for(lambda: disjoint_cover(consumers, 6) and all(c.assigned for c in consumers), 30,
-             "a disjoint share of the 6 partitions among 3 consumers")
+    # the settled share, two each (a disjoint cover may be passed through on the way: 4/1/1, ...)
+    wait_for(lambda: disjoint_cover(consumers, 6) and all(len(c.assigned) == 2 for c in consumers), 30,
+             "a disjoint share of the 6 partitions among 3 consumers, two each")
     first = produce(broker.bootstrap, "t", 60, 6, prefix="a-m")
     wait_for(lambda: sum(len(c.values) for c in consumers) >= 60, 30, "the first 60 messages read")
     for c in consumers:  # each read exactly its own partitions' messages
@@ -80,7 +81,8 @@ def _three_share_then_one_leaves(broker: kgspec.server.api.ServedBroker, protoco
         assert {p for p, vs in owned.items() if vs} == c.assigned
     consumers[0].close()
     rest = consumers[1:]
-    wait_for(lambda: disjoint_cover(rest, 6), 30, "c2 and c3 take over c1's partitions")
+    wait_for(lambda: disjoint_cover(rest, 6) and all(len(c.assigned) == 3 for c in rest), 30,
+             "c2 and c3 take over c1's partitions, three each")
     second = produce(broker.bootstrap, "t", 60, 6, prefix="b-m")
     wait_for(lambda: {v for c in rest for v in c.values} >= set(second), 30, "the next 60 messages read")
     assert {v for c in consumers for v in c.values} >= set(first) | set(second)
@@ -223,7 +225,8 @@ def test_where_librdkafkas_mock_departs_kgspec_serve_answers_as_kafka(tmp_path: 
         c3 = RdConsumer(broker.bootstrap, "c3")
         wait_for(lambda: disjoint_cover([c1, c2, c3], 4) and bool(c3.assigned), 30, "c3 joins")
         c1.close()
-        wait_for(lambda: disjoint_cover([c2, c3], 4), 30, "c2 and c3 take over")
+        wait_for(lambda: disjoint_cover([c2, c3], 4) and len(c2.assigned) == len(c3.assigned) == 2, 30,
+                 "c2 and c3 take over, two each")
         c2.close()
         c3.close()
     report = check(trace)
