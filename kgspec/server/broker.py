@@ -200,8 +200,11 @@ class Broker:
         return low <= version <= high
 
     def _unsupported(self, req: Request) -> Any:
-        if req.api_key == API_VERSIONS:  # Kafka answers an unknown ApiVersions version with v0's shape
-            return {"errorCode": UNSUPPORTED_VERSION, "apiKeys": self._api_keys()}
+        if req.api_key == API_VERSIONS:
+            # ApiVersionsRequest.getErrorResponse (KIP-511): v0's shape, listing ApiVersions' own versions
+            low, high = self.versions[API_VERSIONS]
+            return {"errorCode": UNSUPPORTED_VERSION, "apiKeys": [{"apiKey": API_VERSIONS, "minVersion": low,
+                                                                   "maxVersion": high}]}
         return _error_response(req.api_key, req, UNSUPPORTED_VERSION)
 
     def _group_call(self, conn: Conn, req: Request, body: dict[str, Any]) -> Outcome:
@@ -214,10 +217,10 @@ class Broker:
         try:
             if protocol is not None and api in protocol.applied_as_they_go:
                 decision = coord.handle(api, version, body, now=now, client_id=req.client_id,
-                                        client_host=conn.host, choices=self._choices(api, version, req.client_id))
+                                        client_host=conn.host, choices=self._choices(api, body, req.client_id))
             else:
                 decision = coord.decide(api, version, body, now=now, client_id=req.client_id,
-                                        client_host=conn.host, choices=self._choices(api, version, req.client_id))
+                                        client_host=conn.host, choices=self._choices(api, body, req.client_id))
                 coord.commit(decision)
         except CoordinatorError as exc:  # a path the model does not cover: answered, not traced
             self.note(f"{APIS[api].label} from {req.client_id}: not modelled ({exc.message or exc.error.name}); "
@@ -243,11 +246,13 @@ class Broker:
             return Outcome(parked=decision.pending)
         return Outcome(decision.response)
 
-    def _choices(self, api: int, version: int, client_id: str) -> Choices:
+    def _choices(self, api: int, body: dict[str, Any], client_id: str) -> Choices:
         """The member id Kafka would draw, should the call need one (randomness stays out of the
-        model: it is an input): ``clientId-UUID`` for classic members, a Kafka Uuid otherwise."""
+        model: it is an input): for a classic member ``groupInstanceId-UUID`` when static, else
+        ``clientId-UUID`` (``ClassicGroup.generateMemberId``); a Kafka Uuid otherwise."""
         if api == JOIN_GROUP:
-            return Choices(member_id=f"{client_id}-{uuid.uuid4()}")
+            prefix = body.get("groupInstanceId") or client_id
+            return Choices(member_id=f"{prefix}-{uuid.uuid4()}")
         if api in (CONSUMER_GROUP_HEARTBEAT, STREAMS_GROUP_HEARTBEAT):
             return Choices(member_id=base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("="))
         return NO_CHOICES
@@ -387,8 +392,9 @@ class Broker:
                 parts.append({"index": index, "errorCode": 0, "baseOffset": base, "logAppendTime": -1,
                               "logStartOffset": 0})
             responses.append({"name": topic.name, "partitionResponses": parts})
-        if int(body.acks) == 0:  # acks=0: Kafka sends no response
-            return Outcome(drop=True)
+        if int(body.acks) == 0:  # KafkaApis.handleProduceRequest: no response; on an error, the socket closes
+            failed = any(p["errorCode"] for t in responses for p in t["partitionResponses"])
+            return Outcome(close=True) if failed else Outcome(drop=True)
         return Outcome({"responses": responses})
 
     def fetch(self, body: dict[str, Any], *, final: bool) -> dict[str, Any] | None:

@@ -73,8 +73,7 @@ def test_api_versions_lists_exactly_the_apis_served_with_the_models_versions() -
 def test_api_versions_of_a_version_kio_does_not_know_is_unsupported_version_with_the_list() -> None:
     broker, _, _ = make()
     outcome = broker.serve(CONN, Request(18, 99, 1, "c1", None, False))
-    assert outcome.response["errorCode"] == 35
-    assert {"apiKey": 68, "minVersion": 0, "maxVersion": 1} in outcome.response["apiKeys"]
+    assert outcome.response == {"errorCode": 35, "apiKeys": [{"apiKey": 18, "minVersion": 0, "maxVersion": 4}]}
 
 
 def test_a_version_outside_the_served_range_is_unsupported_version() -> None:
@@ -150,6 +149,9 @@ def test_produce_with_acks_0_has_no_response() -> None:
         {"name": "t", "partitionData": [{"index": 0, "records": batch(1)}]}]}))
     assert outcome.drop
     assert broker.logs["t"][0].end_offset == 1
+    failed = broker.serve(CONN, req(0, 9, {"acks": 0, "timeoutMs": 1000, "topicData": [
+        {"name": "nope", "partitionData": [{"index": 0, "records": batch(1)}]}]}))
+    assert failed.close  # no response to carry the error: Kafka closes the connection
 
 
 def test_a_heartbeat_is_the_models_answer_and_its_records_follow_it_in_the_trace() -> None:
@@ -273,3 +275,18 @@ def test_error_answers_name_each_group_of_a_describe() -> None:
     response = broker.serve(CONN, req(69, 0, {"groupIds": ["a", "b"]})).response
     assert response == {"errorCode": 15, "groups": [{"groupId": "a", "errorCode": 15},
                                                     {"groupId": "b", "errorCode": 15}]}
+
+
+def test_a_static_members_id_starts_with_its_instance_id() -> None:
+    """``ClassicGroup.generateMemberId``: ``groupInstanceId-UUID`` for a static member."""
+    broker, fake, _ = make(topics={"t": 1})
+    join = {"groupId": "sg", "groupInstanceId": "i1", "sessionTimeoutMs": 10000, "rebalanceTimeoutMs": 10000,
+            "memberId": "", "protocolType": "consumer", "protocols": [{"name": "range", "metadata": "AAE="}]}
+    outcome = broker.serve(CONN, req(11, 9, join))
+    assert outcome.parked is not None  # a static member is admitted at once and waits for the delay
+    fake.t = 3.0
+    broker.advance()
+    [(_, response)] = broker.completed()
+    assert response["errorCode"] == 0
+    assert response["memberId"].startswith("i1-")
+    assert uuid.UUID(response["memberId"][3:])
