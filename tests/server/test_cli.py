@@ -154,3 +154,26 @@ def test_api_versions_of_an_unknown_version_is_answered_in_v0(tmp_path: Path) ->
     assert response["errorCode"] == 35
     assert response["apiKeys"] == [{"apiKey": 18, "minVersion": 0, "maxVersion": 4}]
     assert stop(proc)[0] == 0
+
+
+def test_sighup_reloads_the_fault_rules(tmp_path: Path) -> None:
+    """Rules change while the server runs: SIGHUP re-reads --faults (a file that does not validate
+    leaves the running rules in place)."""
+    faults = tmp_path / "faults.json"
+    faults.write_text('{"rules": []}')
+    proc, host, port = start("--topic", "t:1", "--faults", str(faults))
+    assert proc.stderr is not None
+    body = {"groupId": "g", "memberId": "m1", "memberEpoch": 0, "rebalanceTimeoutMs": 300000,
+            "subscribedTopicNames": ["t"], "topicPartitions": []}
+    with socket.create_connection((host, port)) as sock:
+        assert call(sock, 68, 1, body, 1)["errorCode"] == 0
+        faults.write_text('{"rules": [{"match": {"api": "ConsumerGroupHeartbeat"}, "action": "error", '
+                          '"error": "COORDINATOR_LOAD_IN_PROGRESS"}]}')
+        proc.send_signal(signal.SIGHUP)
+        assert proc.stderr.readline() == f"kgspec serve: SIGHUP: 1 fault rule(s) loaded from {faults}\n"
+        assert call(sock, 68, 1, body, 2)["errorCode"] == 14
+        assert call(sock, 68, 1, body, 3)["errorCode"] == 0  # times: 1
+        faults.write_text("{broken")
+        proc.send_signal(signal.SIGHUP)
+        assert "not valid JSON" in proc.stderr.readline()
+    assert stop(proc)[0] == 0
