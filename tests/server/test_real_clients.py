@@ -253,3 +253,36 @@ def test_where_librdkafkas_mock_departs_kgspec_serve_answers_as_kafka(tmp_path: 
             final[c["request"]["memberId"]] = sorted(p for tp in assignment["topicPartitions"] for p in tp["partitions"])
     survivors = sorted({c["request"]["memberId"] for c in heartbeats if c["requestHeader"]["clientId"] in ("c2", "c3")})
     assert [final[m] for m in survivors] == [[0, 1], [2, 3]]
+
+
+OFFSET_COMMIT = 8
+OFFSET_FETCH = 9
+
+
+@pytest.mark.clients
+@pytest.mark.parametrize("protocol", ["consumer", "classic"])
+def test_a_new_consumer_resumes_from_the_offsets_the_model_committed(tmp_path: Path, protocol: str) -> None:
+    """OffsetCommit and OffsetFetch are the model's: c1 reads 10 messages and leaves (committing),
+    5 more are produced, and c2 in the same group reads exactly those 5."""
+    trace = tmp_path / "t.jsonl"
+    with kgspec.serve(topics={"t": 2}, configs=FAST_CONFIGS, clients=True, trace_out=trace) as broker:
+        first = produce(broker.bootstrap, "t", 10, 2, prefix="a-m")
+        c1 = RdConsumer(broker.bootstrap, "c1", protocol=protocol)
+        wait_for(lambda: sorted(c1.values) == sorted(first), 30, "c1 reads the first 10")
+        c1.close()  # commits what it read, then leaves
+        second = produce(broker.bootstrap, "t", 5, 2, prefix="b-m")
+        c2 = RdConsumer(broker.bootstrap, "c2", protocol=protocol)
+        wait_for(lambda: len(c2.values) >= 5, 30, "c2 reads the next 5")
+        c2.close()
+    assert sorted(c2.values) == sorted(second)
+    report = check(trace)
+    assert report.findings == [], findings_text(report)
+    commits = [c for c in calls(trace, OFFSET_COMMIT, "c1")
+               if all(p["errorCode"] == 0 for t in c["response"]["topics"] for p in t["partitions"])]
+    committed = {(p["partitionIndex"], p["committedOffset"]) for c in commits for t in c["request"]["topics"]
+                 for p in t["partitions"]}
+    assert {(0, 5), (1, 5)} <= committed
+    fetched = calls(trace, OFFSET_FETCH, "c2")[0]["response"]
+    offsets = {p["partitionIndex"]: p["committedOffset"] for g in fetched.get("groups") or [fetched]
+               for t in g["topics"] for p in t["partitions"]}
+    assert offsets == {0: 5, 1: 5}
