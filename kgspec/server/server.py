@@ -235,8 +235,8 @@ class Server:
             while (left := deadline - time.monotonic()) > 0:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._data.wait(), left)
-                response = self.broker.fetch(body, final=False)
+                response = self.broker.data.fetch(body, final=False)
                 if response is not None:
                     return response
-            return self.broker.fetch(body, final=True)
+            return self.broker.data.fetch(body, final=True)
         return outcome.response

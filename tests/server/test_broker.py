@@ -101,7 +101,7 @@ def test_metadata_without_auto_creation_answers_unknown_topic() -> None:
     response = broker.serve(CONN, req(3, 12, {"topics": [{"name": "nope", "topicId": None}],
                                               "allowAutoTopicCreation": False})).response
     assert [(t["name"], t["errorCode"]) for t in response["topics"]] == [("nope", 3)]
-    assert "nope" not in broker.logs
+    assert "nope" not in broker.data.logs
 
 
 def test_find_coordinator_answers_itself_for_every_key() -> None:
@@ -148,7 +148,7 @@ def test_produce_with_acks_0_has_no_response() -> None:
     outcome = broker.serve(CONN, req(0, 9, {"acks": 0, "timeoutMs": 1000, "topicData": [
         {"name": "t", "partitionData": [{"index": 0, "records": batch(1)}]}]}))
     assert outcome.drop
-    assert broker.logs["t"][0].end_offset == 1
+    assert broker.data.logs["t"][0].end_offset == 1
     failed = broker.serve(CONN, req(0, 9, {"acks": 0, "timeoutMs": 1000, "topicData": [
         {"name": "nope", "partitionData": [{"index": 0, "records": batch(1)}]}]}))
     assert failed.close  # no response to carry the error: Kafka closes the connection
