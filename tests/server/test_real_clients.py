@@ -286,3 +286,37 @@ def test_a_new_consumer_resumes_from_the_offsets_the_model_committed(tmp_path: P
     offsets = {p["partitionIndex"]: p["committedOffset"] for g in fetched.get("groups") or [fetched]
                for t in g["topics"] for p in t["partitions"]}
     assert offsets == {0: 5, 1: 5}
+
+
+@pytest.mark.clients
+def test_admin_client_creates_lists_describes_through_the_model(tmp_path: Path) -> None:
+    """librdkafka's AdminClient: CreateTopics (the broker's), ListGroups, ConsumerGroupDescribe and
+    DescribeGroups (the model's), DeleteGroups (the minimal path until it is modelled)."""
+    from confluent_kafka import KafkaError
+    from confluent_kafka.admin import AdminClient, NewTopic
+
+    trace = tmp_path / "t.jsonl"
+    with kgspec.serve(configs=FAST_CONFIGS, clients=True, trace_out=trace) as broker:
+        admin = AdminClient({"bootstrap.servers": broker.bootstrap, "log_level": 2})
+        assert admin.create_topics([NewTopic("orders", 3, 1)])["orders"].result(10) is None
+        new = RdConsumer(broker.bootstrap, "c1", topics=("orders",))
+        old = RdConsumer(broker.bootstrap, "c2", group="cg", topics=("orders",), protocol="classic")
+        wait_for(lambda: new.assigned == old.assigned == {0, 1, 2}, 30, "each group's one member owns orders")
+        listed = admin.list_consumer_groups().result(10)
+        assert sorted((g.group_id, g.type.name, g.state.name) for g in listed.valid) == [
+            ("cg", "CLASSIC", "STABLE"), ("g", "CONSUMER", "STABLE")]
+        described = {gid: f.result(10) for gid, f in admin.describe_consumer_groups(["g", "cg"]).items()}
+        assert [m.client_id for m in described["g"].members] == ["c1"]
+        assert [m.client_id for m in described["cg"].members] == ["c2"]
+        assert {p.partition for p in described["g"].members[0].assignment.topic_partitions} == {0, 1, 2}
+        new.close()
+        old.close()
+        deleted = admin.delete_consumer_groups(["zzz"])["zzz"]
+        with pytest.raises(Exception) as caught:
+            deleted.result(10)
+        assert caught.value.args[0].code() == KafkaError.GROUP_ID_NOT_FOUND
+    report = check(trace)
+    assert report.findings == [], findings_text(report)
+    assert calls(trace, 16)
+    assert calls(trace, 69)
+    assert calls(trace, 15)
