@@ -8,9 +8,10 @@ The import graph is read from the source with ``ast`` (runtime imports only: an
 (b) a protocol (consumer, streams, classic, connect, offsets, group_configs) imports no other protocol and no
     ``migration`` module: what crosses protocols is ``model/migration/rules.py``
     (``coord.migration``), and ``model/protocol.py`` is the one interface they plug in through;
-(c) the layers: the model imports no invariants, checker, simulator or CLI; the invariants no
-    checker, simulator or CLI; the simulator no checker or CLI; the checker no CLI; the
-    declarations (``kgspec.spec``) nothing of kgspec but ``kgspec.spec``;
+(c) the layers: the model imports no invariants, checker, simulator, server or CLI; the invariants
+    no checker, simulator, server or CLI; the simulator no checker, server or CLI; the checker no
+    server or CLI; the server (``kgspec serve``) no CLI; the declarations (``kgspec.spec``)
+    nothing of kgspec but ``kgspec.spec``;
 (d) no function-level import of a kgspec module in ``model/``, ``invariants/`` or
     ``conformance/`` (an import hidden in a function is how a cycle hides); the only
     function-level imports there are of optional third-party packages, loaded when used.
@@ -42,10 +43,13 @@ MIGRATION = "migration"
 # outside themselves (SELF_CONTAINED), whatever its package
 SELF_CONTAINED = "kgspec.spec"
 FORBIDDEN: dict[str, tuple[str, ...]] = {
-    "kgspec.model": ("kgspec.invariants", "kgspec.conformance", "kgspec.sim", "kgspec.commands", "kgspec.cli"),
-    "kgspec.invariants": ("kgspec.conformance", "kgspec.sim", "kgspec.commands", "kgspec.cli"),
-    "kgspec.sim": ("kgspec.conformance", "kgspec.commands", "kgspec.cli"),
-    "kgspec.conformance": ("kgspec.commands", "kgspec.cli"),
+    "kgspec.model": ("kgspec.invariants", "kgspec.conformance", "kgspec.sim", "kgspec.server", "kgspec.commands",
+                     "kgspec.cli"),
+    "kgspec.invariants": ("kgspec.conformance", "kgspec.sim", "kgspec.server", "kgspec.commands", "kgspec.cli"),
+    "kgspec.sim": ("kgspec.conformance", "kgspec.server", "kgspec.commands", "kgspec.cli"),
+    "kgspec.conformance": ("kgspec.server", "kgspec.commands", "kgspec.cli"),
+    # the server (kgspec serve) sits beside the CLI: above the model and the checker it drives
+    "kgspec.server": ("kgspec.commands", "kgspec.cli"),
 }
 # rule d: where function-level imports of kgspec modules are banned, and the optional
 # third-party packages that may still be imported where they are used (heavy or optional:

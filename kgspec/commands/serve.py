@@ -28,7 +28,9 @@ def register(sub: Any) -> None:
                     "describes, listings) is answered by the model; Metadata, Produce, Fetch and ListOffsets "
                     "run over in-memory logs. Prints 'kgspec serve: listening on HOST:PORT' when ready; on "
                     "SIGINT or SIGTERM ends the trace, prints a summary and exits 0 (1 if a live check found "
-                    "anything, 2 on a usage error). See docs/serve.md.",
+                    "anything, 2 on a usage error); SIGUSR1 prints a status line to standard error, SIGHUP "
+                    "reloads the --faults file. "
+                    "See docs/serve.md.",
     )
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1)")
     p.add_argument("--port", type=int, default=9092, help="port to listen on (default 9092; 0 picks a free one)")
@@ -45,7 +47,7 @@ def register(sub: Any) -> None:
                         "(check it with `kgspec check --clients FILE`)")
     p.add_argument("--clients", action="store_true", help="also judge clients live against the client-side rules")
     p.add_argument("--faults", metavar="FILE", help="fault rules (JSON, docs/serve.md): drop, delay, error, "
-                   "close, clock, failover for matching calls")
+                   "close, clock, failover for matching calls; SIGHUP reloads the file")
     p.set_defaults(run=run)
     one_line_errors(p)
 
@@ -105,7 +107,7 @@ def run(args: argparse.Namespace) -> int:
             error("serve", f"--trace-out {args.trace_out}: cannot write: {exc.strerror or exc}")
             return 2
     try:
-        return asyncio.run(_serve(options, out, args.trace_out))
+        return asyncio.run(_serve(options, out, args.trace_out, args.faults))
     except OSError as exc:  # the port is taken, the address is not ours
         error("serve", f"cannot listen on {args.host}:{args.port}: {exc.strerror or exc}")
         return 2
@@ -114,20 +116,38 @@ def run(args: argparse.Namespace) -> int:
             out.close()
 
 
-async def _serve(options: Options, out: IO[str] | None, trace_name: str | None) -> int:
+async def _serve(options: Options, out: IO[str] | None, trace_name: str | None, faults: str | None) -> int:
     from kgspec.server.server import Server
 
     server: Server = Server(options, trace_out=out)
+
+    def reload_faults() -> None:
+        """SIGHUP: the rules file again, its rules replacing the running ones (kept if it does not validate)."""
+        from kgspec.server.faults import load_rules
+
+        if faults is None:
+            print("kgspec serve: SIGHUP: no --faults file to reload", file=sys.stderr, flush=True)
+            return
+        try:
+            rules = load_rules(faults)
+        except ValueError as exc:
+            print(f"kgspec serve: SIGHUP: {exc}; the running rules are kept", file=sys.stderr, flush=True)
+            return
+        server.broker.faults.replace(rules)
+        print(f"kgspec serve: SIGHUP: {len(rules)} fault rule(s) loaded from {faults}", file=sys.stderr, flush=True)
+
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGINT, signal.SIGTERM):  # before the ready line: a signal right after it is ours
         loop.add_signal_handler(sig, stop.set)
+    loop.add_signal_handler(signal.SIGUSR1, lambda: print(server.status_line(), file=sys.stderr, flush=True))
+    loop.add_signal_handler(signal.SIGHUP, reload_faults)
     host, port = await server.start()
     print(f"kgspec serve: listening on {host}:{port}", flush=True)
     try:
         await stop.wait()
     finally:
-        for sig in (signal.SIGINT, signal.SIGTERM):
+        for sig in (signal.SIGINT, signal.SIGTERM, signal.SIGUSR1, signal.SIGHUP):
             with contextlib.suppress(Exception):
                 loop.remove_signal_handler(sig)
     summary = await server.stop()

@@ -55,7 +55,7 @@ class ServedBroker:
     trace_path: Path | None
     findings: list[Finding] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    summary: Summary | None = None  # set when it stops
+    summary: Summary | None = None  # set when an in-process server stops (a subprocess prints its own)
     _server: Server | None = None
     _loop: asyncio.AbstractEventLoop | None = None
 
@@ -187,20 +187,26 @@ def _subprocess(options: Options, trace_out: str | Path | None,
             rules_file.write_text(_json({"rules": faults}), encoding="utf-8")
             argv += ["--faults", str(rules_file)]
         proc = sp.Popen(argv, stdout=sp.PIPE, stderr=sp.PIPE, text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+        err: list[str] = []  # read as it comes: a full pipe would stop the server
+        reader = threading.Thread(target=lambda: err.extend(x.rstrip("\n") for x in proc.stderr or ()), daemon=True)
+        reader.start()
         try:
             assert proc.stdout is not None
             line = proc.stdout.readline()
             if not line.startswith("kgspec serve: listening on "):
                 proc.wait(timeout=10)
-                raise RuntimeError(f"kgspec serve did not start: {line.strip()} {proc.stderr.read() if proc.stderr else ''}")
+                reader.join(timeout=10)
+                raise RuntimeError(f"kgspec serve did not start: {line.strip()} {' '.join(err)}")
             host, _, port = line.rsplit(" ", 1)[1].strip().rpartition(":")
-            broker = ServedBroker(host, int(port), trace)
+            broker = ServedBroker(host, int(port), trace, notes=err)
             yield broker
         finally:
             if proc.poll() is None:
                 proc.send_signal(signal.SIGTERM)
-            _, err = proc.communicate(timeout=60)
-        broker.notes.extend(line for line in err.splitlines() if line.startswith("kgspec serve:"))
+            if proc.stdout is not None:
+                proc.stdout.read()  # the summary; EOF when it has exited
+            proc.wait(timeout=60)
+            reader.join(timeout=10)
         report = Report()
         with trace.open("rb") as stream:
             check_items(str(trace), read_native(stream), report, clients=options.clients)

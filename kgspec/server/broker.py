@@ -6,7 +6,7 @@ with each call, and sends what comes back. The group APIs go through the same lo
 ``Coordinator.decide`` and ``commit`` (the classic calls, which Kafka applies to in-memory groups
 as they go, through ``handle``); the versions served are the model's own table
 (``model/apis.py``). The data APIs (Metadata, Produce, Fetch, ListOffsets, ...) are the broker's
-own, over in-memory logs (:mod:`.logs`). Everything the coordinator serves goes to the trace
+own, over in-memory logs (:mod:`.data`, :mod:`.logs`). Everything the coordinator serves goes to the trace
 (:mod:`.trace`), which checks it live.
 """
 
@@ -29,35 +29,26 @@ from kgspec.model.profiles import get_profile
 from kgspec.model.step import NO_CHOICES, Choices
 
 from .codec import Request, kio_versions
+from .data import (
+    API_VERSIONS,
+    CREATE_TOPICS,
+    DATA_VERSIONS,
+    DELETE_GROUPS,
+    FETCH,
+    FIND_COORDINATOR,
+    LIST_OFFSETS,
+    METADATA,
+    PRODUCE,
+    DataPlane,
+)
 from .faults import Faults
-from .logs import BatchError, PartitionLog
 from .options import Options
 from .trace import FindingSink, ServedTrace
 
-PRODUCE: Final = 0
-FETCH: Final = 1
-LIST_OFFSETS: Final = 2
-METADATA: Final = 3
-FIND_COORDINATOR: Final = 10
 JOIN_GROUP: Final = 11
-API_VERSIONS: Final = 18
-CREATE_TOPICS: Final = 19
-DELETE_GROUPS: Final = 42
 CONSUMER_GROUP_HEARTBEAT: Final = 68
 STREAMS_GROUP_HEARTBEAT: Final = 88
-
-# The broker's own APIs and the versions served: those whose messages name topics (Fetch v13+
-# and Produce v13+ name topic ids only) and that kio has schemas for.
-DATA_VERSIONS: Final = {API_VERSIONS: (0, 4), METADATA: (1, 12), FIND_COORDINATOR: (0, 6), CREATE_TOPICS: (2, 7),
-                        PRODUCE: (3, 11), FETCH: (4, 12), LIST_OFFSETS: (1, 7), DELETE_GROUPS: (0, 2)}
-NODE_ID: Final = 0
-CLUSTER_ID: Final = "kgspec-serve"
-UNKNOWN_TOPIC_OR_PARTITION: Final = 3
-OFFSET_OUT_OF_RANGE: Final = 1
-CORRUPT_MESSAGE: Final = 2
 UNSUPPORTED_VERSION: Final = 35
-TOPIC_ALREADY_EXISTS: Final = 36
-INVALID_PARTITIONS: Final = 37
 NOT_COORDINATOR: Final = 16
 NON_EMPTY_GROUP: Final = 68
 GROUP_ID_NOT_FOUND: Final = 69
@@ -114,27 +105,26 @@ class Broker:
                  note: Callable[[str], None] = lambda _: None) -> None:
         self.options = options
         self.clock = clock
-        self.address = (options.host, options.port)
         profile = get_profile(options.profile)
         self.coord = Coordinator(profile, options.configs)
         self.note = note
         self.stats = Stats()
         self.faults = Faults(options.faults)
-        self.logs: dict[str, list[PartitionLog]] = {}
+        self.data = DataPlane(options.broker_configs, self.create_topic)
         self.group_versions = {k: v for k, v in versions_for(profile).items() if k in APIS}
         self.versions = _served(self.group_versions)
+        self.address = self.data.address = (options.host, options.port)
         self.trace = ServedTrace({"header": {"format": "kgspec-trace/1", "profile": profile.name,
                                              "configs": dict(options.configs)}},
                                  trace_out, profile=profile.name, configs=options.configs,
                                  clients=options.clients, on_finding=on_finding)
-        self._correlation = 0
         self._completed: list[tuple[int, dict[str, Any]]] = []
         now = clock.now()
         for name, partitions in options.topics.items():
             self.create_topic(name, partitions, now)
 
     def set_address(self, host: str, port: int) -> None:
-        self.address = (host, port)
+        self.address = self.data.address = (host, port)
 
     # --- time ----------------------------------------------------------------------------
 
@@ -201,8 +191,11 @@ class Broker:
         return low <= version <= high
 
     def _unsupported(self, req: Request) -> Any:
-        if req.api_key == API_VERSIONS:  # Kafka answers an unknown ApiVersions version with v0's shape
-            return {"errorCode": UNSUPPORTED_VERSION, "apiKeys": self._api_keys()}
+        if req.api_key == API_VERSIONS:
+            # ApiVersionsRequest.getErrorResponse (KIP-511): v0's shape, listing ApiVersions' own versions
+            low, high = self.versions[API_VERSIONS]
+            return {"errorCode": UNSUPPORTED_VERSION, "apiKeys": [{"apiKey": API_VERSIONS, "minVersion": low,
+                                                                   "maxVersion": high}]}
         return _error_response(req.api_key, req, UNSUPPORTED_VERSION)
 
     def _group_call(self, conn: Conn, req: Request, body: dict[str, Any]) -> Outcome:
@@ -215,16 +208,15 @@ class Broker:
         try:
             if protocol is not None and api in protocol.applied_as_they_go:
                 decision = coord.handle(api, version, body, now=now, client_id=req.client_id,
-                                        client_host=conn.host, choices=self._choices(api, version, req.client_id))
+                                        client_host=conn.host, choices=self._choices(api, body, req.client_id))
             else:
                 decision = coord.decide(api, version, body, now=now, client_id=req.client_id,
-                                        client_host=conn.host, choices=self._choices(api, version, req.client_id))
+                                        client_host=conn.host, choices=self._choices(api, body, req.client_id))
                 coord.commit(decision)
         except CoordinatorError as exc:  # a path the model does not cover: answered, not traced
             self.note(f"{APIS[api].label} from {req.client_id}: not modelled ({exc.message or exc.error.name}); "
                       f"answered {exc.error.name}, left out of the trace")
             return Outcome(_error_response(api, req, int(exc.error)))
-        self._correlation += 1
         event: dict[str, Any] = {
             "tsMs": now,
             "requestHeader": {"requestApiKey": api, "requestApiVersion": version, "clientId": req.client_id,
@@ -245,11 +237,13 @@ class Broker:
             return Outcome(parked=decision.pending)
         return Outcome(decision.response)
 
-    def _choices(self, api: int, version: int, client_id: str) -> Choices:
+    def _choices(self, api: int, body: dict[str, Any], client_id: str) -> Choices:
         """The member id Kafka would draw, should the call need one (randomness stays out of the
-        model: it is an input): ``clientId-UUID`` for classic members, a Kafka Uuid otherwise."""
+        model: it is an input): for a classic member ``groupInstanceId-UUID`` when static, else
+        ``clientId-UUID`` (``ClassicGroup.generateMemberId``); a Kafka Uuid otherwise."""
         if api == JOIN_GROUP:
-            return Choices(member_id=f"{client_id}-{uuid.uuid4()}")
+            prefix = body.get("groupInstanceId") or client_id
+            return Choices(member_id=f"{prefix}-{uuid.uuid4()}")
         if api in (CONSUMER_GROUP_HEARTBEAT, STREAMS_GROUP_HEARTBEAT):
             return Choices(member_id=base64.urlsafe_b64encode(uuid.uuid4().bytes).decode().rstrip("="))
         return NO_CHOICES
@@ -279,24 +273,29 @@ class Broker:
 
     def _data_call(self, req: Request, body: dict[str, Any] | None) -> Outcome:
         api = req.api_key
+        data = self.data
         if api == PRODUCE:
-            return self._produce(req)
+            produced: Any = req.body
+            response, failed = data.produce(produced)
+            if int(produced.acks) == 0:  # KafkaApis.handleProduceRequest: no response; on an error, the socket closes
+                return Outcome(close=True) if failed else Outcome(drop=True)
+            return Outcome(response)
         assert body is not None
         if api == API_VERSIONS:
             return Outcome({"errorCode": 0, "apiKeys": self._api_keys()})
         if api == METADATA:
-            return Outcome(self._metadata(req, body))
+            return Outcome(data.metadata(req.api_version, body))
         if api == FIND_COORDINATOR:
-            return Outcome(self._find_coordinator(body))
+            return Outcome(data.find_coordinator(body))
         if api == CREATE_TOPICS:
-            return Outcome(self._create_topics(body))
+            return Outcome(data.create_topics(body))
         if api == FETCH:
-            response = self.fetch(body, final=False)
-            if response is None:
+            fetched = data.fetch(body, final=False)
+            if fetched is None:
                 return Outcome(wait_ms=int(body.get("maxWaitMs") or 0))
-            return Outcome(response)
+            return Outcome(fetched)
         if api == LIST_OFFSETS:
-            return Outcome(self._list_offsets(body))
+            return Outcome(data.list_offsets(body))
         if api == DELETE_GROUPS:
             return Outcome(self._delete_groups(body))
         raise AssertionError(f"API {api} is advertised but not served")
@@ -309,134 +308,10 @@ class Broker:
         now = max(self.clock.now() if now is None else now, self.coord.now)
         self.advance(now)
         topic_id = deterministic_topic_id(name)
-        logs = self.logs.setdefault(name, [])
-        logs.extend(PartitionLog() for _ in range(partitions - len(logs)))
-        self.coord.update_topic(name, topic_id, len(logs))
-        self.trace.add({"tsMs": now, "topic": {"name": name, "topicId": topic_id, "partitions": len(logs)}})
+        count = self.data.add_topic(name, partitions)
+        self.coord.update_topic(name, topic_id, count)
+        self.trace.add({"tsMs": now, "topic": {"name": name, "topicId": topic_id, "partitions": count}})
         return topic_id
-
-    def _metadata(self, req: Request, body: dict[str, Any]) -> dict[str, Any]:
-        requested = body.get("topics")
-        names: list[str | None]
-        if requested is None or (req.api_version == 0 and not requested):
-            names = [*sorted(self.logs)]
-        else:
-            by_id = {deterministic_topic_id(n): n for n in self.logs}
-            names = [t.get("name") or by_id.get(t.get("topicId") or "") for t in requested]
-        auto = bool(body.get("allowAutoTopicCreation", True)) and bool(self.options.broker_configs.get(
-            "auto.create.topics.enable", True))
-        topics = []
-        for name in names:
-            if name is not None and name not in self.logs and auto:
-                self.create_topic(name, int(self.options.broker_configs.get("num.partitions", 1)))
-            topics.append(self._topic_metadata(name))
-        host, port = self.address
-        return {"brokers": [{"nodeId": NODE_ID, "host": host, "port": port, "rack": None}],
-                "clusterId": CLUSTER_ID, "controllerId": NODE_ID, "topics": topics}
-
-    def _topic_metadata(self, name: str | None) -> dict[str, Any]:
-        logs = self.logs.get(name or "")
-        if logs is None:
-            return {"errorCode": UNKNOWN_TOPIC_OR_PARTITION, "name": name, "partitions": []}
-        return {"errorCode": 0, "name": name, "topicId": deterministic_topic_id(name or ""), "isInternal": False,
-                "partitions": [{"errorCode": 0, "partitionIndex": i, "leaderId": NODE_ID, "leaderEpoch": 0,
-                                "replicaNodes": [NODE_ID], "isrNodes": [NODE_ID], "offlineReplicas": []}
-                               for i in range(len(logs))],
-                "topicAuthorizedOperations": -2147483648}
-
-    def _find_coordinator(self, body: dict[str, Any]) -> dict[str, Any]:
-        host, port = self.address
-        keys = body.get("coordinatorKeys")
-        if keys:  # v4+: several keys, each answered
-            return {"coordinators": [{"key": k, "nodeId": NODE_ID, "host": host, "port": port, "errorCode": 0}
-                                     for k in keys]}
-        return {"errorCode": 0, "nodeId": NODE_ID, "host": host, "port": port}
-
-    def _create_topics(self, body: dict[str, Any]) -> dict[str, Any]:
-        results = []
-        for t in body.get("topics") or []:
-            name, count = t["name"], int(t.get("numPartitions", -1))
-            if count == -1:
-                count = int(self.options.broker_configs.get("num.partitions", 1))
-            if name in self.logs:
-                results.append({"name": name, "errorCode": TOPIC_ALREADY_EXISTS,
-                                "errorMessage": f"Topic '{name}' already exists."})
-            elif count < 1:
-                results.append({"name": name, "errorCode": INVALID_PARTITIONS})
-            else:
-                topic_id = self.create_topic(name, count) if not body.get("validateOnly") else None
-                results.append({"name": name, "topicId": topic_id, "errorCode": 0, "numPartitions": count,
-                                "replicationFactor": 1})
-        return {"topics": results}
-
-    def _produce(self, req: Request) -> Outcome:
-        body: Any = req.body
-        responses: list[dict[str, Any]] = []
-        for topic in body.topic_data:
-            logs = self.logs.get(topic.name)
-            parts: list[dict[str, Any]] = []
-            for p in topic.partition_data:
-                index = int(p.index)
-                if logs is None or not 0 <= index < len(logs):
-                    parts.append({"index": index, "errorCode": UNKNOWN_TOPIC_OR_PARTITION, "baseOffset": -1})
-                    continue
-                try:
-                    base = logs[index].append(bytes(p.records or b""))
-                except BatchError as exc:
-                    parts.append({"index": index, "errorCode": CORRUPT_MESSAGE, "baseOffset": -1,
-                                  "errorMessage": str(exc)})
-                    continue
-                parts.append({"index": index, "errorCode": 0, "baseOffset": base, "logAppendTime": -1,
-                              "logStartOffset": 0})
-            responses.append({"name": topic.name, "partitionResponses": parts})
-        if int(body.acks) == 0:  # acks=0: Kafka sends no response
-            return Outcome(drop=True)
-        return Outcome({"responses": responses})
-
-    def fetch(self, body: dict[str, Any], *, final: bool) -> dict[str, Any] | None:
-        """A Fetch response; None when it should wait for data (``final``: answer anyway)."""
-        responses = []
-        size = 0
-        budget = int(body.get("maxBytes") or 0x7FFFFFFF)
-        for topic in body.get("topics") or []:
-            logs = self.logs.get(topic["topic"])
-            parts: list[dict[str, Any]] = []
-            for p in topic["partitions"]:
-                index, offset = int(p["partition"]), int(p["fetchOffset"])
-                if logs is None or not 0 <= index < len(logs):
-                    parts.append({"partitionIndex": index, "errorCode": UNKNOWN_TOPIC_OR_PARTITION,
-                                  "highWatermark": -1, "lastStableOffset": -1})
-                    continue
-                log = logs[index]
-                if not 0 <= offset <= log.end_offset:
-                    parts.append({"partitionIndex": index, "errorCode": OFFSET_OUT_OF_RANGE,
-                                  "highWatermark": log.end_offset, "lastStableOffset": log.end_offset})
-                    continue
-                data = log.read(offset, min(int(p.get("partitionMaxBytes") or budget), max(budget - size, 1)))
-                size += len(data)
-                parts.append({"partitionIndex": index, "errorCode": 0, "highWatermark": log.end_offset,
-                              "lastStableOffset": log.end_offset, "logStartOffset": 0,
-                              "abortedTransactions": [], "preferredReadReplica": -1, "records": data})
-            responses.append({"topic": topic["topic"], "partitions": parts})
-        if not final and size < max(int(body.get("minBytes") or 0), 1) and int(body.get("maxWaitMs") or 0) > 0:
-            return None
-        return {"errorCode": 0, "sessionId": 0, "responses": responses}
-
-    def _list_offsets(self, body: dict[str, Any]) -> dict[str, Any]:
-        topics = []
-        for topic in body.get("topics") or []:
-            logs = self.logs.get(topic["name"])
-            parts = []
-            for p in topic["partitions"]:
-                index = int(p["partitionIndex"])
-                if logs is None or not 0 <= index < len(logs):
-                    parts.append({"partitionIndex": index, "errorCode": UNKNOWN_TOPIC_OR_PARTITION,
-                                  "timestamp": -1, "offset": -1})
-                    continue
-                parts.append({"partitionIndex": index, "errorCode": 0, "timestamp": -1,
-                              "offset": logs[index].offset_for_time(int(p["timestamp"])), "leaderEpoch": 0})
-            topics.append({"name": topic["name"], "partitions": parts})
-        return {"topics": topics}
 
     def _delete_groups(self, body: dict[str, Any]) -> dict[str, Any]:
         """A minimal path until DeleteGroups is modelled (issue in progress): unknown groups are
@@ -486,6 +361,8 @@ def _error_response(api: int, req: Request, code: int) -> dict[str, Any]:
         out["groups"] = [{"groupId": g.get("groupId"), "topics": [], "errorCode": code} for g in body["groups"]]
     if api == 15:  # DescribeGroups: per group
         out["groups"] = [{"groupId": g, "errorCode": code} for g in body.get("groups") or []]
+    if api in (69, 89):  # ConsumerGroupDescribe, StreamsGroupDescribe: per group
+        out["groups"] = [{"groupId": g, "errorCode": code} for g in body.get("groupIds") or []]
     if api == 13 and body.get("members"):  # LeaveGroup v3+
         out["members"] = []
     return out

@@ -172,6 +172,11 @@ class Faults:
         with self._lock:
             self._rules.clear()
 
+    def replace(self, rules: list[Rule]) -> None:
+        """These rules from now on, each counting its matching calls afresh (``kill -HUP``)."""
+        with self._lock:
+            self._rules = [(r, [0]) for r in rules]
+
     def take(self, api: int, client_id: str, group: str | None) -> Rule | None:
         with self._lock:
             chosen = None

@@ -16,6 +16,7 @@ import itertools
 import sys
 import time
 import traceback
+from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import IO, Any
@@ -23,10 +24,11 @@ from typing import IO, Any
 from kgspec.conformance.findings import Finding
 
 from .broker import Broker, Clock, Conn, Outcome
-from .codec import CodecError, Request, read_request, response_frame
+from .codec import API_VERSIONS, CodecError, Request, read_request, response_frame
 from .options import Options
 
 MAX_FRAME = 100 * 1024 * 1024
+HEARTBEATS = frozenset({12, 68, 88})  # Heartbeat, ConsumerGroupHeartbeat, StreamsGroupHeartbeat
 
 
 @dataclass(slots=True)
@@ -62,6 +64,8 @@ class Server:
         self._numbers = itertools.count()
         self._started = time.monotonic()
         self.internal_errors = 0
+        # How long each heartbeat took from its frame read to its response written (the last 100,000).
+        self.heartbeat_ms: deque[float] = deque(maxlen=100_000)
 
     # --- life ----------------------------------------------------------------------------
 
@@ -84,10 +88,25 @@ class Server:
         if self._server is not None:
             await self._server.wait_closed()
         self.broker.shutdown()
+        if self.broker.trace.broken is not None:
+            self.internal_errors += 1
+            self._err(f"kgspec serve: {self.broker.trace.broken}")
         stats = self.broker.stats
         groups = {g.group_id for g in self.broker.trace.report.groups} | set(self.broker.trace.checker.groups)
         return Summary(time.monotonic() - self._started, sum(stats.calls.values()), stats.group_calls,
                        len(groups), list(self.findings), stats.faults)
+
+    def status_line(self) -> str:
+        """Where the server is now (``kgspec serve`` prints it on SIGUSR1)."""
+        stats = self.broker.stats
+        line = (f"kgspec serve: status: served {sum(stats.calls.values())} call(s) ({stats.group_calls} to the "
+                f"coordinator), {len(self.broker.trace.checker.groups)} group(s), {stats.faults} fault(s) injected, "
+                f"{len(self.findings)} live finding(s)")
+        if self.heartbeat_ms:
+            times = sorted(self.heartbeat_ms)
+            p50, p99 = times[len(times) // 2], times[min(len(times) - 1, len(times) * 99 // 100)]
+            line += f"; heartbeats served in {p50:.2f} ms (p50), {p99:.2f} ms (p99)"
+        return line
 
     def _spawn(self, coro: Any) -> None:
         task = asyncio.ensure_future(coro)
@@ -173,6 +192,13 @@ class Server:
         except CodecError as exc:
             self._err(f"kgspec serve: {conn.id}: {exc}; closing the connection")
             return False
+        version = req.api_version
+        if req.body is None:  # a version kio has no schema for: Kafka closes, but answers ApiVersions v0
+            if req.api_key != API_VERSIONS:
+                self._err(f"kgspec serve: {conn.id}: {req.api_name} v{version} is not served; closing the connection")
+                return False
+            version = 0
+        started = time.perf_counter()
         try:
             outcome = self.broker.serve(conn, req)
             self.deliver()
@@ -191,7 +217,9 @@ class Server:
             await asyncio.sleep(outcome.delay_ms / 1000)
         if outcome.drop or response is None:
             return True
-        writer.write(response_frame(req.api_key, req.api_version, req.correlation_id, response))
+        writer.write(response_frame(req.api_key, version, req.correlation_id, response))
+        if req.api_key in HEARTBEATS and not outcome.delay_ms:
+            self.heartbeat_ms.append((time.perf_counter() - started) * 1000)
         await writer.drain()
         return True
 
@@ -207,8 +235,8 @@ class Server:
             while (left := deadline - time.monotonic()) > 0:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._data.wait(), left)
-                response = self.broker.fetch(body, final=False)
+                response = self.broker.data.fetch(body, final=False)
                 if response is not None:
                     return response
-            return self.broker.fetch(body, final=True)
+            return self.broker.data.fetch(body, final=True)
         return outcome.response

@@ -43,6 +43,7 @@ class ServedTrace:
         self._parked: dict[int, _Slot] = {}
         self._line = 0
         self._seen = 0  # findings already handed to on_finding
+        self.broken: str | None = None  # why the live check stopped, if it did
         self._write(header)
 
     def add(self, event: dict[str, Any]) -> None:
@@ -77,8 +78,12 @@ class ServedTrace:
         """End of serving: what is still parked is left out; the check's end findings."""
         for call_id in list(self._parked):
             self.abandon(call_id)
-        self.checker.finish()
-        self._news()
+        if self.broken is None:
+            try:
+                self.checker.finish()
+            except Exception as exc:
+                self.broken = f"the live check failed at the end of the trace ({type(exc).__name__}: {exc})"
+            self._news()
         if self.out is not None:
             self.out.flush()
         return self.report.findings
@@ -100,8 +105,15 @@ class ServedTrace:
         self._line += 1
         if self.out is not None:
             self.out.write(json.dumps(event, separators=(",", ":")) + "\n")
+        if self.broken is not None:
+            return
         item = event_from_object(event, self._line, self._line == 1)
-        self.checker.feed(item)
+        try:
+            self.checker.feed(item)
+        except Exception as exc:  # a bug in the checker must not stop the serving: say so, check no more
+            self.broken = f"the live check failed at trace line {self._line} ({type(exc).__name__}: {exc}); " \
+                          "it checks nothing further (run `kgspec check` on the trace)"
+            return
         self._news(event)
 
     def _news(self, event: dict[str, Any] | None = None) -> None:

@@ -209,7 +209,7 @@ def endpoint_to_partitions_41(coord: Coordinator, group: StreamsGroup,
     out = []
     configured = group.configured_topology.subtopologies if group.configured_topology else None
     subs = configured or {}
-    for member_id in java_hashmap_order(group.members):
+    for member_id in group.member_order():  # a TimelineHashMap
         stored = group.members[member_id]
         if stored.user_endpoint is None:
             continue

@@ -73,8 +73,7 @@ def test_api_versions_lists_exactly_the_apis_served_with_the_models_versions() -
 def test_api_versions_of_a_version_kio_does_not_know_is_unsupported_version_with_the_list() -> None:
     broker, _, _ = make()
     outcome = broker.serve(CONN, Request(18, 99, 1, "c1", None, False))
-    assert outcome.response["errorCode"] == 35
-    assert {"apiKey": 68, "minVersion": 0, "maxVersion": 1} in outcome.response["apiKeys"]
+    assert outcome.response == {"errorCode": 35, "apiKeys": [{"apiKey": 18, "minVersion": 0, "maxVersion": 4}]}
 
 
 def test_a_version_outside_the_served_range_is_unsupported_version() -> None:
@@ -102,7 +101,7 @@ def test_metadata_without_auto_creation_answers_unknown_topic() -> None:
     response = broker.serve(CONN, req(3, 12, {"topics": [{"name": "nope", "topicId": None}],
                                               "allowAutoTopicCreation": False})).response
     assert [(t["name"], t["errorCode"]) for t in response["topics"]] == [("nope", 3)]
-    assert "nope" not in broker.logs
+    assert "nope" not in broker.data.logs
 
 
 def test_find_coordinator_answers_itself_for_every_key() -> None:
@@ -149,7 +148,10 @@ def test_produce_with_acks_0_has_no_response() -> None:
     outcome = broker.serve(CONN, req(0, 9, {"acks": 0, "timeoutMs": 1000, "topicData": [
         {"name": "t", "partitionData": [{"index": 0, "records": batch(1)}]}]}))
     assert outcome.drop
-    assert broker.logs["t"][0].end_offset == 1
+    assert broker.data.logs["t"][0].end_offset == 1
+    failed = broker.serve(CONN, req(0, 9, {"acks": 0, "timeoutMs": 1000, "topicData": [
+        {"name": "nope", "partitionData": [{"index": 0, "records": batch(1)}]}]}))
+    assert failed.close  # no response to carry the error: Kafka closes the connection
 
 
 def test_a_heartbeat_is_the_models_answer_and_its_records_follow_it_in_the_trace() -> None:
@@ -252,3 +254,39 @@ def test_partition_log_is_what_fetch_reads() -> None:
     log = PartitionLog()
     assert log.append(batch(2)) == 0
     assert log.end_offset == 2
+
+
+def test_a_failing_live_check_stops_checking_and_says_so() -> None:
+    broker, _, out = make(topics={"t": 1})
+
+    def boom(item: object) -> None:
+        raise RuntimeError("bug")
+
+    broker.trace.checker.feed = boom  # type: ignore[method-assign]
+    response = broker.serve(CONN, req(68, 1, heartbeat("m1", 0))).response
+    assert response["errorCode"] == 0  # still served, still traced
+    assert '"requestHeader"' in out.getvalue()
+    assert broker.trace.broken == ("the live check failed at trace line 3 (RuntimeError: bug); it checks nothing "
+                                   "further (run `kgspec check` on the trace)")
+
+
+def test_error_answers_name_each_group_of_a_describe() -> None:
+    broker, _, _ = make(faults=[parse_rule({"match": {"api": 69}, "action": "error", "error": 15})])
+    response = broker.serve(CONN, req(69, 0, {"groupIds": ["a", "b"]})).response
+    assert response == {"errorCode": 15, "groups": [{"groupId": "a", "errorCode": 15},
+                                                    {"groupId": "b", "errorCode": 15}]}
+
+
+def test_a_static_members_id_starts_with_its_instance_id() -> None:
+    """``ClassicGroup.generateMemberId``: ``groupInstanceId-UUID`` for a static member."""
+    broker, fake, _ = make(topics={"t": 1})
+    join = {"groupId": "sg", "groupInstanceId": "i1", "sessionTimeoutMs": 10000, "rebalanceTimeoutMs": 10000,
+            "memberId": "", "protocolType": "consumer", "protocols": [{"name": "range", "metadata": "AAE="}]}
+    outcome = broker.serve(CONN, req(11, 9, join))
+    assert outcome.parked is not None  # a static member is admitted at once and waits for the delay
+    fake.t = 3.0
+    broker.advance()
+    [(_, response)] = broker.completed()
+    assert response["errorCode"] == 0
+    assert response["memberId"].startswith("i1-")
+    assert uuid.UUID(response["memberId"][3:])

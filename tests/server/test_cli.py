@@ -3,6 +3,7 @@ usage errors naming the option, and live findings printed with the call that bro
 
 from __future__ import annotations
 
+import re
 import signal
 import socket
 import subprocess
@@ -62,6 +63,11 @@ def test_serve_until_sigterm_prints_the_summary_and_exits_0(tmp_path: Path) -> N
         response = call(sock, 68, 1, {"groupId": "g", "memberId": "m1", "memberEpoch": 0, "rebalanceTimeoutMs": 300000,
                                       "subscribedTopicNames": ["t"], "topicPartitions": []}, 1)
     assert (response["errorCode"], response["memberEpoch"]) == (0, 2)
+    proc.send_signal(signal.SIGUSR1)
+    assert proc.stderr is not None
+    assert re.fullmatch(r"kgspec serve: status: served 1 call\(s\) \(1 to the coordinator\), 1 group\(s\), "
+                        r"0 fault\(s\) injected, 0 live finding\(s\); heartbeats served in [\d.]+ ms \(p50\), "
+                        r"[\d.]+ ms \(p99\)\n", proc.stderr.readline())
     status, out, err = stop(proc)
     assert status == 0, err
     assert out.startswith("kgspec serve: served 1 call(s) (1 to the coordinator) in ")
@@ -124,3 +130,50 @@ def test_a_bad_faults_file_names_the_rule_and_field(tmp_path: Path, capsys: pyte
 def test_an_unwritable_trace_is_a_usage_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["serve", "--trace-out", str(tmp_path / "no" / "t.jsonl")]) == 2
     assert capsys.readouterr().err.startswith(f"kgspec serve: --trace-out {tmp_path / 'no' / 't.jsonl'}: cannot write")
+
+
+def test_a_port_in_use_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--port", str(port)]) == 2
+    assert capsys.readouterr().err.startswith(f"kgspec serve: cannot listen on 127.0.0.1:{port}: ")
+
+
+def test_api_versions_of_an_unknown_version_is_answered_in_v0(tmp_path: Path) -> None:
+    """As Kafka: a client newer than the broker sends ApiVersions at a version the broker does not
+    know and gets UNSUPPORTED_VERSION in v0's shape, with the ApiVersions versions it may use."""
+    proc, host, port = start()
+    frame = request_frame(18, 3, {}, 9)
+    with socket.create_connection((host, port)) as sock:
+        unknown = frame[:2] + (99).to_bytes(2, "big") + frame[4:]
+        sock.sendall(len(unknown).to_bytes(4, "big") + unknown)
+        size = int.from_bytes(_exact(sock, 4), "big")
+        response = decode_response(_exact(sock, size), 18, 0)
+    assert response["errorCode"] == 35
+    assert response["apiKeys"] == [{"apiKey": 18, "minVersion": 0, "maxVersion": 4}]
+    assert stop(proc)[0] == 0
+
+
+def test_sighup_reloads_the_fault_rules(tmp_path: Path) -> None:
+    """Rules change while the server runs: SIGHUP re-reads --faults (a file that does not validate
+    leaves the running rules in place)."""
+    faults = tmp_path / "faults.json"
+    faults.write_text('{"rules": []}')
+    proc, host, port = start("--topic", "t:1", "--faults", str(faults))
+    assert proc.stderr is not None
+    body = {"groupId": "g", "memberId": "m1", "memberEpoch": 0, "rebalanceTimeoutMs": 300000,
+            "subscribedTopicNames": ["t"], "topicPartitions": []}
+    with socket.create_connection((host, port)) as sock:
+        assert call(sock, 68, 1, body, 1)["errorCode"] == 0
+        faults.write_text('{"rules": [{"match": {"api": "ConsumerGroupHeartbeat"}, "action": "error", '
+                          '"error": "COORDINATOR_LOAD_IN_PROGRESS"}]}')
+        proc.send_signal(signal.SIGHUP)
+        assert proc.stderr.readline() == f"kgspec serve: SIGHUP: 1 fault rule(s) loaded from {faults}\n"
+        assert call(sock, 68, 1, body, 2)["errorCode"] == 14
+        assert call(sock, 68, 1, body, 3)["errorCode"] == 0  # times: 1
+        faults.write_text("{broken")
+        proc.send_signal(signal.SIGHUP)
+        assert "not valid JSON" in proc.stderr.readline()
+    assert stop(proc)[0] == 0

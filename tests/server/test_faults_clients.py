@@ -37,7 +37,9 @@ def _session(tmp_path: Path, rule: dict[str, Any], settle: Any = None) -> tuple[
     with kgspec.serve(topics={"t": 4}, configs=FAST_CONFIGS, clients=True, trace_out=trace) as broker:
         c1, c2 = _two_members(broker)
         broker.add_fault(rule)
-        wait_for(lambda: bool(broker._server and broker._server.broker.faults.fired), 20, "the rule to fire")
+        times = rule.get("times", 1)  # wait until the rule has acted on every call it names
+        wait_for(lambda: broker._server is not None and len(broker._server.broker.faults.fired) >= times, 20,
+                 f"the rule to act {times} time(s)")
         if settle is not None:
             settle(broker, c1, c2)
         wait_for(lambda: disjoint_cover([c1, c2], 4) and bool(c1.assigned) and bool(c2.assigned), 30,
