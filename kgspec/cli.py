@@ -24,6 +24,7 @@ COMMAND_MODULES = (
     "simulate",
     "prove",
     "conform",
+    "schema",
 )
 
 
