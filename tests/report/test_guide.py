@@ -50,7 +50,7 @@ EXAMPLES = examples()
 
 def test_the_guide_has_its_examples() -> None:
     pages = {page for page, _, _ in EXAMPLES}
-    assert pages == {"README.md", "check-broker-logs.md", "first-bad-event.md", "assignor.md", "client.md",
+    assert pages == {"README.md", "collecting.md", "check-broker-logs.md", "first-bad-event.md", "assignor.md", "client.md",
                      "coordinator.md"}
     assert all(command.startswith("kgspec ") for _, command, _ in EXAMPLES)
 
