@@ -101,13 +101,14 @@ def _churn(sim: Simulator, group: str, topic: str, target_size: int) -> None:
 
 
 def run_scenario(scenario: Scenario, mutants: Mutants = NONE,
-                 progress: Callable[[int], None] | None = None) -> Simulator:
-    """Run ``scenario``; ``progress`` is told the simulated time (ms) as it advances."""
+                 progress: Callable[[int], None] | None = None, records: bool = False) -> Simulator:
+    """Run ``scenario``; ``progress`` is told the simulated time (ms) as it advances; ``records``:
+    the trace also carries the coordinator's records (for the dump-log and console formats)."""
     network = NetworkConfig(scenario.loss, scenario.duplicate, 1, 20)
     streams = scenario.protocol == "streams"
     configs = {"group.streams.num.standby.replicas": scenario.standby_replicas} if streams else {}
     sim = Simulator(scenario.seed, SimConfig(profile=scenario.profile, configs=configs, network=network,
-                                             check=scenario.check), mutants)
+                                             check=scenario.check, record_events=records), mutants)
     groups = [f"group-{i}" for i in range(scenario.groups)]
     topics = {g: f"topic-{i}" for i, g in enumerate(groups)}
     for g in groups:
