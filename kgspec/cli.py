@@ -25,6 +25,7 @@ COMMAND_MODULES = (
     "prove",
     "conform",
     "schema",
+    "record",
 )
 
 
