@@ -26,6 +26,8 @@ COMMAND_MODULES = (
     "conform",
     "serve",
     "bench",
+    "schema",
+    "record",
 )
 
 

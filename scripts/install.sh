@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Installs everything kgspec needs on a fresh Debian machine: Java (for Spark), Graphviz
-# (to render diagrams), a Python 3.11 virtual environment in .venv with the pinned
-# dependencies (constraints.txt) and kgspec itself in editable mode with every extra.
+# (to render diagrams), Chromium (headless, to test the `kgspec check --html` page), a Python
+# 3.11 virtual environment in .venv with the pinned dependencies (constraints.txt) and kgspec
+# itself in editable mode with every extra.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_apt=()
 command -v java >/dev/null 2>&1 || need_apt+=(openjdk-17-jre-headless)
 command -v dot >/dev/null 2>&1 || need_apt+=(graphviz)
+command -v chromium >/dev/null 2>&1 || need_apt+=(chromium)  # renders `kgspec check --html` pages in the tests
 if [ ${#need_apt[@]} -gt 0 ]; then
     SUDO=""
     [ "$(id -u)" -eq 0 ] || SUDO="sudo"

@@ -78,9 +78,9 @@ class DecodingProxy:
     def now_ms(self) -> float:
         return self._clock()
 
-    def listen(self, upstream: tuple[str, int], host: str = "127.0.0.1") -> int:
-        """Start proxying a new local port to ``upstream``; returns the port."""
-        server = socket.create_server((host, 0))
+    def listen(self, upstream: tuple[str, int], host: str = "127.0.0.1", port: int = 0) -> int:
+        """Start proxying a local port (``port``, or any free one) to ``upstream``; returns the port."""
+        server = socket.create_server((host, port))
         self._listeners.append(server)
         port = int(server.getsockname()[1])
         self._spawn(self._accept_loop, server, upstream, f"{host}:{port}")

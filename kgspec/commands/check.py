@@ -35,6 +35,7 @@ from kgspec.conformance.findings import Finding, InputSummary, Report, jsonable,
 from kgspec.conformance.readers import FORMATS, TraceFormatError, open_trace
 from kgspec.conformance.readers.logtime import resolve_tz
 from kgspec.conformance.readers.source import STDIN
+from kgspec.conformance.timeline import GroupTimeline, TimelineChecker, highlight
 from kgspec.model.config import (
     DEFAULTS,
     GROUP_LEVEL,
@@ -59,6 +60,13 @@ def register(sub: Any) -> None:
                    "kafka-dump-log output or console-formatter JSON; gzip allowed); '-' for standard "
                    "input; pipes, FIFOs and process substitution work too")
     p.add_argument("--json", metavar="PATH", help="write the JSON report to PATH ('-' for standard output)")
+    p.add_argument("--html", metavar="PATH",
+                   help="also write a self-contained HTML page: the summary and, per group with findings, a "
+                        "timeline of its members' calls with the first departure highlighted (the inputs are "
+                        "read a second time, for those groups only: files, not standard input)")
+    p.add_argument("--junit", metavar="PATH",
+                   help="also write a JUnit XML report: one test case per group, a failure carrying its first finding")
+    p.add_argument("--sarif", metavar="PATH", help="also write a SARIF 2.1.0 report: one result per finding")
     p.add_argument("--format", choices=["auto", *FORMATS], default="auto",
                    help="input format (default: detect from the first lines)")
     p.add_argument("--profile", choices=sorted(PROFILES),
@@ -191,8 +199,12 @@ def run(args: argparse.Namespace) -> int:
         assignors = load_registry(args.assignor)
         focus = parse_focus(args)
         allowed = AllowedReport(AllowList.load(args.allow)) if args.allow else None
-        report_file = ReportFile(args.json, [*args.traces, *([args.allow] if args.allow else [])]) \
-            if args.json and args.json != "-" else None
+        inputs = [*args.traces, *([args.allow] if args.allow else [])]
+        report_file = ReportFile(args.json, inputs) if args.json and args.json != "-" else None
+        if args.html and any(t == STDIN or input_bytes([t]) is None for t in args.traces):
+            raise UsageError("--html reads the inputs twice: give files, not standard input or a pipe")
+        extra = {option: ReportFile(path, inputs, option) for option, path in
+                 (("--html", args.html), ("--junit", args.junit), ("--sarif", args.sarif)) if path}
     except (ValueError, TraceFormatError, AllowListError, UsageError) as exc:
         error("check", str(exc))
         return 2
@@ -216,6 +228,8 @@ def run(args: argparse.Namespace) -> int:
     except (TraceFormatError, InternalError) as exc:
         if report_file is not None:
             report_file.discard()
+        for other in extra.values():
+            other.discard()
         if isinstance(exc, TraceFormatError):
             error("check", str(exc))
             return 2
@@ -239,6 +253,12 @@ def run(args: argparse.Namespace) -> int:
                 except ReportWriteError as exc:  # still print what was found, then fail
                     error("check", str(exc))
                     status = 2
+        for option, destination in extra.items():
+            try:
+                destination.write(_extra_report(option, report, args, options, failovers))
+            except ReportWriteError as exc:
+                error("check", str(exc))
+                status = 2
         if human is not None:
             human.close(report, watch.notes())
             if allowed is not None:
@@ -256,6 +276,51 @@ def run(args: argparse.Namespace) -> int:
             traceback.print_exception(exc, file=sys.stderr)
         return EXIT_INTERNAL
     return status
+
+
+def _extra_report(option: str, report: Report, args: argparse.Namespace, options: dict[str, Any],
+                  failovers: list[tuple[float, str]]) -> str:
+    """The text of the ``--html``, ``--junit`` or ``--sarif`` report of a finished run."""
+    from kgspec.commands import ci
+
+    if option == "--junit":
+        return ci.junit_xml(report)
+    if option == "--sarif":
+        return json.dumps(ci.sarif(report), indent=2, default=jsonable) + "\n"
+    from kgspec.commands.html import page_data, render_page
+
+    firsts, counts = ci.first_findings(report)
+    timelines = group_timelines(args.traces, args.format, args.tz, options, frozenset(firsts), report,
+                                merge=args.merge, failovers=failovers)
+    return render_page(page_data(report, timelines, firsts, counts))
+
+
+def group_timelines(paths: list[str], fmt: str, tz: str | None, options: dict[str, Any], drawn: frozenset[str],
+                    report: Report, *, merge: bool = False,
+                    failovers: list[tuple[float, str]] | None = None) -> dict[str, GroupTimeline]:
+    """The timelines of the ``drawn`` groups: a second pass over the inputs for those groups only
+    (``conformance/timeline.py``), marked with ``report``'s findings and inferred moves."""
+    from kgspec.commands.ci import first_findings
+
+    if not drawn:
+        return {}
+    checkers: list[TimelineChecker] = []
+    zone = resolve_tz(tz)
+
+    def make(path: str, into: Report) -> TraceChecker:
+        checkers.append(TimelineChecker(path, into, drawn=drawn, zone=zone, **options))
+        return checkers[-1]
+    check_traces(paths, fmt, tz, None, options, merge=merge, failovers=failovers,
+                 watch=Watch(Focus(ids=drawn), tz), make_checker=make)
+    firsts, _ = first_findings(report)
+    out: dict[str, GroupTimeline] = {}
+    for gid in sorted(drawn):
+        timeline = GroupTimeline(gid, [m for c in checkers for m in c.timelines[gid].marks])
+        lines = {(f.path, f.line) for f in report.findings if f.group_id == gid}
+        first = (firsts[gid].path, firsts[gid].line) if gid in firsts else None
+        highlight(timeline, lines, first, [n for n in report.inferred if n.get("groupId") == gid])
+        out[gid] = timeline
+    return out
 
 
 def _run_explain(args: argparse.Namespace) -> int:
@@ -277,18 +342,20 @@ def _run_explain(args: argparse.Namespace) -> int:
 
 def check_traces(paths: list[str], fmt: str, tz: str | None, allowed: AllowedReport | None,
                  options: dict[str, Any], *, merge: bool = False,
-                 failovers: list[tuple[float, str]] | None = None, watch: Watch | None = None) -> Report:
+                 failovers: list[tuple[float, str]] | None = None, watch: Watch | None = None,
+                 make_checker: Callable[[str, Report], TraceChecker] | None = None) -> Report:
     """Check each trace in turn into one report (``merge``: all of them as one, by time).
 
     ``TraceFormatError`` for an input that is no trace (exit 2); any other exception is a bug of
     kgspec's and becomes an ``InternalError`` naming the input and the line being read or checked.
     ``failovers``: (tsMs, group or '*') the user says the coordinator moved at (``--failover``).
-    ``watch``: the focus options and the findings' context (``focus.py``).
+    ``watch``: the focus options and the findings' context (``focus.py``); ``make_checker``: the
+    checker of each input (default: a plain or allow-listing one).
     """
     report = Report()
     watch = watch or Watch(Focus(), tz)
     if merge and len(paths) > 1:
-        _check_merged(paths, fmt, tz, allowed, options, report, failovers or [], watch)
+        _check_merged(paths, fmt, tz, allowed, options, report, failovers or [], watch, make_checker)
         return report
     for path in paths:
         if watch.stopped == "--max-findings":
@@ -299,7 +366,8 @@ def check_traces(paths: list[str], fmt: str, tz: str | None, allowed: AllowedRep
         finishing = False
         try:
             items = open_trace(path, fmt, tz=tz, sources=watch.sources)
-            checker = _new_checker(path, report, allowed, options)
+            checker = make_checker(path, report) if make_checker is not None \
+                else _new_checker(path, report, allowed, options)
             checker.listener = watch.listener(checker)
             due = list(failovers or [])
             for item in _admitted(items, watch):
@@ -395,7 +463,7 @@ def _failovers_due(checker: TraceChecker, due: list[tuple[float, str]], item: Ev
 
 def _check_merged(paths: list[str], fmt: str, tz: str | None, allowed: AllowedReport | None,
                   options: dict[str, Any], report: Report, failovers: list[tuple[float, str]],
-                  watch: Watch) -> None:
+                  watch: Watch, make_checker: Callable[[str, Report], TraceChecker] | None = None) -> None:
     """``--merge``: one checker over every input, items merged by time (``merge_by_time``); the
     checker's path and line counts follow the input of each item, so findings name its file and line."""
     streams: list[Iterator[ReadItem]] = []
@@ -406,7 +474,8 @@ def _check_merged(paths: list[str], fmt: str, tz: str | None, allowed: AllowedRe
         for path in paths:
             name = printable(path)
             streams.append(open_trace(path, fmt, tz=tz, sources=watch.sources))
-        checker = _new_checker(paths[0], report, allowed, options)
+        checker = make_checker(paths[0], report) if make_checker is not None \
+            else _new_checker(paths[0], report, allowed, options)
         checker.listener = watch.listener(checker)
         summaries = [checker.input]
         for path in paths[1:]:

@@ -19,6 +19,7 @@ import sys
 import time
 from typing import Any
 
+from kgspec.commands import progress
 from kgspec.conformance.readers import FORMATS
 from kgspec.conformance.spark.masters import local_cores
 from kgspec.model.mutants import CATALOGUE
@@ -67,6 +68,14 @@ def register(sub: Any) -> None:
 def spark_available() -> bool:
     return importlib.util.find_spec("pyspark") is not None and importlib.util.find_spec("pandas") is not None \
         and importlib.util.find_spec("pyarrow") is not None
+
+
+def _status_tracker(spark: Any) -> Any:
+    """The driver's status tracker, for the progress bar; None with Spark Connect (no driver here)."""
+    try:
+        return spark.sparkContext.statusTracker()
+    except Exception:  # Connect sessions have no SparkContext
+        return None
 
 
 def build_session(master: str | None, remote: str | None, confs: dict[str, str]) -> Any:
@@ -170,7 +179,10 @@ def run(args: argparse.Namespace) -> int:
     started = time.perf_counter()
     spark = build_session(args.master, args.remote, confs)
     try:
-        result = run_conform(spark, opts)
+        tracker = _status_tracker(spark)
+        with progress.bar("conform", None, "tasks", show=progress.wanted() and tracker is not None,
+                          extra="") as meter, progress.SparkStages(tracker, meter):
+            result = run_conform(spark, opts)
     except Exception as exc:
         if report_file is not None:
             report_file.discard()

@@ -37,11 +37,12 @@ class Focus:
     until: float | None = None
     first: bool = False
     max_findings: int | None = None
+    ids: frozenset[str] = frozenset()  # exact group ids, as well as the patterns (--html's second pass)
 
     @property
     def filters(self) -> bool:
         """Whether events are looked at one by one before the checker sees them."""
-        return bool(self.groups) or self.first or self.until is not None or self.max_findings is not None
+        return bool(self.groups or self.ids) or self.first or self.until is not None or self.max_findings is not None
 
 
 def parse_time(value: str, tz: str | None, option: str) -> float:
@@ -81,7 +82,9 @@ class Watch:
     def wants(self, group_id: str) -> bool:
         wanted = self._wanted.get(group_id)
         if wanted is None:
-            wanted = not self.focus.groups or any(fnmatch.fnmatchcase(group_id, p) for p in self.focus.groups)
+            focus = self.focus
+            wanted = (not focus.groups and not focus.ids) or group_id in focus.ids \
+                or any(fnmatch.fnmatchcase(group_id, p) for p in focus.groups)
             if len(self._wanted) < 1 << 16:
                 self._wanted[group_id] = wanted
         return wanted

@@ -59,21 +59,22 @@ def _describe(exc: OSError) -> str:
 
 
 class ReportFile:
-    """The ``--json`` destination, opened (not truncated) before the work and written after it."""
+    """The ``--json`` destination (or another report's: ``option`` names it in messages), opened
+    (not truncated) before the work and written after it."""
 
-    def __init__(self, path: str, inputs: Iterable[str]) -> None:
+    def __init__(self, path: str, inputs: Iterable[str], option: str = "--json") -> None:
         self.path = path
         if not path:
-            raise UsageError("--json needs a path ('-' for standard output)")
+            raise UsageError(f"{option} needs a path" + (" ('-' for standard output)" if option == "--json" else ""))
         try:
             before = os.stat(path)
         except FileNotFoundError:
             before = None
         except OSError as exc:  # ENOTDIR, ENAMETOOLONG, ELOOP, EACCES on a parent...
-            raise UsageError(f"--json {path}: {_describe(exc)}") from None
+            raise UsageError(f"{option} {path}: {_describe(exc)}") from None
         if before is not None:
             if stat.S_ISDIR(before.st_mode):
-                raise UsageError(f"--json {path}: is a directory")
+                raise UsageError(f"{option} {path}: is a directory")
             if stat.S_ISREG(before.st_mode):
                 for name in inputs:
                     if name == "-":
@@ -81,16 +82,16 @@ class ReportFile:
                     with contextlib.suppress(OSError):
                         other = os.stat(name)
                         if (other.st_dev, other.st_ino) == (before.st_dev, before.st_ino):
-                            raise UsageError(f"--json {path} would overwrite the input {name}; "
+                            raise UsageError(f"{option} {path} would overwrite the input {name}; "
                                              "write the report elsewhere")
         else:
             parent = os.path.dirname(path) or "."
             if not os.path.isdir(parent):
-                raise UsageError(f"--json {path}: no such directory {parent}")
+                raise UsageError(f"{option} {path}: no such directory {parent}")
         try:
             self._fd = os.open(path, os.O_WRONLY | os.O_CREAT | getattr(os, "O_CLOEXEC", 0), 0o666)
         except OSError as exc:
-            raise UsageError(f"--json {path}: cannot write ({_describe(exc)})") from None
+            raise UsageError(f"{option} {path}: cannot write ({_describe(exc)})") from None
         self._created = before is None
         self._regular = stat.S_ISREG(os.fstat(self._fd).st_mode)
 

@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import os
 import sys
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Final, TextIO
+from typing import Any, Final, TextIO
 
 from rich.console import Console
 from rich.progress import (
@@ -146,3 +147,42 @@ class ByteMeter:
             if done is not None:
                 last[i] = done
         self.bar.update(sum(last))
+
+
+class SparkStages:
+    """Moves a bar with Spark's tasks (``kgspec conform``): a daemon thread polls the driver's
+    status tracker (``getActiveStageIds``, ``getStageInfo``) and shows the completed tasks of the
+    stages running now out of theirs, stage by stage. Used as a context manager."""
+
+    def __init__(self, tracker: Any, bar: Bar, interval_s: float = 0.5) -> None:
+        self.tracker = tracker
+        self.bar = bar
+        self.interval_s = interval_s
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name="kgspec-spark-progress", daemon=True)
+
+    def poll(self) -> None:
+        ids = sorted(self.tracker.getActiveStageIds())
+        infos = [info for info in (self.tracker.getStageInfo(i) for i in ids) if info is not None]
+        if not infos:
+            return
+        done = sum(info.numCompletedTasks for info in infos)
+        total = sum(info.numTasks for info in infos)
+        self.bar.update(done, total=total, extra=f"stage {', '.join(str(i) for i in ids)}")
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            try:
+                self.poll()
+            except Exception:  # the driver is stopping or gone: the bar just stops moving
+                return
+
+    def __enter__(self) -> SparkStages:
+        if self.bar.shown:
+            self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.set()
+        if self._thread.is_alive():
+            self._thread.join(timeout=2)

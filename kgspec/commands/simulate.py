@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+import gzip
 import sys
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from kgspec.commands import model_choice_problem, progress
 from kgspec.commands.assignor_option import add_assignor_option, load_registry
@@ -39,11 +41,47 @@ def register(subparsers: Any) -> None:
                         help="streams: group.streams.num.standby.replicas (default 1)")
     parser.add_argument("--check", action="store_true",
                         help="check every invariant while simulating (stops at the first violation; exit 1)")
+    parser.add_argument("--format", choices=SIM_FORMATS, default="native",
+                        help="what to write: native (kgspec-trace/1 JSON Lines, the default), request-log (Kafka's "
+                             "kafka.request.logger lines: the calls and topic changes), dump-log (kafka-dump-log "
+                             "--offsets-decoder output: the coordinator's records) or console (the console "
+                             "consumer's JSON formatter: the records); every one is read by kgspec check")
     parser.add_argument("-o", "--output", type=Path, required=True, metavar="PATH",
                         help="trace file to write (.gz for gzip)")
     add_assignor_option(parser, "the first consumer assignor given becomes the groups' default "
                                 "(first in group.consumer.assignors); a streams one named sticky replaces Kafka's")
     parser.set_defaults(run=run)
+
+
+SIM_FORMATS = ("native", "request-log", "dump-log", "console")
+
+
+def write_as(fmt: str, events: Iterable[dict[str, Any]], path: Path) -> int:
+    """Write ``events`` to ``path`` in ``fmt`` (gzip when the name ends in .gz); the line count."""
+
+    if fmt == "native":
+        from kgspec.sim.trace import write_trace
+
+        return write_trace(events, path)
+    from kgspec.conformance.writers import write_console, write_dump_log, write_request_log
+
+    writers: dict[str, Callable[[Iterable[dict[str, Any]], TextIO], list[int | None]]] = {
+        "request-log": write_request_log, "dump-log": write_dump_log, "console": write_console}
+    writer = writers[fmt]
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if path.name.endswith(".gz"):
+        with gzip.open(path, "wt", encoding="utf-8") as zipped:
+            return len(writer(events, zipped))
+    with open(path, "w", encoding="utf-8") as out:
+        return len(writer(events, out))
+
+
+def _counted(events: list[dict[str, Any]], meter: progress.Bar) -> Iterator[dict[str, Any]]:
+    for n, event in enumerate(events, 1):
+        yield event
+        if n & 1023 == 0:
+            meter.update(n)
+    meter.update(len(events))
 
 
 def _usage(message: str) -> int:
@@ -54,7 +92,6 @@ def _usage(message: str) -> int:
 def run(args: argparse.Namespace) -> int:
     """Exit status: 0 written, 1 an invariant broke (with --check), 2 usage error."""
     from kgspec.sim.scenario import Scenario, run_scenario
-    from kgspec.sim.trace import write_trace
 
     problem = model_choice_problem(args.mutant, args.protocol, args.profile)
     if problem is not None:
@@ -78,9 +115,12 @@ def run(args: argparse.Namespace) -> int:
                         args.standby_replicas)
     with progress.bar("simulating", args.duration_ms, "simulated ms") as meter:
         sim = run_scenario(scenario, Mutants(tuple(args.mutant)), configs=prefer({}, registry),
-                           progress=meter.update if meter.shown else None, **registry.coordinator_kwargs())
-    lines = write_trace(sim.finish(), args.output)
-    print(f"wrote {lines} events ({sim.steps} coordinator steps, {sim.failovers} failovers, "
+                           progress=meter.update if meter.shown else None,
+                           records=args.format in ("dump-log", "console"), **registry.coordinator_kwargs())
+    events = sim.finish()
+    with progress.bar("writing", len(events), "events") as meter:
+        lines = write_as(args.format, _counted(events, meter), args.output)
+    print(f"wrote {lines} {'events' if args.format == 'native' else 'lines'} ({sim.steps} coordinator steps, {sim.failovers} failovers, "
           f"{sim.now} ms) to {args.output}", file=sys.stderr)
     for violation in sim.violations[:5]:
         print(f"violation: {violation}", file=sys.stderr)

@@ -103,9 +103,10 @@ def _churn(sim: Simulator, group: str, topic: str, target_size: int) -> None:
 
 def run_scenario(scenario: Scenario, mutants: Mutants = NONE, *, configs: dict[str, Any] | None = None,
                  assignors: dict[str, Any] | None = None, task_assignors: dict[str, Any] | None = None,
-                 progress: Callable[[int], None] | None = None) -> Simulator:
+                 progress: Callable[[int], None] | None = None, records: bool = False) -> Simulator:
     """Run ``scenario``. ``configs``: more coordinator configs; ``assignors``/``task_assignors``:
-    registered ones; ``progress`` is told the simulated time (ms) as it advances."""
+    registered ones; ``progress`` is told the simulated time (ms) as it advances; ``records``:
+    the trace also carries the coordinator's records (for the dump-log and console formats)."""
     network = NetworkConfig(scenario.loss, scenario.duplicate, 1, 20)
     streams = scenario.protocol == "streams"
     configs = dict(configs or {})
@@ -113,7 +114,7 @@ def run_scenario(scenario: Scenario, mutants: Mutants = NONE, *, configs: dict[s
         configs["group.streams.num.standby.replicas"] = scenario.standby_replicas
     sim = Simulator(scenario.seed, SimConfig(profile=scenario.profile, configs=configs, network=network,
                                              check=scenario.check, assignors=assignors,
-                                             task_assignors=task_assignors), mutants)
+                                             task_assignors=task_assignors, record_events=records), mutants)
     groups = [f"group-{i}" for i in range(scenario.groups)]
     topics = {g: f"topic-{i}" for i, g in enumerate(groups)}
     for g in groups:

@@ -3,6 +3,7 @@ for one here), honouring NO_COLOR; and ``fuzz --budget`` keeping its budget."""
 
 from __future__ import annotations
 
+import io
 import re
 import types
 from pathlib import Path
@@ -75,3 +76,30 @@ def test_fuzz_budget_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
     assert batches == [30, 20]
     assert round(result.elapsed_s, 6) == 5.0
     assert moved == [(3.0, 1), (5.0, 2)]  # the bar moves at every batch
+
+
+def test_conform_bar_follows_sparks_running_stages() -> None:
+    from rich.console import Console
+
+    from kgspec.commands.progress import SparkStages, bar
+
+    class Info(types.SimpleNamespace):
+        pass
+
+    class Tracker:
+        def __init__(self) -> None:
+            self.stages = {3: Info(numTasks=8, numCompletedTasks=5), 4: Info(numTasks=2, numCompletedTasks=0)}
+
+        def getActiveStageIds(self) -> list[int]:
+            return list(self.stages)
+
+        def getStageInfo(self, stage: int) -> Info | None:
+            return self.stages.get(stage)
+
+    out = io.StringIO()
+    with bar("conform", None, "tasks", console=Console(file=out, force_terminal=True, width=100), show=True,
+             extra="") as meter:
+        SparkStages(Tracker(), meter).poll()
+        assert meter.progress is not None
+        task = meter.progress.tasks[0]
+        assert (task.completed, task.total, task.fields["extra"]) == (5, 10, "stage 3, 4")
