@@ -71,8 +71,12 @@ def test_coordinator_load_in_progress_is_retried(tmp_path: Path) -> None:
 
 @pytest.mark.clients
 def test_closed_connection_then_the_client_reconnects(tmp_path: Path) -> None:
+    def reconnected(broker: Any, c1: RdConsumer, c2: RdConsumer) -> None:
+        wait_for(lambda: len({c["connection"] for c in calls(broker.trace_path, CONSUMER_GROUP_HEARTBEAT, "c1")}) >= 2,
+                 30, "c1 heartbeating on a new connection")
+
     broker, trace = _session(tmp_path, {"match": {"api": "ConsumerGroupHeartbeat", "clientId": "c1"},
-                                        "action": "close"})
+                                        "action": "close"}, reconnected)
     assert broker.summary.faults == 1
     connections = {c["connection"] for c in calls(trace, CONSUMER_GROUP_HEARTBEAT, "c1")}
     assert len(connections) >= 2  # c1 heartbeats on a new connection after the close
