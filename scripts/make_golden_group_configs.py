@@ -18,7 +18,9 @@ Recorded by driving the model (``TraceRecorder``):
 Provenance: written by the model; their heartbeats' responses and session timers agree with Kafka's
 own GroupMetadataManager (scripts/oracle_group_configs/run.py: kafka 4.3 @ 0157ac7cf2c6 for
 consumer_configs and streams_configs, kafka 4.1 @ dc255832aa1f for configs_41 and
-streams_defaults_41). DescribeConfigs' answers follow ConfigHelper as read (docs/group-configs.md).
+streams_defaults_41; that harness does not compare ``endpointInformationEpoch``: the first join's
+1 is 4.1's bump on the transient group, GroupMetadataManager 4.1:2047, docs/kafka-facts.md).
+DescribeConfigs' answers follow ConfigHelper as read (docs/group-configs.md).
 
 tests/group_configs/test_check_group_configs.py pins the values Kafka's tests assert.
 """

@@ -52,11 +52,12 @@ def test_endpoint_to_partitions_with_two_topics_and_different_partitions_41() ->
     assert first == (1, None)
     # A join given no task does not bump; 0 == 0: nothing sent.
     assert second == (0, None)
-    # m1 drops 3-5: bump; both stored members listed in HashMap order (m1, m2), m2 with no task.
-    assert revoking == (1, [_endpoint("h1", {"bar": [0, 1, 2], "foo": [0, 1, 2]}), _endpoint("h2", {})])
+    # m1 drops 3-5: bump; both stored members listed in the order Kafka iterates the group's
+    # members (a TimelineHashMap: m2, m1; StreamsGroup.member_order), m2 with no task.
+    assert revoking == (1, [_endpoint("h2", {}), _endpoint("h1", {"bar": [0, 1, 2], "foo": [0, 1, 2]})])
     # bar has 3 partitions and m2 3 tasks: every task id, 3-5 included.
-    assert granted == (2, [_endpoint("h1", {"bar": [0, 1, 2], "foo": [0, 1, 2]}),
-                           _endpoint("h2", {"bar": [3, 4, 5], "foo": [3, 4, 5]})])
+    assert granted == (2, [_endpoint("h2", {"bar": [3, 4, 5], "foo": [3, 4, 5]}),
+                           _endpoint("h1", {"bar": [0, 1, 2], "foo": [0, 1, 2]})])
 
 
 def test_endpoint_to_partitions_filters_partitions_past_the_topic_42() -> None:
