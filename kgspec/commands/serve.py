@@ -80,7 +80,7 @@ def options_from(args: argparse.Namespace) -> Options:
                 if raw not in ("true", "false"):
                     raise ValueError(f"--config {name} must be true or false, got {raw!r}")
                 broker[name] = raw == "true"
-    configs = parse_configs([f"{k}={v}" for k, v in pairs.items()])
+    configs = parse_configs([f"{k}={v}" for k, v in pairs.items()], args.profile)
     if not 0 <= args.port <= 65535:
         raise ValueError(f"--port must be 0..65535, got {args.port}")
     return Options(host=args.host, port=args.port, profile=args.profile, configs=configs, broker_configs=broker,

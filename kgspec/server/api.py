@@ -36,7 +36,8 @@ from typing import IO, Any, TypeVar
 from kgspec.conformance.checker import check_items
 from kgspec.conformance.findings import Finding, Report
 from kgspec.conformance.readers.native import read_native
-from kgspec.model.profiles import DEFAULT_PROFILE
+from kgspec.model.config import startup_problem
+from kgspec.model.profiles import DEFAULT_PROFILE, get_profile
 
 from .faults import FaultError, Rule, parse_rule
 from .options import BROKER_CONFIGS, Options
@@ -110,6 +111,9 @@ def serve(*, profile: str = DEFAULT_PROFILE, topics: dict[str, int] | None = Non
     coordinator's configs and the broker's (``num.partitions``, ``auto.create.topics.enable``)."""
     all_configs = dict(configs or {})
     broker_configs = dict(BROKER_CONFIGS) | {k: all_configs.pop(k) for k in list(all_configs) if k in BROKER_CONFIGS}
+    startup = startup_problem(all_configs, get_profile(profile).assignment_batching)
+    if startup is not None:  # as `kgspec serve --config`: Kafka would not start with them
+        raise ValueError(f"configs: {startup[0]}: Kafka refuses to start with it ({startup[1]})")
     rules = [r if isinstance(r, Rule) else parse_rule(r, f"faults[{i}]") for i, r in enumerate(faults or [])]
     options = Options(host=host, port=port, profile=profile, configs=all_configs, broker_configs=broker_configs,
                       topics=dict(topics or {}), clients=clients, faults=rules)

@@ -24,7 +24,6 @@ from kgspec.model.apis import APIS, versions_for
 from kgspec.model.coordinator import BY_API, Coordinator, TimerStorm
 from kgspec.model.errors import CoordinatorError
 from kgspec.model.hashing import deterministic_topic_id
-from kgspec.model.listing import list_groups
 from kgspec.model.profiles import get_profile
 from kgspec.model.step import NO_CHOICES, Choices
 
@@ -33,7 +32,6 @@ from .data import (
     API_VERSIONS,
     CREATE_TOPICS,
     DATA_VERSIONS,
-    DELETE_GROUPS,
     FETCH,
     FIND_COORDINATOR,
     LIST_OFFSETS,
@@ -50,9 +48,11 @@ CONSUMER_GROUP_HEARTBEAT: Final = 68
 STREAMS_GROUP_HEARTBEAT: Final = 88
 UNSUPPORTED_VERSION: Final = 35
 NOT_COORDINATOR: Final = 16
-NON_EMPTY_GROUP: Final = 68
-GROUP_ID_NOT_FOUND: Final = 69
-UNKNOWN_SERVER_ERROR: Final = -1
+# Modelled APIs the server does not advertise: TxnOffsetCommit and WriteTxnMarkers need a
+# transaction coordinator (InitProducerId, AddOffsetsToTxn, EndTxn), which it does not run; the
+# config APIs are modelled for GROUP resources only, and a client's TOPIC or BROKER resources would
+# go unanswered.
+NOT_SERVED: Final = frozenset({27, 28, 32, 44})
 class Clock:
     """The server's clock in integer milliseconds (wall-clock epoch, moving monotonically);
     ``skip`` moves it forward (the ``clock`` fault)."""
@@ -111,7 +111,7 @@ class Broker:
         self.stats = Stats()
         self.faults = Faults(options.faults)
         self.data = DataPlane(options.broker_configs, self.create_topic)
-        self.group_versions = {k: v for k, v in versions_for(profile).items() if k in APIS}
+        self.group_versions = {k: v for k, v in versions_for(profile).items() if k in APIS and k not in NOT_SERVED}
         self.versions = _served(self.group_versions)
         self.address = self.data.address = (options.host, options.port)
         self.trace = ServedTrace({"header": {"format": "kgspec-trace/1", "profile": profile.name,
@@ -296,8 +296,6 @@ class Broker:
             return Outcome(fetched)
         if api == LIST_OFFSETS:
             return Outcome(data.list_offsets(body))
-        if api == DELETE_GROUPS:
-            return Outcome(self._delete_groups(body))
         raise AssertionError(f"API {api} is advertised but not served")
 
     def _api_keys(self) -> list[dict[str, int]]:
@@ -312,24 +310,6 @@ class Broker:
         self.coord.update_topic(name, topic_id, count)
         self.trace.add({"tsMs": now, "topic": {"name": name, "topicId": topic_id, "partitions": count}})
         return topic_id
-
-    def _delete_groups(self, body: dict[str, Any]) -> dict[str, Any]:
-        """A minimal path until DeleteGroups is modelled (issue in progress): unknown groups are
-        GROUP_ID_NOT_FOUND, groups with members NON_EMPTY_GROUP, and an empty group is not deleted
-        (UNKNOWN_SERVER_ERROR, with a note) rather than answered as if it were. Not in the trace."""
-        states = {g["groupId"]: g.get("groupState", "") for g in list_groups(self.coord, {}, 4)["groups"]}
-        results = []
-        for gid in body.get("groupsNames") or []:
-            state = states.get(gid)
-            if state is None:
-                code = GROUP_ID_NOT_FOUND
-            elif state not in ("Empty", "Dead"):
-                code = NON_EMPTY_GROUP
-            else:
-                code = UNKNOWN_SERVER_ERROR
-                self.note(f"DeleteGroups {gid}: deleting a group is not modelled yet; answered UNKNOWN_SERVER_ERROR")
-            results.append({"groupId": gid, "errorCode": code})
-        return {"results": results}
 
 
 def _served(group_versions: dict[int, tuple[int, int]]) -> dict[int, tuple[int, int]]:

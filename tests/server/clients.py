@@ -21,9 +21,11 @@ from typing import Any
 
 FAST_CLASSIC = {"session.timeout.ms": 6000, "heartbeat.interval.ms": 300}
 # Coordinator configs that keep sessions short: KIP-848 members heartbeat every 300 ms and a
-# silent one is fenced after 6 s (Kafka's minimum session timeout is lowered to allow it).
+# silent one is fenced after 6 s (Kafka's minimum session timeout and heartbeat interval are
+# lowered to allow it: Kafka refuses to start with a value below its minimum).
 FAST_CONFIGS: dict[str, Any] = {
     "group.consumer.heartbeat.interval.ms": 300,
+    "group.consumer.min.heartbeat.interval.ms": 300,
     "group.consumer.session.timeout.ms": 6000,
     "group.consumer.min.session.timeout.ms": 6000,
     "group.consumer.assignment.interval.ms": 0,

@@ -231,11 +231,23 @@ def test_close_and_drop_and_delay_faults() -> None:
     assert broker.serve(CONN, req(10, 4, {"coordinatorKeys": ["g"]})).delay_ms == 250
 
 
-def test_delete_groups_minimal_path() -> None:
-    broker, _, _ = make(topics={"t": 1})
-    broker.serve(CONN, req(68, 1, heartbeat("m1", 0)))
+def test_delete_groups_is_the_models() -> None:
+    """DeleteGroups is answered by the model (issue #15): NON_EMPTY_GROUP while a member is in,
+    GROUP_ID_NOT_FOUND for an unknown id; once empty, the group is deleted and its tombstones are
+    in the served trace."""
+    broker, _, out = make(topics={"t": 1})
+    joined = broker.serve(CONN, req(68, 1, heartbeat("m1", 0))).response
     response = broker.serve(CONN, req(42, 2, {"groupsNames": ["g", "unknown"]})).response
-    assert response == {"results": [{"groupId": "g", "errorCode": 68}, {"groupId": "unknown", "errorCode": 69}]}
+    assert response == {"throttleTimeMs": 0, "results": [{"groupId": "g", "errorCode": 68},
+                                                         {"groupId": "unknown", "errorCode": 69}]}
+    broker.serve(CONN, req(68, 1, heartbeat("m1", -1, memberId=joined["memberId"])))
+    response = broker.serve(CONN, req(42, 2, {"groupsNames": ["g"]})).response
+    assert response == {"throttleTimeMs": 0, "results": [{"groupId": "g", "errorCode": 0}]}
+    deleted = [e for e in lines(out) if e.get("requestHeader", {}).get("requestApiKey") == 42]
+    assert [d["response"]["results"][0]["errorCode"] for d in deleted] == [68, 0]
+    tombstones = [e["record"]["key"]["type"] for e in lines(out) if "record" in e and e["record"]["value"] is None]
+    assert 3 in tombstones  # the group's metadata tombstone (ConsumerGroupMetadataKey)
+    assert broker.trace.findings == []
 
 
 def test_shutdown_fires_due_timers_and_ends_with_a_tick() -> None:

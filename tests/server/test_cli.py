@@ -113,6 +113,9 @@ def test_a_client_rule_broken_is_a_live_finding_and_exit_1(tmp_path: Path) -> No
      "group.consumer.heartbeat.intervl.ms (did you mean group.consumer.heartbeat.interval.ms?)"),
     (["--config", "num.partitions=0"], "kgspec serve: --config num.partitions must be an integer >= 1, got '0'"),
     (["--port", "70000"], "kgspec serve: --port must be 0..65535, got 70000"),
+    (["--config", "group.consumer.heartbeat.interval.ms=300"], "kgspec serve: --config "
+     "group.consumer.heartbeat.interval.ms: Kafka refuses to start with it (group.consumer.heartbeat.interval.ms "
+     "must be greater than or equal to group.consumer.min.heartbeat.interval.ms)"),
 ])
 def test_usage_errors_name_the_option_and_exit_2(args: list[str], message: str,
                                                  capsys: pytest.CaptureFixture[str]) -> None:
@@ -177,3 +180,13 @@ def test_sighup_reloads_the_fault_rules(tmp_path: Path) -> None:
         proc.send_signal(signal.SIGHUP)
         assert "not valid JSON" in proc.stderr.readline()
     assert stop(proc)[0] == 0
+
+
+def test_the_python_api_refuses_configs_kafka_refuses_to_start_with() -> None:
+    import kgspec
+
+    with pytest.raises(ValueError, match=r"^configs: group.consumer.session.timeout.ms: Kafka refuses to start "
+                                         r"with it \(group.consumer.session.timeout.ms must be greater than or "
+                                         r"equal to group.consumer.min.session.timeout.ms\)$"), \
+            kgspec.serve(configs={"group.consumer.session.timeout.ms": 100}):
+        pass

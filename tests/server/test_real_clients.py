@@ -205,7 +205,8 @@ def test_mixed_group_online_upgrade_and_downgrade(tmp_path: Path) -> None:
     assert max(i for i, t in enumerate(types) if t == 2) > types.index(3)
 
 
-MOCK_CONFIGS = {"group.consumer.heartbeat.interval.ms": 500, "group.consumer.session.timeout.ms": 3000,
+MOCK_CONFIGS = {"group.consumer.heartbeat.interval.ms": 500, "group.consumer.min.heartbeat.interval.ms": 500,
+                "group.consumer.session.timeout.ms": 3000,
                 "group.consumer.min.session.timeout.ms": 3000, "group.consumer.assignors": "range",
                 "group.consumer.assignment.interval.ms": 0}
 
@@ -291,7 +292,7 @@ def test_a_new_consumer_resumes_from_the_offsets_the_model_committed(tmp_path: P
 @pytest.mark.clients
 def test_admin_client_creates_lists_describes_through_the_model(tmp_path: Path) -> None:
     """librdkafka's AdminClient: CreateTopics (the broker's), ListGroups, ConsumerGroupDescribe and
-    DescribeGroups (the model's), DeleteGroups (the minimal path until it is modelled)."""
+    DescribeGroups and DeleteGroups (the model's: an unknown group, then the emptied group deleted)."""
     from confluent_kafka import KafkaError
     from confluent_kafka.admin import AdminClient, NewTopic
 
@@ -315,6 +316,10 @@ def test_admin_client_creates_lists_describes_through_the_model(tmp_path: Path) 
         with pytest.raises(Exception) as caught:
             deleted.result(10)
         assert caught.value.args[0].code() == KafkaError.GROUP_ID_NOT_FOUND
+        wait_for(lambda: {g.group_id for g in admin.list_consumer_groups().result(10).valid
+                          if g.state.name == "EMPTY"} == {"g", "cg"}, 30, "both groups empty after close")
+        assert admin.delete_consumer_groups(["g"])["g"].result(10) is None
+        assert [g.group_id for g in admin.list_consumer_groups().result(10).valid] == ["cg"]
     report = check(trace)
     assert report.findings == [], findings_text(report)
     assert calls(trace, 16)

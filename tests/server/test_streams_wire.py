@@ -62,6 +62,7 @@ class Member:
 def test_two_streams_members_share_the_tasks_and_one_takes_over(tmp_path: Path) -> None:
     trace = tmp_path / "t.jsonl"
     configs = {"group.streams.initial.rebalance.delay.ms": 0, "group.streams.heartbeat.interval.ms": 300,
+               "group.streams.min.heartbeat.interval.ms": 300,
                "group.streams.assignment.interval.ms": 0}
     with kgspec.serve(topics={"t": 4}, configs=configs, clients=True, trace_out=trace) as broker:
         address = (broker.host, broker.port)
