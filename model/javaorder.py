@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+import functools
 from collections.abc import Callable, Iterable
 from typing import Generic, TypeVar
 
@@ -27,8 +28,10 @@ T = TypeVar("T")
 _MASK32 = 0xFFFFFFFF
 
 
+@functools.lru_cache(maxsize=1 << 17)
 def java_string_hash(s: str) -> int:
-    """``String.hashCode()`` over UTF-16 code units, as an unsigned 32-bit value."""
+    """``String.hashCode()`` over UTF-16 code units, as an unsigned 32-bit value. Memoised:
+    the same member ids are ordered at every target computation (issue #19)."""
     h = 0
     if s.isascii():
         for ch in s:

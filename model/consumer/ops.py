@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from kgspec.model import timers
 from kgspec.model.assignors import PartitionAssignorError
 from kgspec.model.assignors.api import GroupSpec, MemberSpec
-from kgspec.model.assignors.subscription import subscription_type
+from kgspec.model.assignors.subscription import classify
 from kgspec.model.config import INT_MAX
 from kgspec.model.consumer import records as rec
 from kgspec.model.consumer.group import ConsumerGroup, ResolvedRegex
@@ -145,11 +145,11 @@ def maybe_update_target(coord: Coordinator, group: ConsumerGroup, group_epoch: i
         targets.setdefault(updated.member_id, group.target.get(previous_static, {}))
     order = java_hashmap_order(members)
     assignor_name = preferred_assignor(coord, members.values())
-    names_by_member = {mid: members[mid].subscribed_topic_names for mid in order}
-    regex_by_member = {mid: members[mid].subscribed_topic_regex for mid in order}
     resolved = {r: v.topics for r, v in group.resolved_regexes.items()}
-    # Members mostly share a subscription: its topic ids are looked up once per computation.
+    # Members mostly share a subscription: its topic ids are looked up, and its members
+    # counted for the subscription type, once per distinct subscription.
     ids_of: dict[tuple[tuple[str, ...], str | None], frozenset[str]] = {}
+    members_of: dict[tuple[tuple[str, ...], str | None], int] = {}
     specs: dict[str, MemberSpec] = {}
     for mid in order:
         m = members[mid]
@@ -157,11 +157,16 @@ def maybe_update_target(coord: Coordinator, group: ConsumerGroup, group_epoch: i
         ids = ids_of.get(sub)
         if ids is None:
             ids = ids_of[sub] = frozenset(subscribed_topic_ids(coord, group, m))
+        members_of[sub] = members_of.get(sub, 0) + 1
         specs[mid] = MemberSpec(mid, m.instance_id, m.rack_id, ids, targets.get(mid, {}))
-    spec = GroupSpec(
-        members=specs,
-        subscription_type=subscription_type(names_by_member, regex_by_member, resolved),
-    )
+    by_name: dict[str, int] = {}
+    regex_users: dict[str, int] = {}
+    for (names, regex), count in members_of.items():
+        for name in set(names):
+            by_name[name] = by_name.get(name, 0) + count
+        if regex:
+            regex_users[regex] = regex_users.get(regex, 0) + count
+    spec = GroupSpec(members=specs, subscription_type=classify(len(order), by_name, regex_users, resolved))
     try:
         assignor = coord.assignors.get(assignor_name)
         if assignor is None:
