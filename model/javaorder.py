@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import functools
 from collections.abc import Callable, Iterable
 from typing import Generic, TypeVar
 
@@ -28,10 +27,26 @@ T = TypeVar("T")
 _MASK32 = 0xFFFFFFFF
 
 
-@functools.lru_cache(maxsize=1 << 17)
+# Memo of java_string_hash: the same member ids are ordered at every target computation
+# (issue #19). A plain str -> int dict (the garbage collector does not walk it, unlike an
+# lru_cache's nodes), emptied when full.
+_HASHES: dict[str, int] = {}
+_HASHES_MAX = 1 << 17
+
+
 def java_string_hash(s: str) -> int:
-    """``String.hashCode()`` over UTF-16 code units, as an unsigned 32-bit value. Memoised:
-    the same member ids are ordered at every target computation (issue #19)."""
+    """``String.hashCode()`` over UTF-16 code units, as an unsigned 32-bit value."""
+    h = _HASHES.get(s)
+    if h is not None:
+        return h
+    h = _string_hash(s)
+    if len(_HASHES) >= _HASHES_MAX:
+        _HASHES.clear()
+    _HASHES[s] = h
+    return h
+
+
+def _string_hash(s: str) -> int:
     h = 0
     if s.isascii():
         for ch in s:

@@ -329,14 +329,22 @@ def _compiled(schema: Sequence[FieldSchema], version: int) -> _Compiled:
     return entry
 
 
-@functools.lru_cache(maxsize=1 << 16)
+_UUIDS: dict[str, bool] = {}  # memo of _is_kafka_uuid (ids repeat), emptied when full
+
+
 def _is_kafka_uuid(value: str) -> bool:
-    """22 characters of URL-safe base64 that decode to 16 bytes (memoised: ids repeat)."""
-    try:
-        raw = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
-    except ValueError:
-        raw = b""
-    return len(raw) == 16 and len(value) == 22
+    """22 characters of URL-safe base64 that decode to 16 bytes."""
+    ok = _UUIDS.get(value)
+    if ok is None:
+        try:
+            raw = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
+        except ValueError:
+            raw = b""
+        ok = len(raw) == 16 and len(value) == 22
+        if len(_UUIDS) >= 1 << 16:
+            _UUIDS.clear()
+        _UUIDS[value] = ok
+    return ok
 
 
 def _value_problems(c: _Check, value: Any, path: str, version: int) -> list[str]:

@@ -16,6 +16,7 @@ compare runs made under the same load. ``extra_info`` holds the figures.
 
 from __future__ import annotations
 
+import gc
 import time
 from pathlib import Path
 from typing import Any
@@ -35,6 +36,8 @@ def _cpu_per_event(path: Path, rounds: int = 2) -> tuple[float, Report]:
     best: float | None = None
     report = Report()
     for _ in range(rounds):
+        del report
+        gc.collect()  # the last run's model is not walked by this run's collections
         report = Report()
         start = time.process_time()
         check_items(str(path), open_trace(path), report)
@@ -56,6 +59,7 @@ def test_cost_per_event_flat_in_group_size(benchmark: Any, sizes: tuple[int, ...
             cost, report = _cpu_per_event(path)
             assert report.findings == []
             per_event[n] = cost
+            del report
 
     benchmark.pedantic(run, rounds=1, iterations=1)
     base = per_event[sizes[0]]
