@@ -145,8 +145,21 @@ def _resize(table: list[list[str]] | None, threshold: int) -> tuple[list[list[st
     return new, int(capacity * 0.75)
 
 
+_UUID_HASHES: dict[str, int | None] = {}  # memo of _uuid_hash: records order the same topics again and again
+
+
 def _uuid_hash(topic_id: str) -> int | None:
     """``Uuid.hashCode`` of a Kafka base64 topic id; None when the id is not one."""
+    if topic_id in _UUID_HASHES:
+        return _UUID_HASHES[topic_id]
+    h = _decoded_uuid_hash(topic_id)
+    if len(_UUID_HASHES) >= _HASHES_MAX:
+        _UUID_HASHES.clear()
+    _UUID_HASHES[topic_id] = h
+    return h
+
+
+def _decoded_uuid_hash(topic_id: str) -> int | None:
     try:
         raw = base64.urlsafe_b64decode(topic_id + "=" * (-len(topic_id) % 4))
     except (binascii.Error, ValueError):
