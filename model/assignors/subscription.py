@@ -77,3 +77,21 @@ def classify(
     ):
         return SubscriptionType.HOMOGENEOUS
     return SubscriptionType.HETEROGENEOUS
+
+
+def classify_subscriptions(
+    members_per_subscription: Mapping[tuple[tuple[str, ...], str | None], int],
+    resolved_regexes: Mapping[str, Collection[str]],
+) -> SubscriptionType:
+    """``subscription_type`` from the number of members per distinct subscription (topic names,
+    regex): members mostly share one, so a target computation counts each once."""
+    by_name: dict[str, int] = {}
+    regex_users: dict[str, int] = {}
+    member_count = 0
+    for (names, regex), count in members_per_subscription.items():
+        member_count += count
+        for name in set(names):
+            by_name[name] = by_name.get(name, 0) + count
+        if regex:
+            regex_users[regex] = regex_users.get(regex, 0) + count
+    return classify(member_count, by_name, regex_users, resolved_regexes)

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from kgspec.model import timers
 from kgspec.model.assignors import PartitionAssignorError
 from kgspec.model.assignors.api import GroupSpec, MemberSpec
-from kgspec.model.assignors.subscription import classify
+from kgspec.model.assignors.subscription import classify_subscriptions
 from kgspec.model.config import INT_MAX
 from kgspec.model.consumer import records as rec
 from kgspec.model.consumer.group import ConsumerGroup, ResolvedRegex
@@ -159,14 +159,7 @@ def maybe_update_target(coord: Coordinator, group: ConsumerGroup, group_epoch: i
             ids = ids_of[sub] = frozenset(subscribed_topic_ids(coord, group, m))
         members_of[sub] = members_of.get(sub, 0) + 1
         specs[mid] = MemberSpec(mid, m.instance_id, m.rack_id, ids, targets.get(mid, {}))
-    by_name: dict[str, int] = {}
-    regex_users: dict[str, int] = {}
-    for (names, regex), count in members_of.items():
-        for name in set(names):
-            by_name[name] = by_name.get(name, 0) + count
-        if regex:
-            regex_users[regex] = regex_users.get(regex, 0) + count
-    spec = GroupSpec(members=specs, subscription_type=classify(len(order), by_name, regex_users, resolved))
+    spec = GroupSpec(members=specs, subscription_type=classify_subscriptions(members_of, resolved))
     try:
         assignor = coord.assignors.get(assignor_name)
         if assignor is None:

@@ -1,6 +1,7 @@
 """``subscribed_topic_names`` read from the group's subscription counters (issue #19) gives the
 set the member walk it replaced gave: every member's names and resolved regex, less the members
-taken out, with a replacement (and the static member it replaces) swapped in."""
+taken out, with a replacement (and the static member it replaces) swapped in; and the subscription
+type counted per distinct subscription is the one counted per member."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Iterable
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from kgspec.model.assignors.subscription import classify_subscriptions, subscription_type
 from kgspec.model.consumer.group import ConsumerGroup, ResolvedRegex
 from kgspec.model.consumer.member import ConsumerMember
 from kgspec.model.consumer.ops import subscribed_topic_names
@@ -72,3 +74,20 @@ def test_static_replacement_drops_the_replaced_members_topics() -> None:
     assert subscribed_topic_names(coord, group, replace=(ConsumerMember("new"), new)) == {"b", "c"}
     assert subscribed_topic_names(coord, group, without=["other"]) == {"a"}
     assert subscribed_topic_names(coord, group) == {"a", "b"}
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.sampled_from(tuple(f"m{i}" for i in range(6))),
+                       st.tuples(st.lists(st.sampled_from(TOPICS), max_size=3), st.sampled_from(REGEXES)),
+                       min_size=1),
+       st.dictionaries(st.sampled_from(REGEXES[1:]), st.sets(st.sampled_from(TOPICS))))
+def test_subscription_type_counted_per_distinct_subscription(subs: dict[str, tuple[list[str], str]],
+                                                             resolved: dict[str, set[str]]) -> None:
+    """The target computation's count per distinct subscription classifies as the per-member form."""
+    per_subscription: dict[tuple[tuple[str, ...], str | None], int] = {}
+    for names, regex in subs.values():  # names may repeat, as a replayed record's list may
+        key = (tuple(names), regex)
+        per_subscription[key] = per_subscription.get(key, 0) + 1
+    expected = subscription_type({m: names for m, (names, _) in subs.items()},
+                                 {m: regex for m, (_, regex) in subs.items()}, resolved)
+    assert classify_subscriptions(per_subscription, resolved) == expected
