@@ -27,8 +27,26 @@ T = TypeVar("T")
 _MASK32 = 0xFFFFFFFF
 
 
+# Memo of java_string_hash: the same member ids are ordered at every target computation
+# (issue #19). A plain str -> int dict (the garbage collector does not walk it, unlike an
+# lru_cache's nodes), emptied when full.
+_HASHES: dict[str, int] = {}
+_HASHES_MAX = 1 << 17
+
+
 def java_string_hash(s: str) -> int:
     """``String.hashCode()`` over UTF-16 code units, as an unsigned 32-bit value."""
+    h = _HASHES.get(s)
+    if h is not None:
+        return h
+    h = _string_hash(s)
+    if len(_HASHES) >= _HASHES_MAX:
+        _HASHES.clear()
+    _HASHES[s] = h
+    return h
+
+
+def _string_hash(s: str) -> int:
     h = 0
     if s.isascii():
         for ch in s:
@@ -161,8 +179,21 @@ def timeline_order(keys: Iterable[str], peak_size: int | None = None) -> list[st
     return [k for _, k in sorted(((slot(k), -i), k) for i, k in enumerate(unique))]
 
 
+_UUID_HASHES: dict[str, int | None] = {}  # memo of _uuid_hash: records order the same topics again and again
+
+
 def _uuid_hash(topic_id: str) -> int | None:
     """``Uuid.hashCode`` of a Kafka base64 topic id; None when the id is not one."""
+    if topic_id in _UUID_HASHES:
+        return _UUID_HASHES[topic_id]
+    h = _decoded_uuid_hash(topic_id)
+    if len(_UUID_HASHES) >= _HASHES_MAX:
+        _UUID_HASHES.clear()
+    _UUID_HASHES[topic_id] = h
+    return h
+
+
+def _decoded_uuid_hash(topic_id: str) -> int | None:
     try:
         raw = base64.urlsafe_b64decode(topic_id + "=" * (-len(topic_id) % 4))
     except (binascii.Error, ValueError):

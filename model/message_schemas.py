@@ -78,12 +78,19 @@ class MessageSchema:
         return _in(self.valid_versions, version)
 
 
+_BY_RELEASE_AND_NAME: dict[tuple[str, str], MessageSchema] = {}
+
+
 def message_schema(release: str, name: str) -> MessageSchema:
+    found = _BY_RELEASE_AND_NAME.get((release, name))  # every call looks its schema up
+    if found is not None:
+        return found
     rel = normalize_release(release)
     try:
-        return MESSAGE_SCHEMAS[rel][name]
+        found = _BY_RELEASE_AND_NAME[release, name] = MESSAGE_SCHEMAS[rel][name]
     except KeyError:
         raise KeyError(f"no schema for {name} in Kafka {rel}") from None
+    return found
 
 
 def find_field(release: str, name: str, path: str) -> FieldSchema:
@@ -124,7 +131,8 @@ def validate_message(data: Mapping[str, Any], release: str, name: str, version: 
     schema = message_schema(release, name)
     if not schema.supports(version):
         return [f"{name}: version {version} is not valid (valid: {schema.valid_versions})"]
-    return [f"{name} v{version}: {m}" for m in validate_fields(data, schema.fields, version)]
+    problems = validate_fields(data, schema.fields, version)
+    return [f"{name} v{version}: {m}" for m in problems] if problems else problems
 
 
 # ---------------------------------------------------------------------------------------------

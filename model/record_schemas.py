@@ -224,7 +224,7 @@ def _type_problem(f: FieldSchema, value: Any, path: str, version: int) -> list[s
     # struct
     if not isinstance(value, Mapping):
         return [f"field `{path}` must be an object"]
-    return validate_fields(value, f.fields, version, path + ".")
+    return validate_fields_by_schema(value, f.fields, version, path + ".")
 
 
 def _field_problems(f: FieldSchema, value: Any, path: str, version: int) -> list[str]:
@@ -258,10 +258,11 @@ def _present(schema: Sequence[FieldSchema], version: int) -> dict[str, FieldSche
     return entry[1]
 
 
-def validate_fields(
+def validate_fields_by_schema(
     data: Mapping[str, Any], schema: Sequence[FieldSchema], version: int, prefix: str = ""
 ) -> list[str]:
-    """Unknown fields, missing non-tagged fields, nullability and JSON types, recursively."""
+    """Unknown fields, missing non-tagged fields, nullability and JSON types, recursively, read
+    from the schema field by field: the reference ``validate_fields`` (compiled) is tested against."""
     findings: list[str] = []
     present = _present(schema, version)
     for name in data:
@@ -275,6 +276,145 @@ def validate_fields(
                 findings.append(f"missing required field `{prefix}{name}`")
             continue
         findings.extend(_field_problems(f, data[name], prefix + name, version))
+    return findings
+
+
+# The compiled form (issue #19): what ``validate_fields_by_schema`` asks of each field (its
+# version ranges, type, range) is worked out once per schema and version, so a call is
+# checked without re-reading version strings or type names. Findings are the same, in the
+# same order (``tests/test_compiled_validators.py``).
+_INT_KIND, _BOOL_KIND, _FLOAT_KIND, _STRING_KIND, _UUID_KIND, _BYTES_KIND, _STRUCT_KIND = range(7)
+_KINDS: Final = {"bool": _BOOL_KIND, "float64": _FLOAT_KIND, "string": _STRING_KIND, "uuid": _UUID_KIND,
+                 "bytes": _BYTES_KIND, "records": _BYTES_KIND}
+
+
+@dataclass(frozen=True, slots=True)
+class _Check:
+    """One field of a schema as present in one version."""
+
+    name: str
+    required: bool  # not tagged in this version
+    nullable: bool
+    array: bool
+    kind: int
+    type: str  # the element type, for messages
+    lo: int
+    hi: int
+    fields: tuple[FieldSchema, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class _Compiled:
+    schema: Sequence[FieldSchema]  # kept, so the id in the cache key stays this schema's
+    present: dict[str, _Check]
+
+
+_COMPILED: dict[tuple[int, int], _Compiled] = {}
+
+
+def _compiled(schema: Sequence[FieldSchema], version: int) -> _Compiled:
+    key = (id(schema), version)
+    entry = _COMPILED.get(key)
+    if entry is None or entry.schema is not schema:
+        checks = {}
+        for f in schema:
+            if not f.present_in(version):
+                continue
+            t = f.element_type
+            lo, hi = _INT_RANGES.get(t, (0, 0))
+            kind = _INT_KIND if t in _INT_RANGES else _KINDS.get(t, _STRUCT_KIND)
+            checks[f.name] = _Check(f.name, not f.tagged_in(version), f.nullable_in(version), f.is_array,
+                                    kind, t, lo, hi, f.fields)
+        entry = _COMPILED[key] = _Compiled(schema, checks)
+    return entry
+
+
+_UUIDS: dict[str, bool] = {}  # memo of _is_kafka_uuid (ids repeat), emptied when full
+
+
+def _is_kafka_uuid(value: str) -> bool:
+    """22 characters of URL-safe base64 that decode to 16 bytes."""
+    ok = _UUIDS.get(value)
+    if ok is None:
+        try:
+            raw = base64.urlsafe_b64decode(value + "=" * (-len(value) % 4))
+        except ValueError:
+            raw = b""
+        ok = len(raw) == 16 and len(value) == 22
+        if len(_UUIDS) >= 1 << 16:
+            _UUIDS.clear()
+        _UUIDS[value] = ok
+    return ok
+
+
+def _value_problems(c: _Check, value: Any, path: str, version: int) -> list[str]:
+    """As ``_type_problem`` for one non-null element of the field ``c``."""
+    kind = c.kind
+    if kind == _INT_KIND:
+        if value.__class__ is int:  # the usual case; bool is an int subclass, not int
+            if c.lo <= value <= c.hi:
+                return []
+            return [f"field `{path}` = {value} is out of range for {c.type}"]
+        if not isinstance(value, int) or isinstance(value, bool):
+            return [f"field `{path}` must be an integer ({c.type}), got {type(value).__name__}"]
+        if not c.lo <= value <= c.hi:
+            return [f"field `{path}` = {value} is out of range for {c.type}"]
+        return []
+    if kind == _STRING_KIND:
+        return [] if isinstance(value, str) else [f"field `{path}` must be a string"]
+    if kind == _STRUCT_KIND:
+        if not isinstance(value, Mapping):
+            return [f"field `{path}` must be an object"]
+        return validate_fields(value, c.fields, version, path + ".")
+    if kind == _UUID_KIND:
+        if not isinstance(value, str):
+            return [f"field `{path}` must be a uuid string"]
+        if _is_kafka_uuid(value):
+            return []
+        return [f"field `{path}` = {value!r} is not a Kafka uuid (22-char URL-safe base64)"]
+    if kind == _BOOL_KIND:
+        return [] if isinstance(value, bool) else [f"field `{path}` must be a boolean"]
+    if kind == _FLOAT_KIND:
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        return [] if ok else [f"field `{path}` must be a number"]
+    return [] if isinstance(value, str) else [f"field `{path}` must be a base64 string"]
+
+
+def validate_fields(
+    data: Mapping[str, Any], schema: Sequence[FieldSchema], version: int, prefix: str = ""
+) -> list[str]:
+    """Unknown fields, missing non-tagged fields, nullability and JSON types, recursively."""
+    findings: list[str] = []
+    present = _compiled(schema, version).present
+    for name in data:
+        if name not in present:
+            known = any(f.name == name for f in schema)
+            why = f"not in version {version}" if known else "unknown field"
+            findings.append(f"field `{prefix}{name}`: {why}")
+    for name, c in present.items():
+        if name not in data:
+            if c.required:
+                findings.append(f"missing required field `{prefix}{name}`")
+            continue
+        value = data[name]
+        if value is None:
+            if not c.nullable:
+                findings.append(f"field `{prefix}{name}` is null but not nullable in version {version}")
+        elif c.array:
+            if not isinstance(value, list):
+                findings.append(f"field `{prefix}{name}` must be an array")
+                continue
+            for i, item in enumerate(value):
+                if item is None:
+                    findings.append(f"field `{prefix}{name}[{i}]` is null (array elements are never null)")
+                elif c.kind == _INT_KIND and item.__class__ is int and c.lo <= item <= c.hi:
+                    continue  # the usual array of partitions: no path built
+                else:
+                    findings.extend(_value_problems(c, item, f"{prefix}{name}[{i}]", version))
+        elif c.kind == _STRING_KIND and value.__class__ is str:
+            continue
+        else:
+            findings.extend(_value_problems(c, value, prefix + name, version))
     return findings
 
 
