@@ -87,7 +87,7 @@ class Committer:
 
     def __init__(self, interval_ms: int) -> None:
         self.interval_ms = interval_ms
-        self.next_auto: int | None = None  # the auto-commit timer (armed once the client owns partitions)
+        self.next_auto: int | None = None  # the auto-commit timer (armed at the first wake)
         self.outbox: list[tuple[str, dict[str, Any]]] = []  # (kind, request) to send at the next wake
         self.in_flight: dict[int, _InFlight] = {}  # correlation id -> commit
         self.sync_until: int | None = None  # a commit before revocation/close runs until then
@@ -144,13 +144,11 @@ class Committer:
             else:
                 self.cancel_sync()
                 ended = True
-        if not can_commit:
-            self.next_auto = None
-        elif self.next_auto is None:
+        if self.next_auto is None:  # the timer starts with the consumer
             self.next_auto = now + self.interval_ms
         elif polling and now >= self.next_auto:
             self.next_auto = now + self.interval_ms
-            if not any(f.kind == AUTO for f in self.in_flight.values()):
+            if can_commit and not any(f.kind == AUTO for f in self.in_flight.values()):
                 self.outbox.append((AUTO, build()))
         return ended
 

@@ -365,12 +365,13 @@ class Simulator:
 
     def _wake(self, client: MemberClient) -> None:
         request = client.wake(self.now)
+        heartbeat_corr = client.corr
         if isinstance(client, SimClient):  # offset commits go first, on the same connection
             for corr, commit in client.take_commits(self.now):
                 for at in self.network.send(client.name, f"{client.name}>", self.now):
                     self._push(at, "commit", (client, corr, commit))
         if request is not None:
-            corr = client.corr
+            corr = heartbeat_corr
             for at in self.network.send(client.name, f"{client.name}>", self.now):
                 self._push(at, "request", (client, corr, request))
         self._reschedule(client)

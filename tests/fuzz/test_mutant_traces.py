@@ -72,7 +72,7 @@ FLAGGED: dict[tuple[str, str], tuple[list[Call], str, str, int, str, str]] = {
     # STALE_MEMBER_EPOCH (KIP-1251: not assigned or pending revocation), the mutant NONE.
     ("consumer", "commit-accepts-stale-epoch"): (
         [consumer(partitions=2, members=2), SETTLE, ("zombie_commit", {"index": 0}), SETTLE], "commit-fencing",
-        "last", 65, "response-mismatch", "errorCode"),
+        "last", 67, "response-mismatch", "errorCode"),
     ("streams", "standby-on-active-process"): ([streams(standbys=1), SETTLE], "processid-exclusivity", "last", 5,
                                                "response-mismatch", "standbyTasks"),
     ("streams", "grant-before-ack"): (
