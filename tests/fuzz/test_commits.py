@@ -19,6 +19,7 @@ from kgspec.model.mutants import Mutants
 
 from kgspec.cli import main
 from kgspec.sim.client import ClientOptions, SimClient
+from kgspec.sim.committer import Committer, commit_request
 from kgspec.sim.machine import (
     CommittingConsumerGroupMachine,
     ConsumerGroupMachine,
@@ -233,3 +234,58 @@ def test_commit_mutant_is_killed_and_shrunk(tmp_path: Path) -> None:
     assert {v.invariant for v in result.failure.violations} == {"commit-fencing"}
     with contextlib.redirect_stdout(io.StringIO()):
         assert main(["check", str(out)]) == 1
+
+
+def test_fuzz_cli_finds_the_commit_mutant_and_check_flags_its_trace(tmp_path: Path,
+                                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "kill.jsonl"
+    status = main(["fuzz", "--mutant", MUTANT, "--seed", "9", "--no-shrink", "--no-progress", "--out", str(out)])
+    assert status == 1
+    printed = capsys.readouterr().out
+    assert "zombie_commit(" in printed
+    assert "[commit-fencing]" in printed
+    assert main(["check", str(out)]) == 1
+    assert f"{out}:69: group g: response-mismatch (errorCode)" in capsys.readouterr().out  # the zombie's commit
+
+
+def test_fuzz_cli_commits_flag_without_a_mutant_exits_0(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["fuzz", "--commits", "--seed", "3", "--no-progress", "--out", str(tmp_path / "f.jsonl")]) == 0
+    assert "no invariant broke" in capsys.readouterr().out
+
+
+def test_sync_commit_retries_stale_member_epoch_with_the_latest_epoch_then_ends() -> None:
+    """``maybeAutoCommitSyncBeforeRebalance``: STALE_MEMBER_EPOCH is retried after retry.backoff.ms
+    with the epoch known then; UNKNOWN_MEMBER_ID ends it; so does the rebalance timeout."""
+    committer = Committer(5000)
+    epoch = [2]
+
+    def build() -> dict[str, Any]:
+        return commit_request("g", "m", None, epoch[0], {"T": frozenset({0})}, 1000)
+
+    def answer(error: int) -> dict[str, Any]:
+        return {"throttleTimeMs": 0, "topics": [{"topicId": "T", "partitions": [{"partitionIndex": 0,
+                                                                                 "errorCode": error}]}]}
+
+    committer.start_sync(1000, 30000)
+    assert not committer.due(1000, True, True, build)
+    [(kind, request)] = committer.outbox
+    assert (kind, request["generationIdOrMemberEpoch"]) == ("sync", 2)
+    committer.outbox.clear()
+    committer.sent(1, kind, request, 6000)
+    assert committer.on_response(1, answer(STALE), 1010) is False  # retried, not ended
+    assert committer.wake_time(polling=False) == 1110
+    epoch[0] = 3  # a heartbeat answered meanwhile
+    assert not committer.due(1110, True, True, build)
+    [(kind, request)] = committer.outbox
+    assert (kind, request["generationIdOrMemberEpoch"]) == ("sync", 3)
+    committer.outbox.clear()
+    committer.sent(2, kind, request, 6110)
+    assert committer.on_response(2, answer(UNKNOWN), 1120) is True
+    assert (committer.syncing, committer.failed, committer.committed) == (False, {STALE: 1, UNKNOWN: 1}, 0)
+    assert committer.on_response(2, answer(0), 1130) is None  # not in flight any more
+    # past the rebalance timeout with the commit's answer lost: it ends, and revocation goes on
+    committer.start_sync(2000, 300)
+    committer.due(2000, True, True, build)
+    committer.sent(3, *committer.outbox.pop(), 7000)
+    assert committer.due(2300, True, True, build) is True
+    assert not committer.syncing
