@@ -103,7 +103,9 @@ class Committer:
     def wake_time(self, polling: bool) -> int | None:
         """When :meth:`due` has something to do (the auto-commit timer only while the application polls)."""
         times = [f.deadline for f in self.in_flight.values()]
-        times += [t for t in (self.next_auto if polling else None, self.sync_retry_at) if t is not None]
+        # a sync commit already in flight (a revocation's, then the leave's) is answered or times out first
+        retry = None if any(f.kind == SYNC for f in self.in_flight.values()) else self.sync_retry_at
+        times += [t for t in (self.next_auto if polling else None, retry) if t is not None]
         if self.outbox:
             times.append(0)
         return min(times) if times else None

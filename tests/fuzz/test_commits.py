@@ -289,3 +289,12 @@ def test_sync_commit_retries_stale_member_epoch_with_the_latest_epoch_then_ends(
     committer.sent(3, *committer.outbox.pop(), 7000)
     assert committer.due(2300, True, True, build) is True
     assert not committer.syncing
+
+
+def test_leave_while_a_revocation_commit_is_in_flight_does_not_spin() -> None:
+    """A revocation's sync commit still in flight when close() starts the leave's: the retry waits
+    for the first one's answer (it used to be due at once, forever: a busy loop at 9,931 ms)."""
+    sim = run_scenario(Scenario(groups=4, members=3, duration_ms=300000, seed=0, loss=0.1, duplicate=0.1,
+                                check=True, commits=True))
+    assert sim.violations == []
+    assert (sim.now, len(sim.events), sim.steps) == (300000, 1237, 1243)
