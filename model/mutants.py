@@ -55,6 +55,10 @@ CATALOGUE: dict[str, Mutant] = {
         Mutant("assignor-double-assign", "any",
                "The assignor assigns one partition (or active task) to two members.",
                "assignor validity"),
+        Mutant("commit-accepts-stale-epoch", "consumer",
+               "An OffsetCommit at an older member epoch is accepted without checking that the member "
+               "still holds the partitions (a zombie's commit overwrites the new owner's offsets).",
+               "KIP-1251 createAssignmentEpochValidator"),
     )
 }
 

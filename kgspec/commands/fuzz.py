@@ -39,6 +39,9 @@ def register(subparsers: Any) -> None:
     parser.add_argument("--hypothesis-profile", choices=HYPOTHESIS_PROFILES, default=None,
                         help="Hypothesis settings profile (default: $HYPOTHESIS_PROFILE, else ci)")
     parser.add_argument("--no-shrink", action="store_true", help="stop at the first failure, unshrunk")
+    parser.add_argument("--commits", action="store_true",
+                        help="consumer clients commit offsets as the Java consumer does and may resend old commits "
+                             "(zombies); on by itself for a mutant only commits reach (commit-accepts-stale-epoch)")
     parser.add_argument("--observable", action="store_true",
                         help="check only the invariants a trace can show (skip internal-only ones such as "
                              "partition-epoch-index); by default a run broken only by those is followed by "
@@ -80,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
     fuzz = functools.partial(run_fuzz, Mutants(tuple(args.mutant)), seed=args.seed, budget_s=args.budget,
                              hypothesis_profile=args.hypothesis_profile, profile=args.profile, out=str(out),
                              shrink=not args.no_shrink, protocol=args.protocol,
-                             observable=True if args.observable else None)
+                             observable=True if args.observable else None, commits=True if args.commits else None)
     show = not args.no_progress and progress.wanted() and args.budget is not None
     result = _with_progress(fuzz, args.budget) if show else fuzz()
     mutated = f" with mutant(s) {', '.join(args.mutant)}" if args.mutant else ""

@@ -39,6 +39,9 @@ def register(subparsers: Any) -> None:
                         help="group protocol (default consumer)")
     parser.add_argument("--standby-replicas", type=int, default=1, metavar="N",
                         help="streams: group.streams.num.standby.replicas (default 1)")
+    parser.add_argument("--commits", action="store_true",
+                        help="consumer clients commit offsets as the Java consumer does (auto-commit every 5 s, "
+                             "before revoking, on close) and churn makes zombies resend old commits (default off)")
     parser.add_argument("--check", action="store_true",
                         help="check every invariant while simulating (stops at the first violation; exit 1)")
     parser.add_argument("--format", choices=SIM_FORMATS, default="native",
@@ -112,7 +115,7 @@ def run(args: argparse.Namespace) -> int:
 
     scenario = Scenario(args.groups, args.members, args.duration_ms, args.seed, args.loss,
                         args.duplicate, args.failover_every, args.check, args.profile, args.protocol,
-                        args.standby_replicas)
+                        args.standby_replicas, commits=args.commits)
     with progress.bar("simulating", args.duration_ms, "simulated ms") as meter:
         sim = run_scenario(scenario, Mutants(tuple(args.mutant)), configs=prefer({}, registry),
                            progress=meter.update if meter.shown else None,

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from kgspec.model.errors import Errors
+from kgspec.sim.committer import Committer, commit_request
 from kgspec.spec import client as cs
 from kgspec.spec.tables import fire, table
 
@@ -52,6 +53,9 @@ class ClientOptions:
     request_timeout_ms: int = 5000
     server_assignor: str | None = None
     topic_regex: str | None = None  # subscribe by pattern (server-side RE2J resolution) instead of names
+    # enable.auto.commit with auto.commit.interval.ms (the Java default: 5000); None: the client never
+    # commits offsets (kgspec/sim/committer.py), as the simulator's clients did before commits
+    auto_commit_interval_ms: int | None = None
 
 
 def owned_json(owned: Mapping[str, frozenset[int]]) -> list[dict[str, Any]]:
@@ -276,9 +280,15 @@ class MemberClient:
     def _accepted(self, response: Mapping[str, Any]) -> None:
         """Protocol-specific fields of a successful response."""
 
+    def _other_response(self, corr: int, response: Mapping[str, Any], now: int) -> bool:
+        """Whether ``corr`` answered a request other than a heartbeat (handled here)."""
+        return False
+
     # --- responses ------------------------------------------------------------------------
 
     def on_response(self, corr: int, response: Mapping[str, Any], now: int) -> None:
+        if self._other_response(corr, response, now):
+            return
         if self.done or corr != self.in_flight:
             return  # a response to a request the client no longer waits for
         self.in_flight = None
@@ -345,6 +355,94 @@ class SimClient(MemberClient):
         self.topics = topics
         self.subscription_changed = False
         self.dropped_regex = False  # the next subscription heartbeat sends regex "" (pattern removed)
+        interval = self.opts.auto_commit_interval_ms
+        self.committer = Committer(interval) if interval else None
+        self.waits_for_commit: str | None = None  # "reconcile" or "leave": callbacks wait for a sync commit
+
+    # --- offset commits (kgspec/sim/committer.py) -------------------------------------------
+
+    def _can_commit(self) -> bool:
+        return self.epoch > 0 and bool(self.owned) and (self.state in IN_GROUP or self.state == cs.PREPARE_LEAVING)
+
+    def _build_commit(self, now: int) -> dict[str, Any]:
+        return commit_request(self.group_id, self.member_id, self.instance_id, self.epoch, self.owned, now)
+
+    def _start_sync_commit(self, now: int, waiting: str) -> bool:
+        """Commit every owned partition before revoking or leaving; False: nothing to commit."""
+        if self.committer is None or not self._can_commit():
+            return False
+        self.committer.start_sync(now, self.opts.rebalance_timeout_ms)
+        self.waits_for_commit = waiting
+        return True
+
+    def _sync_commit_ended(self, now: int) -> None:
+        """The revocation callbacks (or the leave's) run once the commit before them is done."""
+        waiting, self.waits_for_commit = self.waits_for_commit, None
+        if waiting == "reconcile" and self.state == cs.RECONCILING and self.reconcile_to is not None:
+            self.reconcile_done_at = now + self.opts.reconcile_ms
+        elif waiting == "leave" and self.state == cs.PREPARE_LEAVING:
+            self.leave_done_at = now + self.opts.reconcile_ms
+
+    def _start_reconcile(self, now: int) -> None:
+        super()._start_reconcile(now)
+        assert self.target is not None
+        revoking = any(p - self.target.get(t, frozenset()) for t, p in self.owned.items())
+        if revoking and self._start_sync_commit(now, "reconcile"):
+            self.reconcile_done_at = None
+
+    def leave(self, now: int, temporary: bool = False) -> None:
+        super().leave(now, temporary)
+        if self.state == cs.PREPARE_LEAVING and self._start_sync_commit(now, "leave"):
+            self.leave_done_at = None
+
+    def _on_fenced(self, now: int) -> None:
+        if self.committer is not None:
+            self.committer.cancel_sync()
+            self.waits_for_commit = None
+        super()._on_fenced(now)
+
+    def zombie_commit(self) -> bool:
+        """Send the last commit again, as built (old epoch, old partitions); False: none yet."""
+        return self.committer is not None and not self.done and self.committer.zombie()
+
+    def wake_time(self) -> int | None:
+        at = super().wake_time()
+        if self.committer is None or self.done:
+            return at
+        due = self.committer.wake_time(polling=self.stalled_until is None)
+        if due is not None and self.frozen_until is not None:
+            due = max(due, self.frozen_until)
+        return due if at is None else at if due is None else min(at, due)
+
+    def wake(self, now: int) -> dict[str, Any] | None:
+        if self.committer is not None and not self.done and not self.frozen(now):
+            ended = self.committer.due(now, self.stalled_until is None, self._can_commit(),
+                                       lambda: self._build_commit(now))
+            if ended:
+                self._sync_commit_ended(now)
+        return super().wake(now)
+
+    def take_commits(self, now: int) -> list[tuple[int, dict[str, Any]]]:
+        """The commits to send now, each with its correlation id (they go before the heartbeat)."""
+        if self.committer is None or not self.committer.outbox:
+            return []
+        out = []
+        for kind, request in self.committer.outbox:
+            self.corr += 1
+            self.committer.sent(self.corr, kind, request, now + self.opts.request_timeout_ms)
+            out.append((self.corr, request))
+        self.committer.outbox.clear()
+        return out
+
+    def _other_response(self, corr: int, response: Mapping[str, Any], now: int) -> bool:
+        if self.committer is None:
+            return False
+        ended = self.committer.on_response(corr, response, now)
+        if ended is None:
+            return False
+        if ended:
+            self._sync_commit_ended(now)
+        return True
 
     def resubscribe(self, topics: tuple[str, ...], regex: str | None) -> None:
         """subscribe() again with other topic names or another pattern; the next heartbeat

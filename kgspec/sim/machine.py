@@ -50,6 +50,9 @@ STALL_MS = (5000, 40000, 70000)  # within, past the rebalance timeout (30 s), pa
 # an observable consequence breaks (KAFKA-16147: the lost index entry lets a partition be
 # granted while owned).
 INTERNAL_ONLY = frozenset({PARTITION_EPOCH_INDEX})
+# Mutants only clients that commit offsets can reach: the fuzzer runs committing clients for them.
+COMMIT_MUTANTS = frozenset({"commit-accepts-stale-epoch"})
+AUTO_COMMIT_INTERVAL_MS = 5000  # auto.commit.interval.ms, the Java consumer's default
 
 Call = tuple[str, dict[str, Any]]  # a rule and its drawn arguments, as Hypothesis called it
 
@@ -191,6 +194,11 @@ class GroupMachine(RuleBasedStateMachine):
 class ConsumerGroupMachine(GroupMachine):
     """One KIP-848 consumer group."""
 
+    auto_commit_ms: ClassVar[int | None] = None  # the clients' auto.commit.interval.ms (None: no commits)
+
+    def _options(self, reconcile_ms: int, regex: str | None = None) -> ClientOptions:
+        return ClientOptions(reconcile_ms=reconcile_ms, topic_regex=regex, auto_commit_interval_ms=self.auto_commit_ms)
+
     @initialize(seed=st.integers(0, 2**16), partitions=st.integers(1, 6),
                 members=st.integers(1, 3), static=st.booleans(),
                 reconcile_ms=st.sampled_from([0, 300, 3000]), loss=st.sampled_from([0.0, 0.05, 0.2]),
@@ -202,8 +210,7 @@ class ConsumerGroupMachine(GroupMachine):
         self.sim = Simulator(seed, self._config(network), self.mutants)
         self.sim.set_topic(TOPICS[0], partitions)
         for _ in range(members):
-            self.sim.add_client(GROUP, (TOPICS[0],), static=static,
-                                options=ClientOptions(reconcile_ms=reconcile_ms))
+            self.sim.add_client(GROUP, (TOPICS[0],), static=static, options=self._options(reconcile_ms))
         self._note(f"start(seed={seed}, partitions={partitions}, members={members}, static={static}, "
                    f"reconcile_ms={reconcile_ms}, loss={loss}, duplicate={duplicate})")
 
@@ -213,8 +220,7 @@ class ConsumerGroupMachine(GroupMachine):
     @recorded
     def join(self, static: bool, subscription: str, reconcile_ms: int) -> None:
         topics, regex = _subscription(subscription)
-        options = ClientOptions(reconcile_ms=reconcile_ms, topic_regex=regex)
-        name = self.sim.add_client(GROUP, topics, static=static, options=options)
+        name = self.sim.add_client(GROUP, topics, static=static, options=self._options(reconcile_ms, regex))
         self._note(f"join({name}, static={static}, subscription={subscription!r}, reconcile_ms={reconcile_ms})")
 
     @precondition(lambda self: self._live() < MAX_CLIENTS)
@@ -222,7 +228,7 @@ class ConsumerGroupMachine(GroupMachine):
     @recorded
     def bounce(self, lifetime_ms: int, reconcile_ms: int) -> None:
         """A member that joins and leaves again soon (a crash-looping or scaled-down pod)."""
-        name = self.sim.add_client(GROUP, TOPICS[:1], options=ClientOptions(reconcile_ms=reconcile_ms))
+        name = self.sim.add_client(GROUP, TOPICS[:1], options=self._options(reconcile_ms))
         self.sim.leave_later(name, lifetime_ms)
         self._note(f"bounce({name}, lifetime_ms={lifetime_ms}, reconcile_ms={reconcile_ms})")
 
@@ -255,6 +261,23 @@ class ConsumerGroupMachine(GroupMachine):
         else:
             self.sim.set_topic(topic, max(partitions, info.partitions if info else 0))
         self._note(f"topic({topic}, {action}, {partitions})")
+
+
+class CommittingConsumerGroupMachine(ConsumerGroupMachine):
+    """One KIP-848 consumer group whose clients commit offsets as the Java consumer does
+    (kgspec/sim/committer.py), and may turn zombie: resend a commit built at an older epoch."""
+
+    auto_commit_ms = AUTO_COMMIT_INTERVAL_MS
+
+    @rule(index=st.integers(0, MAX_CLIENTS - 1))
+    @recorded
+    def zombie_commit(self, index: int) -> None:
+        """A client resends, as built, a commit of an older member epoch (a fenced, expired or
+        cut-off process coming back with the request it had)."""
+        name = self._pick(index)
+        if name is not None:
+            self.sim.zombie_commit(name)
+        self._note(f"zombie_commit({name})")
 
 
 def _subscription(kind: str) -> tuple[tuple[str, ...], str | None]:
@@ -346,9 +369,16 @@ MACHINES: dict[str, type[GroupMachine]] = {"consumer": ConsumerGroupMachine, "st
 
 
 def machine_for(mutants: Mutants = NONE, profile: str = "kafka-4.3", protocol: str = "consumer",
-                ignore: frozenset[str] = frozenset()) -> type[GroupMachine]:
-    """A machine class with ``mutants`` switched on (class attributes: one class per run)."""
+                ignore: frozenset[str] = frozenset(), commits: bool | None = None) -> type[GroupMachine]:
+    """A machine class with ``mutants`` switched on (class attributes: one class per run).
+
+    ``commits``: consumer clients commit offsets (None: only for a mutant of ``COMMIT_MUTANTS``;
+    off, the consumer machine's rules and programs are those it had before commits)."""
     base = MACHINES[protocol]
+    if commits is None:
+        commits = bool(mutants.names & COMMIT_MUTANTS)
+    if commits and protocol == "consumer":
+        base = CommittingConsumerGroupMachine
     return type(base.__name__, (base,), {"mutants": mutants, "profile": profile, "last_failure": None,
                                          "ignore": ignore})
 
@@ -432,7 +462,7 @@ def run_fuzz(mutants: Mutants = NONE, *, seed: int = 0, budget_s: float | None =
              hypothesis_profile: str | None = None, profile: str = "kafka-4.3",
              out: str | None = None, shrink: bool = True,
              progress: Callable[[float, int], None] | None = None, protocol: str = "consumer",
-             observable: bool | None = None) -> FuzzResult:
+             observable: bool | None = None, commits: bool | None = None) -> FuzzResult:
     """Run the machine in batches (seed, seed+1, ...) until one fails or the budget is spent.
 
     Without a budget, one batch of the profile's ``max_examples``. The shrunk failing run
@@ -443,6 +473,7 @@ def run_fuzz(mutants: Mutants = NONE, *, seed: int = 0, budget_s: float | None =
     ones (``INTERNAL_ONLY``) broke, searches again without them — from the same seed, with
     what is left of the budget (one batch at least) — for a run whose trace `kgspec check` can flag, and writes that
     one. True checks only the observable invariants from the start; False never searches again.
+    ``commits``: consumer clients commit offsets (see :func:`machine_for`).
     """
     base = profiles.load(hypothesis_profile)
     phases = tuple(hypothesis.Phase) if shrink else (hypothesis.Phase.explicit, hypothesis.Phase.generate)
@@ -450,11 +481,11 @@ def run_fuzz(mutants: Mutants = NONE, *, seed: int = 0, budget_s: float | None =
     if budget_s is not None:  # short batches: the budget is checked between them, and the bar moves
         chosen = hypothesis.settings(chosen, max_examples=min(chosen.max_examples, BUDGET_BATCH_EXAMPLES))
     start = time.perf_counter()
-    machine = machine_for(mutants, profile, protocol, INTERNAL_ONLY if observable else frozenset())
+    machine = machine_for(mutants, profile, protocol, INTERNAL_ONLY if observable else frozenset(), commits)
     batches = _search(machine, chosen, seed, budget_s, start, progress)
     result = FuzzResult(machine.last_failure, time.perf_counter() - start, batches)
     if observable is None and result.failure is not None and not result.failure.observable:
-        second = machine_for(mutants, profile, protocol, INTERNAL_ONLY)
+        second = machine_for(mutants, profile, protocol, INTERNAL_ONLY, commits)
         phase_start = time.perf_counter()
         # One budget for the whole run: the second search has what the first one left.
         result.observable_batches = _search(second, chosen, seed, budget_s, start, progress)

@@ -38,11 +38,19 @@ class Scenario:
     profile: str = "kafka-4.3"
     protocol: str = "consumer"  # or "streams"
     standby_replicas: int = 1  # streams: group.streams.num.standby.replicas
+    # consumer: clients auto-commit every 5 s, commit before revoking and on close, and churn
+    # also makes a zombie resend its last commit (kgspec/sim/committer.py); off: no OffsetCommit
+    commits: bool = False
 
 
-def _join(sim: Simulator, group: str, topic: str) -> str:
+AUTO_COMMIT_INTERVAL_MS = 5000  # auto.commit.interval.ms, the Java consumer's default
+ZOMBIE_CHANCE = 0.25  # with commits: the chance a churn event also makes a client resend its last commit
+
+
+def _join(sim: Simulator, group: str, topic: str, commits: bool = False) -> str:
     static = sim.rng.random() < 0.3
-    options = ClientOptions(reconcile_ms=sim.rng.choice((0, 50, 300, 2000)))
+    options = ClientOptions(reconcile_ms=sim.rng.choice((0, 50, 300, 2000)),
+                            auto_commit_interval_ms=AUTO_COMMIT_INTERVAL_MS if commits else None)
     return sim.add_client(group, (topic,), static=static, options=options)
 
 
@@ -81,11 +89,13 @@ def _churn_streams(sim: Simulator, group: str, target_size: int) -> None:
         sim.set_topic(source, (info.partitions if info else 0) + 1)
 
 
-def _churn(sim: Simulator, group: str, topic: str, target_size: int) -> None:
+def _churn(sim: Simulator, group: str, topic: str, target_size: int, commits: bool = False) -> None:
     live = sorted(n for n, c in sim.clients.items() if c.group_id == group and not c.done)
+    if commits and live and sim.rng.random() < ZOMBIE_CHANCE:
+        sim.zombie_commit(sim.rng.choice(live))
     roll = sim.rng.random()
     if len(live) < target_size or not live:
-        _join(sim, group, topic)
+        _join(sim, group, topic, commits)
     elif roll < 0.35:
         sim.leave(sim.rng.choice(live))
     elif roll < 0.55:
@@ -144,12 +154,12 @@ def run_scenario(scenario: Scenario, mutants: Mutants = NONE, *, configs: dict[s
             if streams:
                 _join_streams(sim, g)
             else:
-                _join(sim, g, topics[g])
+                _join(sim, g, topics[g], scenario.commits)
         elif kind == "churn":
             if streams:
                 _churn_streams(sim, g, scenario.members)
             else:
-                _churn(sim, g, topics[g], scenario.members)
+                _churn(sim, g, topics[g], scenario.members, scenario.commits)
             agenda.append((at + 1 + int(sim.rng.expovariate(1 / CHURN_MEAN_MS)), "churn", g))
         elif kind == "failover" and scenario.failover_every_ms:
             sim.failover()

@@ -43,6 +43,8 @@ from kgspec.invariants import (
     streams_convergence,
     streams_convergence_bound_ms,
 )
+from kgspec.invariants.catalogue import COMMIT_FENCING
+from kgspec.invariants.offsets import commit_fencing_problems
 from kgspec.model.consumer.member import LEAVE_GROUP_MEMBER_EPOCH, ConsumerMember
 from kgspec.model.coordinator import CONSUMER_GROUP_DESCRIBE, STREAMS_GROUP_DESCRIBE, Coordinator
 from kgspec.model.hashing import kafka_uuid_string
@@ -60,6 +62,7 @@ from kgspec.model.streams.configure import Status
 from kgspec.model.streams.member import StreamsMember
 from kgspec.sim import trace
 from kgspec.sim.client import IN_GROUP, ClientOptions, MemberClient, SimClient
+from kgspec.sim.committer import OFFSET_COMMIT, OFFSET_COMMIT_VERSION
 from kgspec.sim.network import Network, NetworkConfig
 from kgspec.sim.streams_client import StreamsSimClient
 
@@ -209,6 +212,14 @@ class Simulator:
             client.freeze(self.now, duration_ms)
             self._reschedule(client)
 
+    def zombie_commit(self, name: str) -> bool:
+        """The client sends its last commit again as it was built (see ``committer.Committer.zombie``)."""
+        client = self.clients.get(name)
+        if not isinstance(client, SimClient) or not client.zombie_commit():
+            return False
+        self._reschedule(client)
+        return True
+
     def resubscribe(self, name: str, topics: tuple[str, ...], regex: str | None = None) -> None:
         """A consumer subscribes again, to other topic names or another pattern."""
         client = self.clients.get(name)
@@ -316,6 +327,8 @@ class Simulator:
                     self._wake(woken)
             elif kind == "request":
                 self._deliver_request(*payload)
+            elif kind == "commit":
+                self._deliver_commit(*payload)
             elif kind == "response":
                 receiver: MemberClient = payload[0]
                 if receiver.frozen(self.now):
@@ -352,8 +365,13 @@ class Simulator:
 
     def _wake(self, client: MemberClient) -> None:
         request = client.wake(self.now)
+        heartbeat_corr = client.corr
+        if isinstance(client, SimClient):  # offset commits go first, on the same connection
+            for corr, commit in client.take_commits(self.now):
+                for at in self.network.send(client.name, f"{client.name}>", self.now):
+                    self._push(at, "commit", (client, corr, commit))
         if request is not None:
-            corr = client.corr
+            corr = heartbeat_corr
             for at in self.network.send(client.name, f"{client.name}>", self.now):
                 self._push(at, "request", (client, corr, request))
         self._reschedule(client)
@@ -391,19 +409,33 @@ class Simulator:
                                (topic.name, topic.num_partitions))
         self._check(gid, (before, request, response), changed=changed or group is None)
 
-    def _call(self, client: MemberClient, corr: int, request: dict[str, Any]) -> tuple[dict[str, Any] | None, bool]:
-        """One heartbeat at the coordinator: trace it, keep its records, send the response."""
+    def _deliver_commit(self, client: SimClient, corr: int, request: dict[str, Any]) -> None:
+        """An OffsetCommit at the coordinator; commit-fencing judges what it accepted."""
+        response, _ = self._call(client, corr, request, (OFFSET_COMMIT, OFFSET_COMMIT_VERSION))
+        if response is None or not self.config.check or COMMIT_FENCING in self.config.ignore:
+            return
+        observed = {(t.get("topicId"), p.get("partitionIndex")): p
+                    for t in response.get("topics") or [] for p in t.get("partitions") or []}
+        # An OffsetCommit writes offset records only: the members it is judged against are as before it.
+        found = commit_fencing_problems(self.coordinator, request["groupId"], request, observed, OFFSET_COMMIT_VERSION)
+        self.violations.extend(Violation(name, request["groupId"], message) for name, message in found)
+
+    def _call(self, client: MemberClient, corr: int, request: dict[str, Any],
+              api: tuple[int, int] | None = None) -> tuple[dict[str, Any] | None, bool]:
+        """One heartbeat (or ``api``: another request) at the coordinator: trace it, keep its
+        records, send the response."""
         gid = request["groupId"]
+        api_key, version = api or (client.API_KEY, client.API_VERSION)
         result = self._guard(gid, lambda: self.coordinator.handle(
-            client.API_KEY, client.API_VERSION, request, now=self.now, client_id=client.name))
+            api_key, version, request, now=self.now, client_id=client.name))
         if result is None or result.response is None:
             return None, False
         response: dict[str, Any] = result.response
         self.steps += 1
-        self.events.append(trace.call_event(self.now, client.name, corr, request, response,
-                                            client.API_VERSION, client.API_KEY))
+        self.events.append(trace.call_event(self.now, client.name, corr, request, response, version, api_key))
         self._written(result.records, self.now)
-        self._track_session(gid, request, response)
+        if api is None:
+            self._track_session(gid, request, response)
         # The answers to a duplicated request share the connection's fate: once one is lost, so
         # is the other (a byte-identical copy is not a retry, so it must not smuggle in a
         # second, different answer the first would have made unnecessary).

@@ -51,6 +51,8 @@ def validate_offset_commit(coord: Coordinator, group_id: str, member_id: str, in
     if not transactional and member.classic_member_metadata is None and api_version < 9:
         raise CoordinatorError(Errors.UNSUPPORTED_VERSION, "OffsetCommit version 9 or above must be used by members "
                                                            "using the consumer group protocol")
+    if epoch < member.member_epoch and coord.mutants.active("commit-accepts-stale-epoch"):
+        return None  # the seeded bug: a zombie's older epoch passes for every partition
     if not coord.profile.per_partition_assignment_epochs:  # 4.1, 4.2: strict
         _strict(member, epoch)
         return None

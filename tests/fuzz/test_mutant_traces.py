@@ -67,6 +67,12 @@ FLAGGED: dict[tuple[str, str], tuple[list[Call], str, str, int, str, str]] = {
     ("consumer", "assignor-double-assign"): (
         [consumer(partitions=3, members=3, static=True, reconcile_ms=300, loss=0.2, duplicate=0.3), SETTLE],
         "target-validity", "describe", 8, "response-mismatch", "targetAssignment"),
+    # Committing clients (COMMIT_MUTANTS): c1 commits t0-0 and t0-1 at epoch 2 before revoking t0-1
+    # for c2; the zombie resends that commit once c1 is at epoch 3 without t0-1: Kafka answers
+    # STALE_MEMBER_EPOCH (KIP-1251: not assigned or pending revocation), the mutant NONE.
+    ("consumer", "commit-accepts-stale-epoch"): (
+        [consumer(partitions=2, members=2), SETTLE, ("zombie_commit", {"index": 0}), SETTLE], "commit-fencing",
+        "last", 67, "response-mismatch", "errorCode"),
     ("streams", "standby-on-active-process"): ([streams(standbys=1), SETTLE], "processid-exclusivity", "last", 5,
                                                "response-mismatch", "standbyTasks"),
     ("streams", "grant-before-ack"): (
@@ -96,7 +102,7 @@ DESCRIBE_API_KEYS = {"consumer": 69, "streams": 89}
 def test_every_mutant_protocol_pair_has_a_flagged_trace() -> None:
     pairs = {(p, n) for n, m in CATALOGUE.items() for p in ("consumer", "streams") if m.protocol in (p, "any")}
     assert sorted(pairs) == PAIRS
-    assert len(PAIRS) == 17
+    assert len(PAIRS) == 18
 
 
 def _check(path: Path) -> tuple[int, list[dict[str, Any]]]:

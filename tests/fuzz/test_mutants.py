@@ -37,6 +37,7 @@ KILLED_BY = {
     ("consumer", "lost-response-no-subset"): ("epoch-fencing", 0),
     ("consumer", "replay-drops-tombstone"): ("replay-equivalence", 3),
     ("consumer", "assignor-double-assign"): ("target-validity", 0),
+    ("consumer", "commit-accepts-stale-epoch"): ("commit-fencing", 9),  # committing clients (COMMIT_MUTANTS)
     ("streams", "standby-on-active-process"): ("target-validity", 0),
     ("streams", "grant-before-ack"): ("processid-exclusivity", 5),
     ("streams", "bump-while-revoking"): ("epoch-monotonicity", 1),
