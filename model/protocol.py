@@ -163,3 +163,54 @@ class ProtocolDefaults:
 
     def should_expire(self, coord: Coordinator, group_id: str) -> bool:
         return True  # Kafka's default Group.shouldExpire
+
+
+class GroupRules(Protocol):
+    """The module of a group-owning protocol that holds its groups' offset and deletion rules
+    (``model/consumer/offsets.py``, ``model/streams/commits.py``, ``model/classic/offsets.py``):
+    the functions of :class:`GroupProtocol`'s group parts, without the protocol object."""
+
+    def validate_offset_commit(self, coord: Coordinator, group_id: str, member_id: str, instance_id: str | None,
+                               epoch: int, api_version: int, transactional: bool = False) -> CommitValidator | None: ...
+
+    def validate_offset_fetch(self, coord: Coordinator, group_id: str, member_id: str | None, epoch: int) -> None: ...
+
+    def is_subscribed_to_topic(self, coord: Coordinator, group_id: str, topic: str) -> bool: ...
+
+    def validate_delete_group(self, coord: Coordinator, group_id: str) -> None: ...
+
+    def delete_group_records(self, coord: Coordinator, group_id: str) -> list[Record]: ...
+
+    def is_empty_group(self, coord: Coordinator, group_id: str) -> bool: ...
+
+    def offset_expiry(self, coord: Coordinator, group_id: str) -> ExpiryBase | None: ...
+
+
+class OwnsGroups(ProtocolDefaults):
+    """A protocol whose groups commit offsets and can be deleted: those parts of the interface
+    are its ``rules`` module's functions of the same names."""
+
+    rules: GroupRules  # the module, set by the subclass
+
+    def validate_offset_commit(self, coord: Coordinator, group_id: str, member_id: str, instance_id: str | None,
+                               epoch: int, api_version: int, transactional: bool = False) -> CommitValidator | None:
+        return self.rules.validate_offset_commit(coord, group_id, member_id, instance_id, epoch, api_version,
+                                                 transactional)
+
+    def validate_offset_fetch(self, coord: Coordinator, group_id: str, member_id: str | None, epoch: int) -> None:
+        self.rules.validate_offset_fetch(coord, group_id, member_id, epoch)
+
+    def is_subscribed_to_topic(self, coord: Coordinator, group_id: str, topic: str) -> bool:
+        return self.rules.is_subscribed_to_topic(coord, group_id, topic)
+
+    def validate_delete_group(self, coord: Coordinator, group_id: str) -> None:
+        self.rules.validate_delete_group(coord, group_id)
+
+    def delete_group_records(self, coord: Coordinator, group_id: str) -> list[Record]:
+        return self.rules.delete_group_records(coord, group_id)
+
+    def is_empty_group(self, coord: Coordinator, group_id: str) -> bool:
+        return self.rules.is_empty_group(coord, group_id)
+
+    def offset_expiry(self, coord: Coordinator, group_id: str) -> ExpiryBase | None:
+        return self.rules.offset_expiry(coord, group_id)

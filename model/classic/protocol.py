@@ -14,19 +14,20 @@ from kgspec.model.classic import ops
 from kgspec.model.classic.apis import DESCRIBE_GROUPS
 from kgspec.model.classic.describe import describe_groups
 from kgspec.model.classic.step import CLASSIC_TIMER_KINDS
-from kgspec.model.protocol import ProtocolDefaults
+from kgspec.model.protocol import OwnsGroups
 from kgspec.model.records import GROUP_METADATA
 from kgspec.model.step import Decision
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
-    from kgspec.model.protocol import Call, CommitValidator, ExpiryBase
+    from kgspec.model.protocol import Call
     from kgspec.model.records import Record
     from kgspec.model.timers import Timer
 
 
-class ClassicProtocol(ProtocolDefaults):
+class ClassicProtocol(OwnsGroups):
     name = "classic"
+    rules = commits
     apis: frozenset[int | str] = frozenset({*ops.CLASSIC_APIS, DESCRIBE_GROUPS})
     applied_as_they_go: frozenset[int | str] = frozenset(ops.CLASSIC_APIS)
     record_types = frozenset({GROUP_METADATA})
@@ -53,31 +54,8 @@ class ClassicProtocol(ProtocolDefaults):
     def unload(self, coord: Coordinator, now: int) -> None:
         ops.unload(coord, now)
 
-    def validate_offset_commit(self, coord: Coordinator, group_id: str, member_id: str, instance_id: str | None,
-                               epoch: int, api_version: int, transactional: bool = False) -> CommitValidator | None:
-        return commits.validate_offset_commit(coord, group_id, member_id, instance_id, epoch, api_version,
-                                              transactional)
-
-    def validate_offset_fetch(self, coord: Coordinator, group_id: str, member_id: str | None, epoch: int) -> None:
-        commits.validate_offset_fetch(coord, group_id, member_id, epoch)
-
     def validate_offset_delete(self, coord: Coordinator, group_id: str) -> None:
         commits.validate_offset_delete(coord, group_id)
-
-    def is_subscribed_to_topic(self, coord: Coordinator, group_id: str, topic: str) -> bool:
-        return commits.is_subscribed_to_topic(coord, group_id, topic)
-
-    def validate_delete_group(self, coord: Coordinator, group_id: str) -> None:
-        commits.validate_delete_group(coord, group_id)
-
-    def delete_group_records(self, coord: Coordinator, group_id: str) -> list[Record]:
-        return commits.delete_group_records(coord, group_id)
-
-    def is_empty_group(self, coord: Coordinator, group_id: str) -> bool:
-        return commits.is_empty_group(coord, group_id)
-
-    def offset_expiry(self, coord: Coordinator, group_id: str) -> ExpiryBase | None:
-        return commits.offset_expiry(coord, group_id)
 
 
 PROTOCOL = ClassicProtocol()

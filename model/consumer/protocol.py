@@ -12,12 +12,12 @@ from kgspec.model.consumer.describe import describe_consumer_groups
 from kgspec.model.consumer.heartbeat import ConsumerHeartbeat, validate
 from kgspec.model.consumer.records import CONSUMER_RECORD_TYPES
 from kgspec.model.errors import CoordinatorError
-from kgspec.model.protocol import ProtocolDefaults
+from kgspec.model.protocol import OwnsGroups
 from kgspec.model.step import Decision
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
-    from kgspec.model.protocol import Call, CommitValidator, ExpiryBase
+    from kgspec.model.protocol import Call
     from kgspec.model.records import Record
     from kgspec.model.timers import Timer
 
@@ -28,8 +28,9 @@ def error_response(error: CoordinatorError) -> dict[str, Any]:
             "memberEpoch": 0, "heartbeatIntervalMs": 0, "assignment": None}
 
 
-class ConsumerProtocol(ProtocolDefaults):
+class ConsumerProtocol(OwnsGroups):
     name = "consumer"
+    rules = commits
     apis: frozenset[int | str] = frozenset({CONSUMER_GROUP_HEARTBEAT, CONSUMER_GROUP_DESCRIBE})
     record_types = frozenset(CONSUMER_RECORD_TYPES)
     timer_kinds = frozenset({"consumer-session", "consumer-rebalance", "consumer-regex",
@@ -57,29 +58,6 @@ class ConsumerProtocol(ProtocolDefaults):
 
     def followed_topics(self, coord: Coordinator) -> tuple[set[str], bool]:
         return ops.followed_topics(coord)
-
-    def validate_offset_commit(self, coord: Coordinator, group_id: str, member_id: str, instance_id: str | None,
-                               epoch: int, api_version: int, transactional: bool = False) -> CommitValidator | None:
-        return commits.validate_offset_commit(coord, group_id, member_id, instance_id, epoch, api_version,
-                                              transactional)
-
-    def validate_offset_fetch(self, coord: Coordinator, group_id: str, member_id: str | None, epoch: int) -> None:
-        commits.validate_offset_fetch(coord, group_id, member_id, epoch)
-
-    def is_subscribed_to_topic(self, coord: Coordinator, group_id: str, topic: str) -> bool:
-        return commits.is_subscribed_to_topic(coord, group_id, topic)
-
-    def validate_delete_group(self, coord: Coordinator, group_id: str) -> None:
-        commits.validate_delete_group(coord, group_id)
-
-    def delete_group_records(self, coord: Coordinator, group_id: str) -> list[Record]:
-        return commits.delete_group_records(coord, group_id)
-
-    def is_empty_group(self, coord: Coordinator, group_id: str) -> bool:
-        return commits.is_empty_group(coord, group_id)
-
-    def offset_expiry(self, coord: Coordinator, group_id: str) -> ExpiryBase | None:
-        return commits.offset_expiry(coord, group_id)
 
 
 PROTOCOL = ConsumerProtocol()

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from kgspec.model import timers
-from kgspec.model.protocol import ProtocolDefaults
+from kgspec.model.protocol import OwnsGroups
 from kgspec.model.records import Record, ReplayError
 from kgspec.model.step import Decision, SoftSet
 from kgspec.model.streams import commits, ops, source_regex, target
@@ -23,12 +23,13 @@ from kgspec.model.streams.member import UNREVOKED_TASKS
 
 if TYPE_CHECKING:
     from kgspec.model.coordinator import Coordinator
-    from kgspec.model.protocol import Call, CommitValidator, ExpiryBase
+    from kgspec.model.protocol import Call
     from kgspec.model.timers import Timer
 
 
-class StreamsProtocol(ProtocolDefaults):
+class StreamsProtocol(OwnsGroups):
     name = "streams"
+    rules = commits
     apis: frozenset[int | str] = frozenset({STREAMS_GROUP_HEARTBEAT, STREAMS_GROUP_DESCRIBE})
     record_types = frozenset(srec.STREAMS_RECORD_TYPES)
     timer_kinds = ops.STREAMS_TIMER_KINDS
@@ -67,30 +68,6 @@ class StreamsProtocol(ProtocolDefaults):
 
     def followed_topics(self, coord: Coordinator) -> tuple[set[str], bool]:
         return followed_topics(coord)
-
-    def validate_offset_commit(self, coord: Coordinator, group_id: str, member_id: str, instance_id: str | None,
-                               epoch: int, api_version: int, transactional: bool = False) -> CommitValidator | None:
-        return commits.validate_offset_commit(coord, group_id, member_id, instance_id, epoch, api_version,
-                                              transactional)
-
-    def validate_offset_fetch(self, coord: Coordinator, group_id: str, member_id: str | None, epoch: int) -> None:
-        commits.validate_offset_fetch(coord, group_id, member_id, epoch)
-
-    def is_subscribed_to_topic(self, coord: Coordinator, group_id: str, topic: str) -> bool:
-        return commits.is_subscribed_to_topic(coord, group_id, topic)
-
-    def validate_delete_group(self, coord: Coordinator, group_id: str) -> None:
-        commits.validate_delete_group(coord, group_id)
-
-    def delete_group_records(self, coord: Coordinator, group_id: str) -> list[Record]:
-        return commits.delete_group_records(coord, group_id)
-
-    def is_empty_group(self, coord: Coordinator, group_id: str) -> bool:
-        return commits.is_empty_group(coord, group_id)
-
-    def offset_expiry(self, coord: Coordinator, group_id: str) -> ExpiryBase | None:
-        return commits.offset_expiry(coord, group_id)
-
 
 
 def fire(coord: Coordinator, timer: Timer) -> tuple[list[Record], str]:
