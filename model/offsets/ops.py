@@ -45,6 +45,17 @@ def _topic_key(version: int, name: str | None, topic_id: str | None) -> dict[str
     return {"topicId": topic_id} if version >= 10 else {"name": name}
 
 
+def metadata_too_large(metadata: str | None, max_bytes: int, where: str, response: dict[str, Any],
+                       explain: list[str]) -> bool:
+    """OFFSET_METADATA_TOO_LARGE for a partition whose metadata is longer than
+    ``offset.metadata.max.bytes`` (``String.length()``), as OffsetCommit and TxnOffsetCommit check it."""
+    if metadata is None or len(metadata) <= max_bytes:
+        return False
+    response["errorCode"] = int(Errors.OFFSET_METADATA_TOO_LARGE)
+    explain.append(f"{where}: metadata of {len(metadata)} characters > offset.metadata.max.bytes {max_bytes}")
+    return True
+
+
 def validate_commit(coord: Coordinator, group_id: str, member_id: str, instance_id: str | None, epoch: int,
                     version: int, transactional: bool = False) -> CommitValidator | None:
     """``OMM.validateOffsetCommit`` (``validateTransactionalOffsetCommit`` when ``transactional``,
@@ -105,10 +116,7 @@ def decide_commit(coord: Coordinator, call: Call) -> Decision:
         expire = None if retention == DEFAULT_RETENTION_TIME else call.now + retention
         for name, stored_id, index, p, response in forwarded:
             metadata = p.get("committedMetadata")
-            if metadata is not None and len(metadata) > max_bytes:
-                response["errorCode"] = int(Errors.OFFSET_METADATA_TOO_LARGE)
-                explain.append(f"{name}-{index}: metadata of {len(metadata)} characters > "
-                               f"offset.metadata.max.bytes {max_bytes}")
+            if metadata_too_large(metadata, max_bytes, f"{name}-{index}", response, explain):
                 continue
             if validator is not None:
                 validator(name, stored_id, index)

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kgspec.model.errors import CoordinatorError, Errors
-from kgspec.model.offsets.ops import validate_commit
+from kgspec.model.offsets.ops import metadata_too_large, validate_commit
 from kgspec.model.offsets.records import ZERO_UUID, Committed, offset_record
 from kgspec.model.shards import GROUP_METADATA_TOPIC, partition_for
 from kgspec.model.step import Decision
@@ -98,10 +98,7 @@ def decide_txn_commit(coord: Coordinator, call: Call) -> Decision:
         resolves = coord.profile.txn_commit_resolves_topic_id
         for name, index, p, response in forwarded:
             metadata = p.get("committedMetadata")
-            if metadata is not None and len(metadata) > max_bytes:
-                response["errorCode"] = int(Errors.OFFSET_METADATA_TOO_LARGE)
-                explain.append(f"{name}-{index}: metadata of {len(metadata)} characters > "
-                               f"offset.metadata.max.bytes {max_bytes}")
+            if metadata_too_large(metadata, max_bytes, f"{name}-{index}", response, explain):
                 continue
             if validator is not None:
                 info = topics.by_name(name) if resolves else None
