@@ -63,24 +63,32 @@ def peek_correlation_id(frame: bytes) -> int:
     return int.from_bytes(frame[:4], "big", signed=True)
 
 
-def decode_request(frame: bytes) -> RequestFrame:
-    """Header and body of one request frame; the body is None if kio cannot decode it."""
+def request_header(frame: bytes) -> tuple[int, int, int, str | None, Any | None, int]:
+    """``(api key, version, correlation id, client id, body schema, header size)`` of a request
+    frame; the schema is None when kio has none for the API or version (the header is then read
+    as v1, whose fields every version starts with). WireError for a frame shorter than a header;
+    kio's own errors for a header it cannot read."""
     if len(frame) < 8:
         raise WireError("request frame shorter than its header")
     api_key = int(read_int16(frame, 0)[0])
     api_version = int(read_int16(frame, 2)[0])
     try:
-        schema = load_request_schema(api_key, api_version)
-    except Exception as exc:  # kio raises its own index errors for unknown keys/versions
-        header_v1, _ = entity_reader(RequestHeaderV1)(frame, 0)
-        return RequestFrame(api_key, api_version, int(header_v1.correlation_id), header_v1.client_id, None,
-                            f"kio has no schema: {exc}")
-    if schema.__flexible__:
+        schema: Any | None = load_request_schema(api_key, api_version)
+    except Exception:  # kio raises its own index errors for unknown keys/versions
+        schema = None
+    if schema is not None and schema.__flexible__:
         v2, size = entity_reader(RequestHeaderV2)(frame, 0)
-        correlation_id, client_id = int(v2.correlation_id), v2.client_id
-    else:
-        v1, size = entity_reader(RequestHeaderV1)(frame, 0)
-        correlation_id, client_id = int(v1.correlation_id), v1.client_id
+        return api_key, api_version, int(v2.correlation_id), v2.client_id, schema, size
+    v1, size = entity_reader(RequestHeaderV1)(frame, 0)
+    return api_key, api_version, int(v1.correlation_id), v1.client_id, schema, size
+
+
+def decode_request(frame: bytes) -> RequestFrame:
+    """Header and body of one request frame; the body is None if kio cannot decode it."""
+    api_key, api_version, correlation_id, client_id, schema, size = request_header(frame)
+    if schema is None:
+        return RequestFrame(api_key, api_version, correlation_id, client_id, None,
+                            f"kio has no schema for {api_name(api_key)} v{api_version}")
     try:
         body, _ = entity_reader(schema)(frame, size)
     except Exception as exc:  # truncated or undecodable bytes: keep the header

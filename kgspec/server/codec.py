@@ -20,22 +20,24 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any, Final
 
-from kio.index import load_request_schema, load_response_schema
+from kio.index import load_response_schema
 from kio.schema.errors import ErrorCode
 from kio.schema.index import api_key_map, schema_name_map
-from kio.schema.request_header.v1.header import RequestHeader as RequestHeaderV1
-from kio.schema.request_header.v2.header import RequestHeader as RequestHeaderV2
 from kio.schema.response_header.v0.header import ResponseHeader as ResponseHeaderV0
 from kio.schema.response_header.v1.header import ResponseHeader as ResponseHeaderV1
 from kio.serial import entity_reader, entity_writer
 from kio.serial._introspect import EntityField, EntityTupleField, classify_field
-from kio.serial.readers import read_int16
 from kio.static.constants import EntityType
 from kio.static.primitive import Records, i32
 
-from kgspec.conformance.peers.wire import to_kafka_json
+from kgspec.conformance.peers.wire import (
+    API_VERSIONS,
+    WireError,
+    api_name,
+    request_header,
+    to_kafka_json,
+)
 
-API_VERSIONS: Final = 18
 ZERO_UUID: Final = "AAAAAAAAAAAAAAAAAAAAAA"
 
 
@@ -63,12 +65,6 @@ class Request:
         return out
 
 
-def api_name(api_key: int) -> str:
-    """Kafka's ``requestApiKeyName``: CONSUMER_GROUP_HEARTBEAT for 68."""
-    name = api_key_map.get(api_key)
-    return str(name).upper() if name else f"API_{api_key}"
-
-
 @cache
 def kio_versions(api_key: int) -> tuple[int, int] | None:
     """The request versions kio has schemas for (None: the API is unknown to kio)."""
@@ -82,22 +78,13 @@ def kio_versions(api_key: int) -> tuple[int, int] | None:
 def read_request(frame: bytes) -> Request:
     """Header and body of one request frame; the body is None when kio has no schema for it
     (the caller answers UNSUPPORTED_VERSION, as Kafka does for ApiVersions)."""
-    if len(frame) < 8:
-        raise CodecError("request frame shorter than its header")
-    api_key = int(read_int16(frame, 0)[0])
-    api_version = int(read_int16(frame, 2)[0])
     try:
-        schema = load_request_schema(api_key, api_version)
-    except Exception:  # kio's index errors: an API or version it has no schema for
-        header_v1, _ = entity_reader(RequestHeaderV1)(frame, 0)
-        return Request(api_key, api_version, int(header_v1.correlation_id), header_v1.client_id or "", None, False)
+        api_key, api_version, correlation_id, client_id, schema, size = request_header(frame)
+    except WireError as exc:
+        raise CodecError(str(exc)) from exc
+    if schema is None:
+        return Request(api_key, api_version, correlation_id, client_id or "", None, False)
     try:
-        if schema.__flexible__:
-            v2, size = entity_reader(RequestHeaderV2)(frame, 0)
-            correlation_id, client_id = int(v2.correlation_id), v2.client_id
-        else:
-            v1, size = entity_reader(RequestHeaderV1)(frame, 0)
-            correlation_id, client_id = int(v1.correlation_id), v1.client_id
         body, _ = entity_reader(schema)(frame, size)
     except Exception as exc:
         raise CodecError(f"cannot read {api_name(api_key)} v{api_version}: {exc}") from exc

@@ -22,9 +22,10 @@ from dataclasses import dataclass
 from typing import IO, Any
 
 from kgspec.conformance.findings import Finding
+from kgspec.conformance.peers.wire import API_VERSIONS
 
 from .broker import Broker, Clock, Conn, Outcome
-from .codec import API_VERSIONS, CodecError, Request, read_request, response_frame
+from .codec import CodecError, Request, read_request, response_frame
 from .options import Options
 
 MAX_FRAME = 100 * 1024 * 1024
