@@ -43,6 +43,34 @@ def check_events(tmp_path: Path, events: Iterable[Event], *extra: str) -> tuple[
     return check(write_jsonl(tmp_path / "t.jsonl", events), *extra)
 
 
+def line_of(events: list[Event], ts: int, api: int) -> int:
+    """The 1-based line of the API ``api`` call at ``tsMs == ts`` in ``events``."""
+    for i, e in enumerate(events, 1):
+        if e.get("tsMs") == ts and e.get("requestHeader", {}).get("requestApiKey") == api:
+            return i
+    raise AssertionError(f"no API {api} call at {ts}")
+
+
+def findings(report: dict[str, Any]) -> list[tuple[int, str, str | None]]:
+    """``(line, kind, field)`` of every finding in a ``kgspec check`` report."""
+    return [(f["line"], f["kind"], f.get("field")) for f in report["findings"]]
+
+
+def assert_golden_conforms(path: Path) -> None:
+    """``kgspec check`` on the golden ``path`` finds nothing, exits 0, and every group conforms."""
+    status, report = check(path)
+    assert report["findings"] == []
+    assert status == 0
+    assert {g["verdict"] for g in report["groups"]} == {"conforms"}
+
+
+def assert_golden_current(make: ModuleType, name: str, golden: Path, tmp_path: Path) -> None:
+    """Scenario ``name`` of the golden writer ``make``, written afresh, is the golden ``golden / <name>.jsonl``."""
+    written = make.SCENARIOS[name]().write(tmp_path / f"{name}.jsonl")
+    script = Path(make.__file__ or "").name
+    assert written.read_text() == (golden / f"{name}.jsonl").read_text(), f"run scripts/{script}"
+
+
 def golden_script(name: str) -> ModuleType:
     """``scripts/<name>.py`` (a golden writer), imported once."""
     module = sys.modules.get(f"_scripts_{name}")
