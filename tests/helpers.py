@@ -6,10 +6,12 @@ import importlib.util
 import json
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+from kgspec.conformance.writers.request_log import broker_of
 
 from kgspec.cli import main
 
@@ -69,6 +71,19 @@ def assert_golden_current(make: ModuleType, name: str, golden: Path, tmp_path: P
     written = make.SCENARIOS[name]().write(tmp_path / f"{name}.jsonl")
     script = Path(make.__file__ or "").name
     assert written.read_text() == (golden / f"{name}.jsonl").read_text(), f"run scripts/{script}"
+
+
+def split_by_broker(log: Path, brokers: Sequence[str], out_dir: Path) -> list[Path]:
+    """Split the multi-broker request log ``log`` into ``out_dir / broker-<host_port>.log``, one per
+    broker of ``brokers`` in their order; a line naming no broker goes to the first one's."""
+    lines = log.read_text(encoding="utf-8").splitlines(keepends=True)
+    parts = []
+    for broker in brokers:
+        part = out_dir / f"broker-{broker.replace(':', '_')}.log"
+        part.write_text("".join(line for line in lines if (broker_of(line) or brokers[0]) == broker),
+                        encoding="utf-8")
+        parts.append(part)
+    return parts
 
 
 def golden_script(name: str) -> ModuleType:
