@@ -113,8 +113,9 @@ def test_commit_fencing_is_judged_at_the_current_epoch_under_kip(tmp_path: Path)
     assert (line, "invariant", "commit-fencing") in findings(report)
 
 
-def _mutate_commit_error(events: list[Event], ts: int, code: int) -> int:
-    line = line_of(events, ts, 8)
+def _mutate_commit_error(events: list[Event], ts: int, code: int, api: int = 8) -> int:
+    """Answer the first partition of the commit (OffsetCommit, or ``api``) at ``ts`` with ``code``: its line."""
+    line = line_of(events, ts, api)
     events[line - 1]["response"]["topics"][0]["partitions"][0]["errorCode"] = code
     return line
 
@@ -271,8 +272,7 @@ def test_a_commit_response_missing_or_adding_a_partition_is_a_mismatch(tmp_path:
 
 def test_a_refused_commit_names_the_models_reasons(tmp_path: Path) -> None:
     events = load("simple_commits")
-    line = line_of(events, 1200, 8)
-    events[line - 1]["response"]["topics"][0]["partitions"][0]["errorCode"] = 0
+    line = _mutate_commit_error(events, 1200, 0)
     _, report = check_events(tmp_path, events)
     [finding] = report["findings"]
     assert (finding["line"], finding["field"], finding["expected"], finding["observed"]) == (
@@ -451,8 +451,7 @@ def test_a_pending_offset_fetched_as_stable_is_a_mismatch(tmp_path: Path) -> Non
 
 def test_a_stale_transactional_commit_accepted_is_a_mismatch(tmp_path: Path) -> None:
     events = load("transactions")
-    line = line_of(events, 1800, 28)
-    events[line - 1]["response"]["topics"][0]["partitions"][0]["errorCode"] = 0
+    line = _mutate_commit_error(events, 1800, 0, api=28)  # TxnOffsetCommit
     _, report = check_events(tmp_path, events)
     assert findings(report) == [(line, "response-mismatch", "errorCode")]
 
