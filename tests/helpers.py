@@ -6,10 +6,12 @@ import importlib.util
 import json
 import sys
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+from kgspec.conformance.writers.request_log import broker_of
 
 from kgspec.cli import main
 
@@ -41,6 +43,47 @@ def check(path: Path, *extra: str) -> tuple[int, dict[str, Any]]:
 def check_events(tmp_path: Path, events: Iterable[Event], *extra: str) -> tuple[int, dict[str, Any]]:
     """:func:`check` on ``events`` written to ``tmp_path / "t.jsonl"``."""
     return check(write_jsonl(tmp_path / "t.jsonl", events), *extra)
+
+
+def line_of(events: list[Event], ts: int, api: int) -> int:
+    """The 1-based line of the API ``api`` call at ``tsMs == ts`` in ``events``."""
+    for i, e in enumerate(events, 1):
+        if e.get("tsMs") == ts and e.get("requestHeader", {}).get("requestApiKey") == api:
+            return i
+    raise AssertionError(f"no API {api} call at {ts}")
+
+
+def findings(report: dict[str, Any]) -> list[tuple[int, str, str | None]]:
+    """``(line, kind, field)`` of every finding in a ``kgspec check`` report."""
+    return [(f["line"], f["kind"], f.get("field")) for f in report["findings"]]
+
+
+def assert_golden_conforms(path: Path) -> None:
+    """``kgspec check`` on the golden ``path`` finds nothing, exits 0, and every group conforms."""
+    status, report = check(path)
+    assert report["findings"] == []
+    assert status == 0
+    assert {g["verdict"] for g in report["groups"]} == {"conforms"}
+
+
+def assert_golden_current(make: ModuleType, name: str, golden: Path, tmp_path: Path) -> None:
+    """Scenario ``name`` of the golden writer ``make``, written afresh, is the golden ``golden / <name>.jsonl``."""
+    written = make.SCENARIOS[name]().write(tmp_path / f"{name}.jsonl")
+    script = Path(make.__file__ or "").name
+    assert written.read_text() == (golden / f"{name}.jsonl").read_text(), f"run scripts/{script}"
+
+
+def split_by_broker(log: Path, brokers: Sequence[str], out_dir: Path) -> list[Path]:
+    """Split the multi-broker request log ``log`` into ``out_dir / broker-<host_port>.log``, one per
+    broker of ``brokers`` in their order; a line naming no broker goes to the first one's."""
+    lines = log.read_text(encoding="utf-8").splitlines(keepends=True)
+    parts = []
+    for broker in brokers:
+        part = out_dir / f"broker-{broker.replace(':', '_')}.log"
+        part.write_text("".join(line for line in lines if (broker_of(line) or brokers[0]) == broker),
+                        encoding="utf-8")
+        parts.append(part)
+    return parts
 
 
 def golden_script(name: str) -> ModuleType:

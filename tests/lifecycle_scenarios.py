@@ -387,6 +387,22 @@ def _acknowledging(poll_interval_ms: int = 30_000) -> _Wire:
     return w
 
 
+def _prepare_leaving() -> _Wire:
+    """:func:`_acknowledging`, then leave() at 6 s, the heartbeat still in flight: PREPARE_LEAVING."""
+    w = _acknowledging()
+    w.client.leave(6_000)
+    assert w.state == "PREPARE_LEAVING"
+    return w
+
+
+def _leaving() -> _Wire:
+    """:func:`_prepare_leaving`, its callbacks done at 12 s, the old heartbeat still in flight: LEAVING."""
+    w = _prepare_leaving()
+    w.wake(12_000)
+    assert w.state == "LEAVING"
+    return w
+
+
 def _stable() -> _Wire:
     w = _reconciling(0)
     w.round(0)
@@ -432,25 +448,17 @@ def client_in_flight_errors() -> None:
     w.deliver(5_000, GROUP_AUTHORIZATION_FAILED)
     assert w.state == "FATAL"
     # PREPARE_LEAVING (leave() from ACKNOWLEDGING, callbacks running): fatal, and fenced.
-    w = _acknowledging()
-    w.client.leave(6_000)
-    assert w.state == "PREPARE_LEAVING"
+    w = _prepare_leaving()
     w.deliver(6_000, GROUP_AUTHORIZATION_FAILED)
     assert w.state == "FATAL"
-    w = _acknowledging()
-    w.client.leave(6_000)
+    w = _prepare_leaving()
     w.deliver(60_000)
     assert w.state == "UNSUBSCRIBED"
     # LEAVING (callbacks done, the old heartbeat still in flight): fatal, and fenced.
-    w = _acknowledging()
-    w.client.leave(6_000)
-    w.wake(12_000)
-    assert w.state == "LEAVING"
+    w = _leaving()
     w.deliver(12_000, GROUP_AUTHORIZATION_FAILED)
     assert w.state == "FATAL"
-    w = _acknowledging()
-    w.client.leave(6_000)
-    w.wake(12_000)
+    w = _leaving()
     w.deliver(60_000)
     assert w.state == "UNSUBSCRIBED"
 

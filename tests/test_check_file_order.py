@@ -13,9 +13,9 @@ from pathlib import Path
 
 import pytest
 from kgspec.conformance.writers import write_request_log
-from kgspec.conformance.writers.request_log import broker_of
 
 from kgspec.cli import main
+from tests.helpers import split_by_broker
 
 GOLDEN = Path(__file__).parent / "golden"
 INPUTS = ("consumer/join_with_records.jsonl", "classic/join_sync.jsonl", "streams/not_ready.jsonl")
@@ -57,13 +57,7 @@ def test_merged_broker_logs_in_any_order_give_one_report(tmp_path: Path) -> None
     multi = tmp_path / "cluster.log"
     with multi.open("w", encoding="utf-8") as out:
         write_request_log(events, out, brokers=BROKERS)
-    lines = multi.read_text(encoding="utf-8").splitlines(keepends=True)
-    parts = []
-    for broker in BROKERS:
-        part = tmp_path / f"broker-{broker.replace(':', '_')}.log"
-        part.write_text("".join(line for line in lines if (broker_of(line) or BROKERS[0]) == broker),
-                        encoding="utf-8")
-        parts.append(part)
+    parts = split_by_broker(multi, BROKERS, tmp_path)
     reports = _reports(tmp_path, parts, "--merge")
     assert all(r == reports[0] for r in reports)
     report = json.loads(reports[0][0])

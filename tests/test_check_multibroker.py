@@ -19,10 +19,10 @@ import pytest
 from kgspec.conformance.connection import broker_of
 from kgspec.conformance.events import Event, ReadItem, Skipped
 from kgspec.conformance.writers import write_request_log
-from kgspec.conformance.writers.request_log import broker_of as written_broker_of
 
 from kgspec.cli import main
 from kgspec.commands.check import merge_by_time
+from tests.helpers import split_by_broker
 
 BROKERS = ("10.0.0.1:9092", "10.0.0.2:9092", "10.0.0.3:9092")
 BASE_MS = 1748736000000  # the writer's default start, 2025-06-01 UTC, in epoch milliseconds
@@ -50,13 +50,7 @@ def run(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     multi = tmp / "cluster.log"
     with multi.open("w", encoding="utf-8") as out:
         write_request_log(events, out, brokers=BROKERS)
-    lines = multi.read_text(encoding="utf-8").splitlines(keepends=True)
-    split = []
-    for broker in BROKERS:
-        part = tmp / f"broker-{broker.replace(':', '_')}.log"
-        part.write_text("".join(line for line in lines if (written_broker_of(line) or BROKERS[0]) == broker),
-                        encoding="utf-8")
-        split.append(part)
+    split = split_by_broker(multi, BROKERS, tmp)
     return {"native": native, "events": events, "failovers": failovers, "one": one, "multi": multi,
             "split": split, "tmp": tmp}
 

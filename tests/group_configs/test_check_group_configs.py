@@ -15,7 +15,17 @@ import pytest
 from kgspec.conformance.writers import write_request_log
 from kgspec.model.errors import Errors
 
-from tests.helpers import Event, check, check_events, golden_script, read_jsonl
+from tests.helpers import (
+    Event,
+    assert_golden_conforms,
+    assert_golden_current,
+    check,
+    check_events,
+    findings,
+    golden_script,
+    line_of,
+    read_jsonl,
+)
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "group_configs"
 MAKE = golden_script("make_golden_group_configs")
@@ -25,29 +35,14 @@ def load(name: str) -> list[Event]:
     return read_jsonl(GOLDEN / f"{name}.jsonl")
 
 
-def line_of(events: list[Event], ts: int, api: int) -> int:
-    for i, e in enumerate(events, 1):
-        if e.get("tsMs") == ts and e.get("requestHeader", {}).get("requestApiKey") == api:
-            return i
-    raise AssertionError(f"no API {api} call at {ts}")
-
-
-def findings(report: dict[str, Any]) -> list[tuple[int, str, str | None]]:
-    return [(f["line"], f["kind"], f.get("field")) for f in report["findings"]]
-
-
 @pytest.mark.parametrize("name", sorted(MAKE.SCENARIOS))
 def test_golden_group_config_traces_conform(name: str) -> None:
-    status, report = check(GOLDEN / f"{name}.jsonl")
-    assert report["findings"] == []
-    assert status == 0
-    assert {g["verdict"] for g in report["groups"]} == {"conforms"}
+    assert_golden_conforms(GOLDEN / f"{name}.jsonl")
 
 
 @pytest.mark.parametrize("name", sorted(MAKE.SCENARIOS))
 def test_group_config_goldens_are_current(name: str, tmp_path: Path) -> None:
-    written = MAKE.SCENARIOS[name]().write(tmp_path / f"{name}.jsonl")
-    assert written.read_text() == (GOLDEN / f"{name}.jsonl").read_text(), "run scripts/make_golden_group_configs.py"
+    assert_golden_current(MAKE, name, GOLDEN, tmp_path)
 
 
 def test_golden_values_are_kafkas() -> None:

@@ -18,7 +18,17 @@ from kgspec.model.coordinator import Coordinator
 from kgspec.model.errors import Errors
 from kgspec.model.records import Record
 
-from tests.helpers import Event, check, check_events, golden_script, read_jsonl
+from tests.helpers import (
+    Event,
+    assert_golden_conforms,
+    assert_golden_current,
+    check,
+    check_events,
+    findings,
+    golden_script,
+    line_of,
+    read_jsonl,
+)
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden" / "offsets"
 MAKE = golden_script("make_golden_offsets")
@@ -28,29 +38,14 @@ def load(name: str) -> list[Event]:
     return read_jsonl(GOLDEN / f"{name}.jsonl")
 
 
-def line_of(events: list[Event], ts: int, api: int) -> int:
-    for i, e in enumerate(events, 1):
-        if e.get("tsMs") == ts and e.get("requestHeader", {}).get("requestApiKey") == api:
-            return i
-    raise AssertionError(f"no API {api} call at {ts}")
-
-
-def findings(report: dict[str, Any]) -> list[tuple[int, str, str | None]]:
-    return [(f["line"], f["kind"], f.get("field")) for f in report["findings"]]
-
-
 @pytest.mark.parametrize("name", sorted(MAKE.SCENARIOS))
 def test_golden_offset_traces_conform(name: str) -> None:
-    status, report = check(GOLDEN / f"{name}.jsonl")
-    assert report["findings"] == []
-    assert status == 0
-    assert {g["verdict"] for g in report["groups"]} == {"conforms"}
+    assert_golden_conforms(GOLDEN / f"{name}.jsonl")
 
 
 @pytest.mark.parametrize("name", sorted(MAKE.SCENARIOS))
 def test_offset_goldens_are_current(name: str, tmp_path: Path) -> None:
-    written = MAKE.SCENARIOS[name]().write(tmp_path / f"{name}.jsonl")
-    assert written.read_text() == (GOLDEN / f"{name}.jsonl").read_text(), "run scripts/make_golden_offsets.py"
+    assert_golden_current(MAKE, name, GOLDEN, tmp_path)
 
 
 def test_golden_values_are_kafkas() -> None:
@@ -118,8 +113,9 @@ def test_commit_fencing_is_judged_at_the_current_epoch_under_kip(tmp_path: Path)
     assert (line, "invariant", "commit-fencing") in findings(report)
 
 
-def _mutate_commit_error(events: list[Event], ts: int, code: int) -> int:
-    line = line_of(events, ts, 8)
+def _mutate_commit_error(events: list[Event], ts: int, code: int, api: int = 8) -> int:
+    """Answer the first partition of the commit (OffsetCommit, or ``api``) at ``ts`` with ``code``: its line."""
+    line = line_of(events, ts, api)
     events[line - 1]["response"]["topics"][0]["partitions"][0]["errorCode"] = code
     return line
 
@@ -276,8 +272,7 @@ def test_a_commit_response_missing_or_adding_a_partition_is_a_mismatch(tmp_path:
 
 def test_a_refused_commit_names_the_models_reasons(tmp_path: Path) -> None:
     events = load("simple_commits")
-    line = line_of(events, 1200, 8)
-    events[line - 1]["response"]["topics"][0]["partitions"][0]["errorCode"] = 0
+    line = _mutate_commit_error(events, 1200, 0)
     _, report = check_events(tmp_path, events)
     [finding] = report["findings"]
     assert (finding["line"], finding["field"], finding["expected"], finding["observed"]) == (
@@ -456,8 +451,7 @@ def test_a_pending_offset_fetched_as_stable_is_a_mismatch(tmp_path: Path) -> Non
 
 def test_a_stale_transactional_commit_accepted_is_a_mismatch(tmp_path: Path) -> None:
     events = load("transactions")
-    line = line_of(events, 1800, 28)
-    events[line - 1]["response"]["topics"][0]["partitions"][0]["errorCode"] = 0
+    line = _mutate_commit_error(events, 1800, 0, api=28)  # TxnOffsetCommit
     _, report = check_events(tmp_path, events)
     assert findings(report) == [(line, "response-mismatch", "errorCode")]
 

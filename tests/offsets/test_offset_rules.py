@@ -201,20 +201,18 @@ def admin_client_commit_record() -> dict[str, Any]:
                                              "topicId": BAR}}}
 
 
-def test_consumer_group_offset_commit_from_admin_client() -> None:
-    coord = coordinator()
-    consumer_group(coord)
+def assert_admin_client_commit(coord: Coordinator) -> Any:
+    """verifyOffsetCommitFromAdminClient: epoch -1 and no member id commits bar-0 at 100, one
+    record (:func:`admin_client_commit_record`). Returns the decision."""
     d = commit(coord, epoch=-1, member="")
     assert errors(d) == [0]
-    assert len(d.records) == 1
-    assert d.response == {"throttleTimeMs": 0, "topics": [{"name": "bar", "partitions": [
-        {"partitionIndex": 0, "errorCode": 0}]}]}
     assert [r.to_json() for r in d.records] == [admin_client_commit_record()]
+    return d
 
 
-def test_consumer_group_offset_commit() -> None:
-    coord = coordinator()
-    consumer_group(coord, ConsumerMember("member", member_epoch=10, previous_member_epoch=10))
+def assert_member_commit(coord: Coordinator) -> None:
+    """verifyOffsetCommit: member "member" at epoch 10 commits bar-0 at 100, leader epoch 10,
+    metadata "metadata": accepted, one record carrying all three."""
     d = commit(coord, partitions=[{"partitionIndex": 0, "committedOffset": 100, "committedLeaderEpoch": 10,
                                    "committedMetadata": "metadata"}])
     assert errors(d) == [0]
@@ -224,15 +222,36 @@ def test_consumer_group_offset_commit() -> None:
                                          "commitTimestamp": NOW, "topicId": BAR}}}]
 
 
-def test_consumer_group_offset_commit_with_offset_metadata_too_large() -> None:
-    coord = coordinator(**{"offset.metadata.max.bytes": 5})
-    consumer_group(coord, ConsumerMember("member", member_epoch=10, previous_member_epoch=10))
+def assert_metadata_too_large_fails_its_partition_only(coord: Coordinator) -> None:
+    """Under offset.metadata.max.bytes 5, a commit of bar-0 with "toolarge" and bar-1 with "small":
+    bar-0 is OFFSET_METADATA_TOO_LARGE, bar-1 is accepted and is the only record."""
     d = commit(coord, partitions=[
         {"partitionIndex": 0, "committedOffset": 100, "committedLeaderEpoch": 10, "committedMetadata": "toolarge"},
         {"partitionIndex": 1, "committedOffset": 100, "committedLeaderEpoch": 10, "committedMetadata": "small"}])
     assert errors(d) == [Errors.OFFSET_METADATA_TOO_LARGE, 0]
     assert [(r.key["partition"], r.value) for r in d.records] == [
         (1, {"offset": 100, "leaderEpoch": 10, "metadata": "small", "commitTimestamp": NOW, "topicId": BAR})]
+
+
+def test_consumer_group_offset_commit_from_admin_client() -> None:
+    coord = coordinator()
+    consumer_group(coord)
+    d = assert_admin_client_commit(coord)
+    assert len(d.records) == 1
+    assert d.response == {"throttleTimeMs": 0, "topics": [{"name": "bar", "partitions": [
+        {"partitionIndex": 0, "errorCode": 0}]}]}
+
+
+def test_consumer_group_offset_commit() -> None:
+    coord = coordinator()
+    consumer_group(coord, ConsumerMember("member", member_epoch=10, previous_member_epoch=10))
+    assert_member_commit(coord)
+
+
+def test_consumer_group_offset_commit_with_offset_metadata_too_large() -> None:
+    coord = coordinator(**{"offset.metadata.max.bytes": 5})
+    consumer_group(coord, ConsumerMember("member", member_epoch=10, previous_member_epoch=10))
+    assert_metadata_too_large_fails_its_partition_only(coord)
 
 
 def test_consumer_group_offset_commit_below_v9_is_unsupported() -> None:
@@ -305,33 +324,20 @@ def test_streams_group_offset_commit_with_stale_member_epoch(epoch: int) -> None
 def test_streams_group_offset_commit_from_admin_client() -> None:
     coord = coordinator()
     coord.streams_groups["foo"] = StreamsGroup("foo", 1)
-    d = commit(coord, epoch=-1, member="")
-    assert errors(d) == [0]
-    assert [r.to_json() for r in d.records] == [admin_client_commit_record()]
+    assert_admin_client_commit(coord)
 
 
 def test_streams_group_offset_commit() -> None:
     """verifyOffsetCommit (testStreamsGroupOffsetCommit): a member at its epoch."""
     coord = coordinator()
     streams_group(coord)
-    d = commit(coord, partitions=[{"partitionIndex": 0, "committedOffset": 100, "committedLeaderEpoch": 10,
-                                   "committedMetadata": "metadata"}])
-    assert errors(d) == [0]
-    assert [r.to_json() for r in d.records] == [{
-        "key": {"type": 1, "data": {"group": "foo", "topic": "bar", "partition": 0}},
-        "value": {"version": 4, "data": {"offset": 100, "leaderEpoch": 10, "metadata": "metadata",
-                                         "commitTimestamp": NOW, "topicId": BAR}}}]
+    assert_member_commit(coord)
 
 
 def test_streams_group_offset_commit_with_offset_metadata_too_large() -> None:
     coord = coordinator(**{"offset.metadata.max.bytes": 5})
     streams_group(coord)
-    d = commit(coord, partitions=[
-        {"partitionIndex": 0, "committedOffset": 100, "committedLeaderEpoch": 10, "committedMetadata": "toolarge"},
-        {"partitionIndex": 1, "committedOffset": 100, "committedLeaderEpoch": 10, "committedMetadata": "small"}])
-    assert errors(d) == [Errors.OFFSET_METADATA_TOO_LARGE, 0]
-    assert [(r.key["partition"], r.value) for r in d.records] == [
-        (1, {"offset": 100, "leaderEpoch": 10, "metadata": "small", "commitTimestamp": NOW, "topicId": BAR})]
+    assert_metadata_too_large_fails_its_partition_only(coord)
 
 
 def kafka_19779_group(coord: Coordinator) -> StreamsGroup:
