@@ -45,8 +45,10 @@ def test_separate_inputs_in_any_order_give_one_report(tmp_path: Path) -> None:
     reports = _reports(tmp_path, paths)
     assert len(reports) == 6
     assert all(r == reports[0] for r in reports)
-    names = [line.split(":")[0] for line in reports[0][1].splitlines() if line.endswith("conforms")]
-    assert names == sorted(names)
+    report = json.loads(reports[0][0])
+    assert [i["path"] for i in report["inputs"]] == sorted(map(str, paths))  # name order, whatever was given
+    assert [(g["groupId"], g["verdict"]) for g in report["groups"]] == [("g", "conforms")] * 3
+    assert reports[0][1].splitlines()[-1].startswith("3 trace(s), ")
 
 
 def test_merged_broker_logs_in_any_order_give_one_report(tmp_path: Path) -> None:
