@@ -18,24 +18,14 @@ import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any, Final, TextIO
-
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    MofNCompleteColumn,
-    Progress,
-    ProgressColumn,
-    Task,
-    TaskID,
-    TextColumn,
-    TimeRemainingColumn,
-    TransferSpeedColumn,
-)
-from rich.text import Text
+from typing import TYPE_CHECKING, Any, Final, TextIO
 
 from kgspec.conformance.readers.source import Source
+
+if TYPE_CHECKING:  # rich is imported only when a bar is drawn: every `kgspec check` imports this module
+    from rich.console import Console
+    from rich.progress import Progress, ProgressColumn, Task, TaskID
+    from rich.text import Text
 
 BYTES: Final = "bytes"
 STEPS: Final = "steps"
@@ -56,16 +46,17 @@ def wanted(stream: TextIO | None = None) -> bool:
         return False
 
 
-class StepRate(ProgressColumn):
+def _step_rate(unit: str) -> ProgressColumn:
     """``1,234 steps/s`` (rich's own speed column speaks in bytes)."""
+    from rich.progress import ProgressColumn
+    from rich.text import Text
 
-    def __init__(self, unit: str) -> None:
-        super().__init__()
-        self.unit = unit
+    class StepRate(ProgressColumn):
+        def render(self, task: Task) -> Text:
+            speed = task.finished_speed or task.speed
+            return Text(f"{speed:,.0f} {unit}/s" if speed is not None else f"? {unit}/s")
 
-    def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        return Text(f"{speed:,.0f} {self.unit}/s" if speed is not None else f"? {self.unit}/s")
+    return StepRate()
 
 
 class Bar:
@@ -101,6 +92,17 @@ def bar(description: str, total: float | None, unit: str = STEPS, *, console: Co
     if not (show if show is not None else wanted()):
         yield Bar(None, None)
         return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        DownloadColumn,
+        MofNCompleteColumn,
+        Progress,
+        TextColumn,
+        TimeRemainingColumn,
+        TransferSpeedColumn,
+    )
+
     forced = os.environ.get("KGSPEC_PROGRESS") == "1"
     out = console or Console(stderr=True, force_terminal=True if forced else None)
     columns: list[ProgressColumn | str] = [TextColumn("{task.description}"), BarColumn()]
@@ -109,7 +111,7 @@ def bar(description: str, total: float | None, unit: str = STEPS, *, console: Co
     elif unit == SECONDS:
         columns += [TextColumn("{task.completed:.0f}/{task.total:.0f} s")]
     else:
-        columns += [MofNCompleteColumn(), StepRate(unit)]
+        columns += [MofNCompleteColumn(), _step_rate(unit)]
     if extra is not None:
         columns.append(TextColumn("{task.fields[extra]}"))
     columns.append(TimeRemainingColumn())
