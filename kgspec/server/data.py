@@ -22,12 +22,11 @@ METADATA: Final = 3
 FIND_COORDINATOR: Final = 10
 API_VERSIONS: Final = 18
 CREATE_TOPICS: Final = 19
-DELETE_GROUPS: Final = 42
 
 # The broker's own APIs and the versions served: those whose messages name topics (Fetch v13+
 # and Produce v13+ name topic ids only) and that kio has schemas for.
 DATA_VERSIONS: Final = {API_VERSIONS: (0, 4), METADATA: (1, 12), FIND_COORDINATOR: (0, 6), CREATE_TOPICS: (2, 7),
-                        PRODUCE: (3, 11), FETCH: (4, 12), LIST_OFFSETS: (1, 7), DELETE_GROUPS: (0, 2)}
+                        PRODUCE: (3, 11), FETCH: (4, 12), LIST_OFFSETS: (1, 7)}
 NODE_ID: Final = 0
 CLUSTER_ID: Final = "kgspec-serve"
 OFFSET_OUT_OF_RANGE: Final = 1
