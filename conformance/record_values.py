@@ -22,9 +22,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any, Final
 
 from kgspec.conformance.compare import normalize_record_value
-from kgspec.conformance.shapes import PROFILE_RELEASES
-from kgspec.model.connect.schemas import CONNECT_RECORD_SCHEMAS
-from kgspec.model.record_schemas import RECORD_SCHEMAS, FieldSchema, RecordSchema, parse_versions
+from kgspec.conformance.shapes import record_schema_of
+from kgspec.model.record_schemas import FieldSchema, RecordSchema, parse_versions
 from kgspec.model.records import Record
 
 _INTEGER_TYPES: Final = frozenset({"int8", "int16", "int32", "int64", "uint16", "uint32"})
@@ -33,8 +32,7 @@ _EXACT_FLOAT: Final = float(1 << 53)
 
 
 def record_schema_for(profile: str, record_type: int) -> RecordSchema | None:
-    release = PROFILE_RELEASES.get(profile, "trunk")
-    return RECORD_SCHEMAS[release].get(record_type) or CONNECT_RECORD_SCHEMAS.get(record_type)
+    return record_schema_of(profile, record_type)
 
 
 def value_version(schema: RecordSchema, version: int) -> int:

@@ -18,7 +18,13 @@ from typing import Any, Final
 from kgspec.model.connect.schemas import CONNECT_RECORD_SCHEMAS
 from kgspec.model.message_schemas import validate_message
 from kgspec.model.profiles import PROFILES
-from kgspec.model.record_schemas import RECORD_SCHEMAS, parse_versions, validate_fields
+from kgspec.model.record_schemas import (
+    RECORD_SCHEMAS,
+    RecordSchema,
+    parse_versions,
+    validate_fields,
+)
+from kgspec.model.streams.seed_records import SEED_RECORD_SCHEMAS
 
 # The schema tables cover 4.1, 4.3 and trunk; 4.2's messages are 4.1's for these APIs, and the
 # kip profile extends trunk.
@@ -27,6 +33,16 @@ PROFILE_RELEASES: Final = {"kafka-4.1": "4.1", "kafka-4.2": "4.1", "kafka-4.3": 
 # kip's streams messages are the seed's v0 (int32 acceptableRecoveryLag), which is 4.3's shape,
 # not trunk's (acceptableRecoveryLagLegacy at v0).
 API_RELEASES: Final = {("kip", 88): "4.3", ("kip", 89): "4.3"}
+
+
+def record_schema_of(profile: str, record_type: int) -> RecordSchema | None:
+    """The schema a record of ``record_type`` under ``profile`` is read with: kip's streams records
+    17 and 18 are the seed's (``model/streams/seed_records.py``), every other one its release's."""
+    known = PROFILES.get(profile)
+    if known is not None and known.streams_kip_seed_records and record_type in SEED_RECORD_SCHEMAS:
+        return SEED_RECORD_SCHEMAS[record_type]
+    release = PROFILE_RELEASES.get(profile, "trunk")
+    return RECORD_SCHEMAS[release].get(record_type) or CONNECT_RECORD_SCHEMAS.get(record_type)
 
 
 def release_of(profile: str, api: int | None) -> str | None:
@@ -97,8 +113,7 @@ def record_shape_problem(profile: str, record_type: int, key: dict[str, Any],
 
     A value version the schema does not know is read with the fields of the version Kafka writes.
     """
-    release = PROFILE_RELEASES.get(profile, "trunk")
-    schema = RECORD_SCHEMAS[release].get(record_type) or CONNECT_RECORD_SCHEMAS.get(record_type)
+    schema = record_schema_of(profile, record_type)
     if schema is None:
         return None
     for problem in validate_fields(key, schema.key, 0):

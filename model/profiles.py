@@ -146,6 +146,13 @@ class Profile:
     # warm-up for its process's active or standby, the member's own included; no in-place role
     # changes (model/streams/reconcile.py ``_seed_unreleased``).
     streams_kip_seed_reconciliation: bool = False
+    # "Records": the seed's StreamsGroupMetadataValue (``Epoch`` only) and its
+    # StreamsGroupPartitionMetadata record (type 18) instead of Kafka's metadata hash
+    # (model/streams/seed_records.py).
+    streams_kip_seed_records: bool = False
+    # "Assignment": warm-ups are the assignor's, in the target record 21 (the seed's
+    # StreamsGroupTargetAssignmentMemberValue ``WarmupTasks``), not an intermediate assignment.
+    streams_kip_warmups_in_target: bool = False
     # --- classic groups, seed text (003) ---
     # JoinGroup v6+ ``joinReason`` (BLIND / TOPIC_METADATA_CHANGE): a known member's blind rejoin
     # with unchanged protocols does not rebalance, even from the leader (model/classic/join.py).
@@ -267,6 +274,8 @@ PROFILES: dict[str, Profile] = {
         streams_kip_null_unchanged_status=True,
         streams_kip_source_regexes=True,
         streams_kip_seed_reconciliation=True,
+        streams_kip_seed_records=True,
+        streams_kip_warmups_in_target=True,
         classic_kip_join_reason=True,
         classic_kip_choices=True,
         streams_online_migration=True,

@@ -34,7 +34,7 @@ from kgspec.model.migration.order import timeline_order
 from kgspec.model.migration.protocol import SchemaError, read_version
 from kgspec.model.migration.streams_protocol import encode_role_assignment
 from kgspec.model.records import Record
-from kgspec.model.streams import ops
+from kgspec.model.streams import ops, seed_records
 from kgspec.model.streams import records as srec
 from kgspec.model.streams.group import StreamsGroup
 from kgspec.model.streams.member import StreamsMember
@@ -76,6 +76,8 @@ def tombstones(group: StreamsGroup, order: list[str]) -> list[Record]:
     out += [srec.target_member_tombstone(gid, mid) for mid in order]
     out.append(srec.target_metadata_tombstone(gid))
     out += [srec.member_metadata_tombstone(gid, mid) for mid in order]
+    if group.partition_metadata is not None:  # kip: the seed's record 18 (Kafka 4.0's order)
+        out.append(seed_records.partition_metadata_tombstone(gid))
     out.append(srec.group_metadata_tombstone(gid))
     out.append(srec.topology_tombstone(gid))
     return out

@@ -47,7 +47,7 @@ from kgspec.model.migration.streams_protocol import (
 )
 from kgspec.model.migration.upgrade import Effects, fail_parked_calls
 from kgspec.model.records import Record
-from kgspec.model.streams import ops
+from kgspec.model.streams import ops, seed_records
 from kgspec.model.streams import records as srec
 from kgspec.model.streams.configure import configure_topology
 from kgspec.model.streams.group import StreamsGroup
@@ -104,10 +104,13 @@ def convert(coord: Coordinator, classic: ClassicGroup, records: list[Record], ef
         ops.fire_configured(group, group.configured_topology)
         if group.configured_topology.is_ready:
             group.validated_topology_epoch = topology.epoch
+        if group.seed_records:  # kip: "both records are created" (model/streams/seed_records.py)
+            group.partition_metadata = seed_records.compute(coord, topology.required_topics())
+            records.append(seed_records.partition_metadata_record(gid, group.partition_metadata))
     if group.validated_topology_epoch == -1:  # NotReady: no member is given tasks (TargetAssignmentBuilder)
         group.target = {mid: {ACTIVE: {}, STANDBY: {}, WARMUP: {}} for mid in group.members}
     records.append(srec.group_metadata_record(gid, group.group_epoch, 0, group.validated_topology_epoch,
-                                              group.last_assignment_configs))
+                                              group.last_assignment_configs, seed=group.seed_records))
     for mid in order:
         records.append(srec.target_member_record(gid, mid, group.target[mid]))
     records.append(srec.target_metadata_record(gid, group.assignment_epoch, 0))
@@ -129,6 +132,7 @@ def from_classic_group(coord: Coordinator, classic: ClassicGroup) -> StreamsGrou
     group.assignment_epoch = generation
     group.validated_topology_epoch = -1
     group.last_assignment_configs = ops.assignment_configs(coord, gid)
+    group.seed_records = coord.profile.streams_kip_seed_records
     for cm in classic.members.values():
         try:
             sub = decode_streams_subscription(cm.metadata(classic.protocol_name))

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.model.streams import records as srec
+from kgspec.model.streams import seed_records
 from kgspec.model.streams.member import ACTIVE, StreamsMember
 from kgspec.model.streams.ops import initial_rebalance_key
 from kgspec.spec.tables import fire
@@ -121,6 +122,8 @@ def delete_group_records(coord: Coordinator, group_id: str) -> list[Record]:
     out += [srec.target_member_tombstone(group_id, mid) for mid in members]
     out.append(srec.target_metadata_tombstone(group_id))
     out += [srec.member_metadata_tombstone(group_id, mid) for mid in members]
+    if group.partition_metadata is not None:  # kip: the seed's record 18 (Kafka 4.0's order)
+        out.append(seed_records.partition_metadata_tombstone(group_id))
     out.append(srec.group_metadata_tombstone(group_id))
     out.append(srec.topology_tombstone(group_id))
     coord.timers.cancel(initial_rebalance_key(group_id))

@@ -57,8 +57,10 @@ class StreamsGroup:
         "members",
         "members_room",
         "metadata_hash",
+        "partition_metadata",
         "refined",
         "refresh_deadline",
+        "seed_records",
         "shutdown_request_member_id",
         "standby_processes",
         "static_members",
@@ -78,6 +80,11 @@ class StreamsGroup:
         self.metadata_hash = 0
         self.validated_topology_epoch = 0  # a TimelineInteger starts at 0 (record 17's default is -1)
         self.last_assignment_configs: dict[str, str] = {}
+        # kip: the seed's record 18 (model/streams/seed_records.py); None until one is written.
+        self.partition_metadata: tuple[tuple[str, str, int], ...] | None = None
+        # kip: the group is kept in the seed's records (record 17 has only the epoch, so the last
+        # assignment configs are soft state).
+        self.seed_records = False
         self.members: dict[str, StreamsMember] = {}
         # members is Kafka's TimelineHashMap: its slots (hence its order) follow the largest size + 1
         # any put saw (javaorder.timeline_order).
@@ -247,7 +254,8 @@ class StreamsGroup:
             "groupEpoch": self.group_epoch,
             "metadataHash": self.metadata_hash,
             "validatedTopologyEpoch": self.validated_topology_epoch,
-            "lastAssignmentConfigs": dict(sorted(self.last_assignment_configs.items())),
+            "lastAssignmentConfigs": None if self.seed_records else dict(sorted(self.last_assignment_configs.items())),
+            "partitionMetadata": None if self.partition_metadata is None else [list(t) for t in self.partition_metadata],
             "assignmentEpoch": self.assignment_epoch,
             "assignmentTimestamp": self.assignment_timestamp,
             "state": self.state,

@@ -25,7 +25,7 @@ from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.model.profiles import Profile
 from kgspec.model.reconcile import check_member_epoch
 from kgspec.model.records import Record
-from kgspec.model.streams import ops, refiner, seed_validation, source_regex, static
+from kgspec.model.streams import ops, refiner, seed_records, seed_validation, source_regex, static
 from kgspec.model.streams import records as srec
 from kgspec.model.streams import target as streams_target
 from kgspec.model.streams.configure import (
@@ -297,11 +297,19 @@ class StreamsHeartbeat:
             resolved, unmatched = topology, list[str]()
             if profile.streams_kip_source_regexes:  # kip: regex sources resolve against the topics
                 resolved, unmatched = source_regex.resolve(topology, ops.topic_partition_counts(coord).keys())
-            metadata_hash = coord.metadata_hash(resolved.required_topics())
-            if metadata_hash != group.metadata_hash:
-                bump = True
-                reconfigure = True
-                self.explain.append("the topology's topics' metadata hash changed")
+            if group.seed_records:  # kip: the seed's partition metadata record instead of the hash
+                partitions = seed_records.compute(coord, resolved.required_topics())
+                if partitions != group.partition_metadata or topology is not group.topology:
+                    records.append(seed_records.partition_metadata_record(gid, partitions))
+                if partitions != group.partition_metadata:
+                    bump = reconfigure = True
+                    self.explain.append("the topology's partition metadata changed (record 18)")
+            else:
+                metadata_hash = coord.metadata_hash(resolved.required_topics())
+                if metadata_hash != group.metadata_hash:
+                    bump = True
+                    reconfigure = True
+                    self.explain.append("the topology's topics' metadata hash changed")
             if reconfigure or group.configured_topology is None:
                 counts = ops.topic_partition_counts(coord)
                 configured = (source_regex.configure(resolved, unmatched, counts)
@@ -347,7 +355,8 @@ class StreamsHeartbeat:
         group_epoch = group.group_epoch
         if bump:
             group_epoch += 1
-            records.append(srec.group_metadata_record(gid, group_epoch, metadata_hash, validated, configs))
+            records.append(srec.group_metadata_record(gid, group_epoch, metadata_hash, validated, configs,
+                                                      seed=group.seed_records))
             group.refresh_deadline = (self.now + METADATA_REFRESH_INTERVAL_MS, group_epoch)
             self.explain.append(f"group epoch bumped to {group_epoch}")
 

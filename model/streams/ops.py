@@ -43,7 +43,9 @@ STREAMS_TIMER_KINDS = frozenset({"streams-session", "streams-rebalance", "stream
 
 
 def new_group(coord: Coordinator, group_id: str) -> StreamsGroup:
-    return StreamsGroup(group_id, coord.profile.new_group_initial_epoch)
+    group = StreamsGroup(group_id, coord.profile.new_group_initial_epoch)
+    group.seed_records = coord.profile.streams_kip_seed_records
+    return group
 
 
 def not_a_streams_group(group_id: str) -> CoordinatorError:
@@ -149,7 +151,8 @@ def fence_members_records(coord: Coordinator, group: StreamsGroup, members: list
                     srec.target_member_tombstone(gid, member.member_id),
                     srec.member_metadata_tombstone(gid, member.member_id)]
     records.append(srec.group_metadata_record(gid, group.group_epoch + 1, group.metadata_hash,
-                                              group.validated_topology_epoch, group.last_assignment_configs))
+                                              group.validated_topology_epoch, group.last_assignment_configs,
+                                              seed=group.seed_records))
     if coord.profile.empty_group_resets_assignment_epoch and len(group.members) == len(members):
         records.append(srec.target_metadata_record(gid, group.group_epoch + 1, 0))
     for member in members:

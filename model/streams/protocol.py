@@ -11,9 +11,9 @@ from typing import TYPE_CHECKING
 
 from kgspec.model import timers
 from kgspec.model.protocol import OwnsGroups
-from kgspec.model.records import Record, ReplayError
+from kgspec.model.records import STREAMS_GROUP_PARTITION_METADATA, Record, ReplayError
 from kgspec.model.step import Decision, SoftSet
-from kgspec.model.streams import commits, ops, source_regex, target
+from kgspec.model.streams import commits, ops, seed_records, source_regex, target
 from kgspec.model.streams import records as srec
 from kgspec.model.streams.apis import STREAMS_GROUP_DESCRIBE, STREAMS_GROUP_HEARTBEAT
 from kgspec.model.streams.describe import describe_streams_groups
@@ -58,7 +58,12 @@ class StreamsProtocol(OwnsGroups):
         gid = record.key.get("groupId")
         if gid in coord.groups or (record.value is not None and gid in coord.classic_groups):
             raise ReplayError(f"Group {gid} is not a streams group.")
+        seed = coord.profile.streams_kip_seed_records
+        if record.type == STREAMS_GROUP_PARTITION_METADATA and not seed:  # gone since KAFKA-17747 (4.1)
+            raise ReplayError(f"Unknown record type {record.type} ({record.name}): Kafka 4.1+ does not write it")
         srec.replay(coord.streams_groups, record, lambda group_id: ops.new_group(coord, group_id))
+        if seed:  # kip: what the seed's records 17 and 18 do not carry (model/streams/seed_records.py)
+            seed_records.after_replay(coord, record, lambda group_id: ops.assignment_configs(coord, group_id))
 
     def on_loaded(self, coord: Coordinator, now: int) -> None:
         on_loaded(coord, now)

@@ -16,6 +16,7 @@ from kgspec.model.records import (
     STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT,
     STREAMS_GROUP_MEMBER_METADATA,
     STREAMS_GROUP_METADATA,
+    STREAMS_GROUP_PARTITION_METADATA,
     STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER,
     STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA,
     STREAMS_GROUP_TOPOLOGY,
@@ -23,6 +24,7 @@ from kgspec.model.records import (
     ReplayError,
     partition_entries,
 )
+from kgspec.model.streams import seed_records
 from kgspec.model.streams.group import StreamsGroup
 from kgspec.model.streams.member import (
     ACTIVE,
@@ -38,8 +40,9 @@ from kgspec.model.streams.member import (
 )
 from kgspec.model.streams.topology import Topology, from_record_value, to_record_value
 
+# 18 is the seed's (kip only: StreamsProtocol.replay refuses it under Kafka's profiles).
 STREAMS_RECORD_TYPES = frozenset({
-    STREAMS_GROUP_METADATA, STREAMS_GROUP_MEMBER_METADATA, STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA,
+    STREAMS_GROUP_METADATA, STREAMS_GROUP_PARTITION_METADATA, STREAMS_GROUP_MEMBER_METADATA, STREAMS_GROUP_TARGET_ASSIGNMENT_METADATA,
     STREAMS_GROUP_TARGET_ASSIGNMENT_MEMBER, STREAMS_GROUP_CURRENT_MEMBER_ASSIGNMENT, STREAMS_GROUP_TOPOLOGY,
 })
 
@@ -51,8 +54,11 @@ _PENDING_FIELDS = {ACTIVE: "activeTasksPendingRevocation", STANDBY: "standbyTask
 
 
 def group_metadata_record(group_id: str, epoch: int, metadata_hash: int, validated_topology_epoch: int,
-                          assignment_configs: Mapping[str, str]) -> Record:
-    """``newStreamsGroupMetadataRecord``; ``lastAssignmentConfigs`` from a TreeMap (sorted)."""
+                          assignment_configs: Mapping[str, str], *, seed: bool = False) -> Record:
+    """``newStreamsGroupMetadataRecord``; ``lastAssignmentConfigs`` from a TreeMap (sorted).
+    ``seed`` (kip): the seed's value, the epoch alone."""
+    if seed:
+        return seed_records.group_metadata_record(group_id, epoch)
     value: dict[str, Any] = {"epoch": epoch, "metadataHash": metadata_hash}
     if validated_topology_epoch != -1:
         value["validatedTopologyEpoch"] = validated_topology_epoch  # tagged, default -1
@@ -201,6 +207,10 @@ def replay(groups: dict[str, StreamsGroup], record: Record, new_group: Callable[
         group.validated_topology_epoch = int(value.get("validatedTopologyEpoch", -1))
         configs = value.get("lastAssignmentConfigs")
         group.last_assignment_configs = {} if configs is None else {str(c["key"]): str(c["value"]) for c in configs}
+        return
+
+    if rtype == STREAMS_GROUP_PARTITION_METADATA:
+        group.partition_metadata = None if value is None else seed_records.parse(value)
         return
 
     if rtype == STREAMS_GROUP_TOPOLOGY:

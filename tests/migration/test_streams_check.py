@@ -72,10 +72,11 @@ def test_kip_golden_holds_the_seeds_values() -> None:
     events = load("streams_kip.jsonl")
     joined = find(events, lambda e: api(e) == 88 and e["tsMs"] == 7000)
     assert at(events, joined)["response"]["memberEpoch"] == 2
-    types = [rtype(e) for e in events[joined:joined + 17]]
-    assert types == [2, 19, 19, 23, 17, 21, 21, 20, 22, 22, 19, 17, 21, 21, 21, 20, 22]
-    assert events[joined + 4]["record"]["value"]["data"]["epoch"] == 1
-    assert events[joined + 11]["record"]["value"]["data"]["epoch"] == 2
+    types = [rtype(e) for e in events[joined:joined + 18]]
+    # 18: the seed's partition metadata beside the topology; 17: the seed's epoch-only record
+    assert types == [2, 19, 19, 23, 18, 17, 21, 21, 20, 22, 22, 19, 17, 21, 21, 21, 20, 22]
+    assert events[joined + 5]["record"]["value"]["data"] == {"epoch": 1}
+    assert events[joined + 12]["record"]["value"]["data"] == {"epoch": 2}
     assert [e["response"]["errorCode"] for e in events if api(e) == 12 and e["tsMs"] == 7100] == [27, 27]
     first = [e["response"]["generationId"] for e in events if api(e) == 11 and e["tsMs"] == 7200]
     second = [e["response"]["generationId"] for e in events if api(e) == 11 and e["tsMs"] in (7405, 7415)]
@@ -87,8 +88,8 @@ def test_kip_golden_holds_the_seeds_values() -> None:
             owned.append((sorted(active["0"]), sorted(standby["0"])))
     assert owned == [([0, 2], [3, 4]), ([1, 3], [2, 5])]
     leave = find(events, lambda e: api(e) == 88 and e["request"]["memberEpoch"] == -1)
-    records = [e["record"] for e in events[leave:leave + 13]]
-    assert [r["key"]["type"] for r in records] == [22, 22, 22, 21, 21, 21, 20, 19, 19, 19, 17, 23, 2]
+    records = [e["record"] for e in events[leave:leave + 14]]
+    assert [r["key"]["type"] for r in records] == [22, 22, 22, 21, 21, 21, 20, 19, 19, 19, 18, 17, 23, 2]
     assert records[-1]["value"]["data"]["generation"] == 2
     assert [e["response"]["errorCode"] for e in events if api(e) == 12 and e["tsMs"] == 8100] == [27, 27]
 

@@ -129,29 +129,33 @@ def test_first_streams_heartbeat_converts_the_classic_group_at_its_generation() 
     h, result = converted()
     assert result.response is not None
     assert result.response["errorCode"] == 0
-    assert [r.type for r in result.records] == [2, 19, 19, 23, 17, 21, 21, 20, 22, 22, 19, 17, 21, 21, 21, 20, 22]
+    assert [r.type for r in result.records] == [2, 19, 19, 23, 18, 17, 21, 21, 20, 22, 22, 19, 17, 21, 21, 21, 20, 22]
     assert result.records[0].value is None
     assert result.records[3].value is not None
     assert result.records[3].value["epoch"] == 0
-    assert result.records[4].value == {"epoch": 23, "metadataHash": 0, "validatedTopologyEpoch": 0,
-                                       "lastAssignmentConfigs": [{"key": "num.standby.replicas", "value": "1"}]}
-    assert result.records[5].value == {"activeTasks": [{"subtopologyId": "0", "partitions": [0, 2, 4]}],
+    # kip: the seed's partition metadata record (its topics by name, no racks), then its epoch-only 17
+    assert result.records[4].value == {"topics": [
+        {"topicId": "CCCCCCCCCCCCCCCCCCCCCC", "topicName": "app-store-changelog", "numPartitions": 6,
+         "partitionMetadata": []},
+        {"topicId": result.records[4].value["topics"][1]["topicId"], "topicName": "foo", "numPartitions": 6,
+         "partitionMetadata": []}]}
+    assert result.records[5].value == {"epoch": 23}
+    assert result.records[6].value == {"activeTasks": [{"subtopologyId": "0", "partitions": [0, 2, 4]}],
                                        "standbyTasks": [{"subtopologyId": "0", "partitions": [1, 3, 5]}],
                                        "warmupTasks": []}
-    assert result.records[7].value == {"assignmentEpoch": 23}
+    assert result.records[8].value == {"assignmentEpoch": 23}
     a19 = result.records[1].value
     assert a19 is not None
     assert a19["processId"] == "pA"
     assert a19["topologyEpoch"] == 0
     assert a19["classicMemberMetadata"]["sessionTimeoutMs"] == 10000
-    a22 = result.records[8].value
+    a22 = result.records[9].value
     assert a22 is not None
     assert (a22["memberEpoch"], a22["previousMemberEpoch"], a22["state"]) == (23, 23, STABLE)
     assert a22["activeTasks"] == [{"subtopologyId": "0", "partitions": [0, 2, 4], "assignmentEpochs": [23, 23, 23]}]
     assert a22["standbyTasks"] == [{"subtopologyId": "0", "partitions": [1, 3, 5]}]
-    assert result.records[11].value is not None
-    assert result.records[11].value["epoch"] == 24
-    assert "classicMemberMetadata" not in (result.records[10].value or {})
+    assert result.records[12].value == {"epoch": 24}
+    assert "classicMemberMetadata" not in (result.records[11].value or {})
     assert result.response["memberEpoch"] == 24
     group = h.c.streams_groups[G]
     assert (group.group_epoch, group.assignment_epoch) == (24, 24)
@@ -173,10 +177,11 @@ def test_conversion_of_a_not_ready_topology_targets_no_task() -> None:
     h.c.delete_topic("app-store-changelog")
     h.classic_group()
     result = h.join_streams(100)
-    assert [r.type for r in result.records][:10] == [2, 19, 19, 23, 17, 21, 21, 20, 22, 22]
-    assert result.records[4].value is not None
-    assert "validatedTopologyEpoch" not in result.records[4].value
-    assert result.records[5].value == {"activeTasks": [], "standbyTasks": [], "warmupTasks": []}
+    assert [r.type for r in result.records][:11] == [2, 19, 19, 23, 18, 17, 21, 21, 20, 22, 22]
+    assert result.records[5].value is not None
+    assert list(result.records[5].value) == ["epoch"]  # the seed's record 17: not ready is not written
+    assert h.c.streams_groups["g"].validated_topology_epoch == -1  # derived from records 23 and 18
+    assert result.records[6].value == {"activeTasks": [], "standbyTasks": [], "warmupTasks": []}
     assert h.c.streams_groups[G].state == "NOT_READY"
 
 
@@ -337,7 +342,7 @@ def test_last_streams_member_leaving_converts_back_to_classic() -> None:
     assert (result.response["errorCode"], result.response["memberEpoch"]) == (0, -1)
     types = [(r.type, r.value is None) for r in result.records]
     assert types == [(22, True)] * 3 + [(21, True)] * 3 + [(20, True)] + [(19, True)] * 3 + [
-        (17, True), (23, True), (2, False)]
+        (18, True), (17, True), (23, True), (2, False)]
     value = result.records[-1].value
     assert value is not None
     assert (value["generation"], value["protocolType"], value["protocol"], value["leader"]) == (24, "consumer",
@@ -372,7 +377,7 @@ def test_streams_member_session_timeout_downgrades() -> None:
     h.join_streams(100)
     firings = h.c.advance(100 + 5000)
     assert [f.timer.key for f in firings] == ["session-timeout-g-C"]
-    assert [r.type for r in firings[0].records] == [22] * 3 + [21] * 3 + [20] + [19] * 3 + [17, 23, 2]
+    assert [r.type for r in firings[0].records] == [22] * 3 + [21] * 3 + [20] + [19] * 3 + [18, 17, 23, 2]
     value = firings[0].records[-1].value
     assert value is not None
     assert (value["generation"], [m["memberId"] for m in value["members"]]) == (24, ["A", "B"])

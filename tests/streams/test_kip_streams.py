@@ -63,7 +63,7 @@ def test_next_epoch_updates_the_topology_and_stales_the_others() -> None:
     r = join(c, 100, "m2", "p2", topology(sub("sub1", ["foo"]), sub("sub2", ["bar"]), epoch=2))
     assert r.response is not None
     assert r.response["errorCode"] == 0
-    assert record_types(r) == [19, 23, 17, 21, 21, 20, 22]
+    assert record_types(r) == [19, 23, 18, 17, 21, 21, 20, 22]  # 18: the seed's partition metadata
     g = c.streams_groups["g"]
     assert g.topology is not None
     assert (g.topology.epoch, g.validated_topology_epoch, g.group_epoch) == (2, 2, 3)
