@@ -139,12 +139,14 @@ def normalize_record_value(value: dict[str, Any] | None) -> Any:
     for name, v in value.items():
         if name in _TAGGED_DEFAULTS and v == _TAGGED_DEFAULTS[name]:
             continue
-        if isinstance(v, list) and v and isinstance(v[0], dict) and "topicId" in v[0]:
+        if isinstance(v, list) and v and isinstance(v[0], dict) and "topicId" in v[0] and "partitions" in v[0]:
             out[name] = sorted(
                 (e["topicId"], tuple(sorted(zip(e.get("partitions", []),
                                                 e.get("assignmentEpochs") or [None] * len(e.get("partitions", [])),
                                                 strict=False))))
                 for e in v if e.get("partitions"))
+        elif name == "topics" and isinstance(v, list) and v and isinstance(v[0], dict):
+            out[name] = v  # topic metadata (record 18 under kip, 4), written by name: compared as is
         elif (name == "subscribedTopicNames" and isinstance(v, list)) or (name == "topics" and isinstance(v, list)):
             out[name] = sorted(v)
         elif name == "members" and isinstance(v, list) and value.get("protocolType") == "consumer":

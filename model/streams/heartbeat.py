@@ -344,7 +344,14 @@ class StreamsHeartbeat:
 
         refined_all: dict[str, TaskSets] | None = None
         refine_only = False
-        if profile.streams_assignment_refiner and not bump and group.state == STABLE_STATE:
+        in_target = profile.streams_kip_warmups_in_target  # kip: warm-ups are the target's (record 21)
+        if in_target and not bump:
+            caught_up = refiner.caught_up_warmups(updated, group.target_of(member_id), group.task_offsets,
+                                                  self._warmup_configs()[1])
+            if caught_up:
+                bump = True
+                self.explain.append(f"warm-up {caught_up[0][0]}_{caught_up[0][1]} reached acceptable.recovery.lag")
+        elif profile.streams_assignment_refiner and not bump and group.state == STABLE_STATE:
             # AssignmentUpdate.REFINED: no new target, but the intermediate assignment moved on.
             refined_all = refiner.refine(group.members, group.target, group.task_offsets, configured,
                                          *self._warmup_configs())
@@ -368,7 +375,7 @@ class StreamsHeartbeat:
         # 4. Target assignment (4b on trunk: the intermediate assignment of that epoch).
         target_epoch, target_all = streams_target.maybe_update_target(coord, group, group_epoch, updated, configured, records,
                                                            statuses, configs, self.now, refine_only=refine_only)
-        if profile.streams_assignment_refiner:
+        if profile.streams_assignment_refiner and not in_target:
             num_warmups = self._warmup_configs()[0]
             if refined_all is None:
                 # an adopted standing target (kip) is refined afresh, not taken from the cache

@@ -79,6 +79,33 @@ def refine(members: Mapping[str, StreamsMember], target: Mapping[str, TaskSets],
     return {m: {r: {s: frozenset(ps) for s, ps in t[r].items() if ps} for r in ROLES} for m, t in refined.items()}
 
 
+def caught_up_warmups(member: StreamsMember, target: TaskSets, offsets: Mapping[str, MemberTaskOffsets],
+                      lag: int) -> list[tuple[str, int]]:
+    """kip: the warm-up tasks ``member`` holds, still in its target, whose reported lag is below
+    ``lag`` ("When a member with an assigned warm-up task reports a task changelog offset and task
+    changelog end offset whose difference is less than acceptable.recovery.lag", a bump)."""
+    targeted = target.get(WARMUP, {})
+    return [(sid, p) for sid, parts in sorted(member.assigned.get(WARMUP, {}).items()) for p in sorted(parts)
+            if p in targeted.get(sid, frozenset()) and _caught_up(offsets, member.member_id, sid, p, lag)]
+
+
+def intended(target: Mapping[str, TaskSets]) -> dict[str, TaskSets]:
+    """kip: the assignor's own previous output behind a target the warm-up step changed: each
+    warm-up is its holder's active task again, no longer the active task the previous owner keeps
+    meanwhile (the sticky assignor's input, so that a warm-up's task stays meant for its holder)."""
+    warm = {(sid, p): mid for mid, t in target.items() for sid, parts in t.get(WARMUP, {}).items() for p in parts}
+    if not warm:
+        return dict(target)
+    out: dict[str, TaskSets] = {}
+    for mid, t in target.items():
+        active = {sid: frozenset(p for p in parts if warm.get((sid, p), mid) == mid)
+                  for sid, parts in t.get(ACTIVE, {}).items()}
+        for sid, parts in t.get(WARMUP, {}).items():
+            active[sid] = active.get(sid, frozenset()) | parts
+        out[mid] = {ACTIVE: {s: p for s, p in active.items() if p}, STANDBY: dict(t.get(STANDBY, {})), WARMUP: {}}
+    return out
+
+
 def _caught_up(offsets: Mapping[str, MemberTaskOffsets], member_id: str, sid: str, p: int, lag: int) -> bool:
     mine = offsets.get(member_id, MemberTaskOffsets.EMPTY)
     position = mine.offset(sid, p)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from kgspec.model.errors import CoordinatorError, Errors
 from kgspec.model.javaorder import java_hashmap_order
 from kgspec.model.records import Record
-from kgspec.model.streams import ops
+from kgspec.model.streams import ops, refiner
 from kgspec.model.streams import records as srec
 from kgspec.model.streams.assignor import (
     SubtopologyTasks,
@@ -85,7 +85,9 @@ def compute_target(coord: Coordinator, group: StreamsGroup, group_epoch: int,
     if configured.is_ready:
         subs = configured.subtopologies or {}
         current = coord.profile.streams_assignor_sees_current_tasks
-        held = {mid: members[mid].assigned_sets() if current else old_target.get(mid, {}) for mid in order}
+        # kip: a target holds warm-ups (record 21); the assignor sees the output they were made from.
+        previous = refiner.intended(old_target) if coord.profile.streams_kip_warmups_in_target else old_target
+        held = {mid: members[mid].assigned_sets() if current else previous.get(mid, {}) for mid in order}
         specs = [TaskMemberSpec(mid, members[mid].process_id, held[mid].get(ACTIVE, {}), held[mid].get(STANDBY, {}),
                                 group.offsets_of(mid).task_offsets) for mid in order]
         subtasks = [SubtopologyTasks(sid, s.num_tasks, s.is_stateful) for sid, s in subs.items()]
@@ -108,6 +110,10 @@ def compute_target(coord: Coordinator, group: StreamsGroup, group_epoch: int,
             assignment = withhold_new_tasks(specs, assignment, stale)
         result = {mid: {ACTIVE: dict(assignment.active.get(mid, {})), STANDBY: dict(assignment.standby.get(mid, {})),
                         WARMUP: {}} for mid in order}
+        if coord.profile.streams_kip_warmups_in_target:  # "assigning tasks as active, standby or warm-up tasks"
+            result = refiner.refine(members, result, group.task_offsets, configured,
+                                    coord.config.int("group.streams.num.warmup.replicas"),
+                                    coord.config.int("group.streams.acceptable.recovery.lag"), True)
     else:
         result = {mid: {ACTIVE: {}, STANDBY: {}, WARMUP: {}} for mid in order}
     if coord.mutants.active("assignor-double-assign"):

@@ -4,12 +4,18 @@ StreamsGroupPartitionMetadata record (18), written, replayed and derived from
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
 import pytest
 from kgspec.conformance.shapes import record_shape_problem
 from kgspec.invariants.replay import replay_equivalence, replay_records
 from kgspec.model.coordinator import Coordinator
 from kgspec.model.records import Record, ReplayError
 
+from tests.helpers import check_events, read_jsonl
+from tests.streams.goldens import GOLDEN
 from tests.streams.helpers import BAR, FOO, STATEFUL, coordinator, hb, join, owned, record_types
 
 CHANGELOG = "CCCCCCCCCCCCCCCCCCCCCC"
@@ -147,3 +153,62 @@ def test_record_shapes_are_the_seeds_under_kip() -> None:
     assert record_shape_problem("kip", 18, {"groupId": "g"}, _meta(), 0) is None
     assert record_shape_problem("kip", 18, {"groupId": "g"}, {"topics": [{"topicName": "foo"}]}, 0) is not None
     assert BAR  # bar exists but no topology reads it: never in record 18
+
+
+# --- the golden tests/golden/streams/kip_warmup_records.jsonl (kip_warmup with its records) -----
+
+INPUT, CHANGELOG_G, REP = "qBnWXTcDQmlD_DQNFl-JLg", "4FvUTwFLWtacYTEDi42Iyg", "s55klDYq8W6YY_iv4E4FkA"
+
+
+def _golden_record(line: int) -> dict[str, Any]:
+    record: dict[str, Any] = read_jsonl(GOLDEN / "kip_warmup_records.jsonl")[line - 1]["record"]
+    return record
+
+
+def test_golden_records_are_the_seeds() -> None:
+    """m-a's join writes 23, then 18 with the three topics the topology needs (3 partitions each,
+    no racks), then 17 with the epoch alone; m-b's join puts the moving task 0_2 in m-b's target
+    record as a warm-up while m-a's target keeps it active; the caught-up warm-up (line 31) makes
+    a new target: 0_2 active for m-b, gone from m-a."""
+    assert _golden_record(8) == {"key": {"type": 18, "data": {"groupId": "g"}}, "value": {"version": 0, "data": {
+        "topics": [{"topicId": CHANGELOG_G, "topicName": "app-0-changelog", "numPartitions": 3, "partitionMetadata": []},
+                   {"topicId": REP, "topicName": "app-rep", "numPartitions": 3, "partitionMetadata": []},
+                   {"topicId": INPUT, "topicName": "input", "numPartitions": 3, "partitionMetadata": []}]}}}
+    assert [_golden_record(n)["value"]["data"] for n in (9, 15, 31)] == [{"epoch": 2}, {"epoch": 3}, {"epoch": 4}]
+    targets = {n: (_golden_record(n)["key"]["data"]["memberId"], _golden_record(n)["value"]["data"])
+               for n in (16, 17, 32, 33)}
+    assert targets == {
+        16: ("m-a", {"activeTasks": [{"subtopologyId": "0", "partitions": [0, 1, 2]},
+                                     {"subtopologyId": "1", "partitions": [0]}], "standbyTasks": [], "warmupTasks": []}),
+        17: ("m-b", {"activeTasks": [{"subtopologyId": "1", "partitions": [1, 2]}], "standbyTasks": [],
+                     "warmupTasks": [{"subtopologyId": "0", "partitions": [2]}]}),
+        32: ("m-a", {"activeTasks": [{"subtopologyId": "0", "partitions": [0, 1]},
+                                     {"subtopologyId": "1", "partitions": [0]}], "standbyTasks": [], "warmupTasks": []}),
+        33: ("m-b", {"activeTasks": [{"subtopologyId": "0", "partitions": [2]},
+                                     {"subtopologyId": "1", "partitions": [1, 2]}], "standbyTasks": [], "warmupTasks": []}),
+    }
+
+
+def _kafka_17(data: dict[str, Any]) -> None:
+    data.update(metadataHash=7, validatedTopologyEpoch=1)
+
+
+def _more_partitions(data: dict[str, Any]) -> None:
+    data["topics"][2]["numPartitions"] = 4
+
+
+def _warmup_as_active(data: dict[str, Any]) -> None:  # Kafka's record 21: the assignor's output
+    data.update(activeTasks=[{"subtopologyId": "0", "partitions": [2]}, {"subtopologyId": "1", "partitions": [1, 2]}],
+                warmupTasks=[])
+
+
+@pytest.mark.parametrize(("line", "edit"), [(8, _more_partitions), (9, _kafka_17), (17, _warmup_as_active)],
+                         ids=["record-18-partitions", "record-17-kafka-fields", "record-21-without-warmup"])
+def test_one_line_record_mutants_are_flagged_at_their_line(line: int, edit: Callable[[dict[str, Any]], None],
+                                                          tmp_path: Path) -> None:
+    events = read_jsonl(GOLDEN / "kip_warmup_records.jsonl")
+    edit(events[line - 1]["record"]["value"]["data"])
+    status, report = check_events(tmp_path, events)
+    assert status == 1
+    first = report["findings"][0]
+    assert (first["line"], first["kind"], first["field"]) == (line, "response-mismatch", "record")

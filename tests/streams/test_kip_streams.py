@@ -90,7 +90,10 @@ def test_moving_stateful_task_is_warmed_up_first() -> None:
     assert m1 is not None
     assert (m1["memberEpoch"], m1["activeTasks"]) == (3, None)
     g = c.streams_groups["g"]
-    assert g.target["m2"]["active"] == {"0": frozenset({2})}  # the persisted target is the assignor's
+    # the persisted target (record 21) holds the warm-up, as the seed's WarmupTasks field does:
+    # m1 keeps 0_2 active meanwhile
+    assert g.target["m2"] == {"active": {}, "standby": {}, "warmup": {"0": frozenset({2})}}
+    assert g.target["m1"]["active"] == {"0": frozenset({0, 1, 2})}
     trunk = coordinator("kafka-trunk")
     trunk.update_topic("app-store-changelog", "CCCCCCCCCCCCCCCCCCCCCC", 3)
     join(trunk, 0, "m1", "p1", STATEFUL)
@@ -100,7 +103,7 @@ def test_moving_stateful_task_is_warmed_up_first() -> None:
 
 
 def test_caught_up_warmup_is_promoted() -> None:
-    """Lag 100 - 95 = 5 < acceptable.recovery.lag (10000): a refinement step (group epoch 4); seed 002
+    """Lag 100 - 95 = 5 < acceptable.recovery.lag (10000): a group epoch bump (4) and a new target; seed 002
     "Reconciliation of the group": m2's warm-up, gone from its target, is revoked at once (m2 keeps
     epoch 3 until it confirms), m1 revokes 0_2; the active is granted to m2 once both confirmed
     ("assigned as soon as no other client owns it anymore"; no in-place role change)."""
@@ -116,7 +119,11 @@ def test_caught_up_warmup_is_promoted() -> None:
     step = hb(c, 2200, "m2", 3, taskOffsets=[{"subtopologyId": "0", "partition": 2, "offset": 95}],
               taskEndOffsets=[{"subtopologyId": "0", "partition": 2, "offset": 100}], **m2_owned)
     assert step.response is not None
-    assert (step.response["memberEpoch"], record_types(step)) == (3, [17, 20, 22])
+    # a new target: m1 without 0_2, m2 with 0_2 active (records 21 for both), no warm-up left
+    assert (step.response["memberEpoch"], record_types(step)) == (3, [17, 21, 21, 20, 22])
+    assert [(r.key["memberId"], r.value) for r in step.records if r.type == 21] == [
+        ("m1", {"activeTasks": [{"subtopologyId": "0", "partitions": [0, 1]}], "standbyTasks": [], "warmupTasks": []}),
+        ("m2", {"activeTasks": [{"subtopologyId": "0", "partitions": [2]}], "standbyTasks": [], "warmupTasks": []})]
     assert (tasks(step.response), tasks(step.response, "warmupTasks")) == ({}, {})
     assert c.streams_groups["g"].group_epoch == 4
     revoke = hb(c, 2300, "m1", 3, **m1_owned).response
