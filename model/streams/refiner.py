@@ -15,6 +15,9 @@ stays with its current owner while the new owner restores it as a warm-up task, 
 else the highest any member reported); unknown end offsets never count as caught up. Then the
 intermediate assignment is the target for that task: a refinement step bumps the group epoch
 and the warm-up is promoted in place once the old owner has released the active task.
+Under ``kip`` the step runs when a target is computed (``target.compute_target``) and its
+warm-ups are the target's (record 21, the seed's ``WarmupTasks``); a held warm-up that is caught
+up bumps the group epoch (``caught_up_warmups``) and the new target promotes it.
 """
 
 from __future__ import annotations
