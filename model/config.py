@@ -50,6 +50,9 @@ DEFAULTS: dict[str, Any] = {
     "group.streams.max.standby.replicas": 2,
     "group.streams.min.assignment.interval.ms": 0,
     "group.streams.max.assignment.interval.ms": 15000,
+    # Seed KIP-1071 (kip only): "The name of the task assignor used for all streams groups. Can be
+    # sticky or highly_available in AK." Default null (here ""): the coordinator picks.
+    "group.streams.assignor.name": "",
     # Share groups are not modelled, but their group configs are validated against these
     # (GroupConfig.validateValues; GroupCoordinatorConfig and ShareGroupConfig defaults, 4.3).
     "group.share.session.timeout.ms": 45000,

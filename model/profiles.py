@@ -153,6 +153,9 @@ class Profile:
     # "Assignment": warm-ups are the assignor's, in the target record 21 (the seed's
     # StreamsGroupTargetAssignmentMemberValue ``WarmupTasks``), not an intermediate assignment.
     streams_kip_warmups_in_target: bool = False
+    # "Assignment": group.streams.assignor.name picks the task assignor, else highly_available for a
+    # stateful topology and sticky for a stateless one (model/streams/highly_available.py).
+    streams_kip_assignor_selection: bool = False
     # --- classic groups, seed text (003) ---
     # JoinGroup v6+ ``joinReason`` (BLIND / TOPIC_METADATA_CHANGE): a known member's blind rejoin
     # with unchanged protocols does not rebalance, even from the leader (model/classic/join.py).
@@ -276,6 +279,7 @@ PROFILES: dict[str, Profile] = {
         streams_kip_seed_reconciliation=True,
         streams_kip_seed_records=True,
         streams_kip_warmups_in_target=True,
+        streams_kip_assignor_selection=True,
         classic_kip_join_reason=True,
         classic_kip_choices=True,
         streams_online_migration=True,

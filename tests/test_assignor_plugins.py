@@ -45,7 +45,7 @@ def test_module_class_is_instantiated() -> None:
 
 
 @pytest.mark.parametrize(("ref", "message"), [
-    ("nosuch", "--assignor nosuch: unknown assignor; known names: range, sticky, uniform "
+    ("nosuch", "--assignor nosuch: unknown assignor; known names: highly_available, range, sticky, uniform "
                "(or give module:Class, or exec:COMMAND)"),
     ("no_such_module_xyz:A", "--assignor no_such_module_xyz:A: cannot import module 'no_such_module_xyz': "
                              "No module named 'no_such_module_xyz'"),

@@ -51,6 +51,8 @@ class TaskMemberSpec:
     standby_tasks: Mapping[str, frozenset[int]] = field(default_factory=dict)
     # trunk: the member's reported task changelog offset sums (MemberAssignmentState.taskOffsets).
     task_offsets: Mapping[str, Mapping[int, int]] = field(default_factory=dict)
+    # kip: its reported task changelog end offset sums (the highly_available assignor's lags).
+    task_end_offsets: Mapping[str, Mapping[int, int]] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,6 +66,8 @@ class SubtopologyTasks:
 class TaskAssignment:
     active: dict[str, TaskMap]
     standby: dict[str, TaskMap]
+    # kip: warm-up tasks an assignor hands out itself (highly_available); Kafka's assignors none.
+    warmup: dict[str, TaskMap] = field(default_factory=dict)
 
 
 class _Member:

@@ -66,11 +66,11 @@ def refine(members: Mapping[str, StreamsMember], target: Mapping[str, TaskSets],
                 if new_member is not None and members[old_id].process_id == new_member.process_id:
                     continue
                 moves.append((sid, p, old_id, new_id))
-    budget = num_warmup_replicas
+    budget = num_warmup_replicas - sum(len(ps) for t in target.values() for ps in t.get(WARMUP, {}).values())
     for sid, p, old_id, new_id in sorted(moves):
         if _caught_up(offsets, new_id, sid, p, acceptable_recovery_lag):
             continue
-        if budget == 0:
+        if budget <= 0:
             break
         budget -= 1
         _move(refined[new_id], ACTIVE, WARMUP, sid, p)

@@ -20,6 +20,7 @@ from kgspec.model.streams.assignor import (
 )
 from kgspec.model.streams.configure import ConfiguredTopology, Status
 from kgspec.model.streams.group import StreamsGroup
+from kgspec.model.streams.highly_available import HIGHLY_AVAILABLE, LAG_CONFIG, WARMUPS_CONFIG
 from kgspec.model.streams.member import ACTIVE, ROLES, STANDBY, WARMUP, StreamsMember, TaskSets
 from kgspec.model.streams.stale import withhold_new_tasks
 from kgspec.model.streams.task_api import STREAMS_ASSIGNOR_NAME, StickyTaskAssignor, TaskGroupSpec
@@ -88,28 +89,39 @@ def compute_target(coord: Coordinator, group: StreamsGroup, group_epoch: int,
         # kip: a target holds warm-ups (record 21); the assignor sees the output they were made from.
         previous = refiner.intended(old_target) if coord.profile.streams_kip_warmups_in_target else old_target
         held = {mid: members[mid].assigned_sets() if current else previous.get(mid, {}) for mid in order}
+        seed = coord.profile.streams_kip_assignor_selection
         specs = [TaskMemberSpec(mid, members[mid].process_id, held[mid].get(ACTIVE, {}), held[mid].get(STANDBY, {}),
-                                group.offsets_of(mid).task_offsets) for mid in order]
+                                group.offsets_of(mid).task_offsets,
+                                group.offsets_of(mid).task_end_offsets if seed else {}) for mid in order]
         subtasks = [SubtopologyTasks(sid, s.num_tasks, s.is_stateful) for sid, s in subs.items()]
-        assignor = coord.task_assignors.get(STREAMS_ASSIGNOR_NAME)
+        name = seed_assignor_name(coord, subtasks) if seed else STREAMS_ASSIGNOR_NAME
+        assignor = coord.task_assignors.get(name)
         try:
+            if name != STREAMS_ASSIGNOR_NAME and assignor is None:
+                raise TaskAssignorError(f"group.streams.assignor.name {name!r} names no task assignor")
             if assignor is None or isinstance(assignor, StickyTaskAssignor):
                 assignment = assign_tasks(specs, subtasks, replicas,
                                           allow_standby_on_active_process=coord.mutants.active("standby-on-active-process"),
                                           compute_if_absent=current)
-            else:  # a registered replacement (Coordinator(task_assignors=...))
-                assignment = assignor.assign_tasks(TaskGroupSpec(specs, subtasks, replicas, dict(configs)))
+            else:  # a registered replacement (Coordinator(task_assignors=...)), or kip's highly_available
+                spec_configs = dict(configs)
+                if seed:
+                    spec_configs |= {LAG_CONFIG: str(coord.config.int("group.streams.acceptable.recovery.lag")),
+                                     WARMUPS_CONFIG: str(coord.config.int("group.streams.num.warmup.replicas"))}
+                assignment = assignor.assign_tasks(TaskGroupSpec(specs, subtasks, replicas, spec_configs))
         except TaskAssignorError as exc:
             raise CoordinatorError(Errors.UNKNOWN_SERVER_ERROR,
                                    f"Failed to compute a new target assignment for epoch {group_epoch}: {exc}") from None
+        warmups = assignment.warmup  # kip: the highly_available assignor's own warm-ups
         choose = coord.choices.task_target
         if choose is not None:
             assignment = choose(specs, subtasks, replicas, assignment)
         if coord.profile.streams_kip_stale_members_keep_only:
             stale = frozenset(m for m in order if members[m].topology_epoch < configured.topology_epoch)
             assignment = withhold_new_tasks(specs, assignment, stale)
+            warmups = {m: t for m, t in warmups.items() if m not in stale}
         result = {mid: {ACTIVE: dict(assignment.active.get(mid, {})), STANDBY: dict(assignment.standby.get(mid, {})),
-                        WARMUP: {}} for mid in order}
+                        WARMUP: dict(warmups.get(mid, {}))} for mid in order}
         if coord.profile.streams_kip_warmups_in_target:  # "assigning tasks as active, standby or warm-up tasks"
             result = refiner.refine(members, result, group.task_offsets, configured,
                                     coord.config.int("group.streams.num.warmup.replicas"),
@@ -130,6 +142,15 @@ def compute_target(coord: Coordinator, group: StreamsGroup, group_epoch: int,
     stamped = coord.profile.assignment_batching and not coord.profile.streams_kip_assign_on_every_bump
     records.append(srec.target_metadata_record(gid, group_epoch, now if stamped else 0))
     return records, result
+
+
+def seed_assignor_name(coord: Coordinator, subtopologies: list[SubtopologyTasks]) -> str:
+    """kip: ``group.streams.assignor.name`` when set; else "the AK implementation will choose
+    highly_available for stateful topologies and sticky for stateless topologies"."""
+    configured = str(coord.config["group.streams.assignor.name"] or "")
+    if configured:
+        return configured
+    return HIGHLY_AVAILABLE if any(s.stateful for s in subtopologies) else STREAMS_ASSIGNOR_NAME
 
 
 def _adopt_standing(gid: str, view: dict[str, TaskSets], standing: Mapping[str, TaskSets],

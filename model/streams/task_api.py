@@ -27,6 +27,7 @@ from kgspec.model.streams.assignor import (
     TaskMemberSpec,
     assign_tasks,
 )
+from kgspec.model.streams.highly_available import HighlyAvailableTaskAssignor
 
 # The name Kafka asks for (GroupMetadataManager.streamsGroupAssignor, 4.1-trunk).
 STREAMS_ASSIGNOR_NAME = "sticky"
@@ -62,5 +63,6 @@ class StickyTaskAssignor:
 
 
 def builtin_task_assignors() -> dict[str, TaskAssignor]:
-    """A fresh registry of the built-in task assignors (callers own the dict)."""
-    return {STREAMS_ASSIGNOR_NAME: StickyTaskAssignor()}
+    """A fresh registry of the built-in task assignors (callers own the dict): Kafka's ``sticky``
+    and the seed's ``highly_available``, which only ``kip`` asks for (``seed_assignor_name``)."""
+    return {STREAMS_ASSIGNOR_NAME: StickyTaskAssignor(), "highly_available": HighlyAvailableTaskAssignor()}

@@ -345,6 +345,45 @@ def endpoint_missing_topic_43(mutants: frozenset[str] = frozenset(), records: bo
     return endpoint_missing_topic(mutants, records, "kafka-4.3")
 
 
+ONE_STORE = {"epoch": 0, "subtopologies": [
+    {"subtopologyId": "0", "sourceTopics": ["input"], "sourceTopicRegex": [],
+     "stateChangelogTopics": [_topic("app-0-changelog")], "repartitionSinkTopics": [],
+     "repartitionSourceTopics": [], "copartitionGroups": []}]}
+
+
+def kip_highly_available(mutants: frozenset[str] = frozenset(), records: bool = False,
+                         profile: str = "kip", configs: dict[str, Any] | None = None) -> TraceRecorder:
+    """kip, seed 002 "Assignment": a stateful topology gets the highly_available assignor. m-a, m-b,
+    m-c own 0_0, 0_2, 0_1 (assigned once the changelog exists). Both others report state of 0_0
+    (dormant): m-b offset 15000 of end 15050 (lag 50 < acceptable.recovery.lag 10000: caught up),
+    m-c offset 20000 of end 40000 (lag 20000). m-a leaves. Sticky ranks by offset sum and gives 0_0
+    to m-c; highly_available gives it to m-b, the caught-up member, and m-c warms it up."""
+    rec = _recorder({"group.streams.num.warmup.replicas": 1, "group.streams.initial.rebalance.delay.ms": 0,
+                     **(configs or {})}, records, mutants, profile)
+    rec.topic(0, "input", 3)
+    clients = [Client(rec, m, p) for m, p in (("m-a", "p1"), ("m-b", "p2"), ("m-c", "p3"))]
+    for i, x in enumerate(clients):
+        x.join(1000 + 10 * i, ONE_STORE)                        # NOT_READY: no changelog yet
+    rec.topic(1500, "app-0-changelog", 3)
+    for i, x in enumerate(clients):
+        x.beat(2000 + 10 * i)                                  # ready: a balanced target, no owners
+    a, b, c = clients
+    b.beat(3000, taskOffsets=[{"subtopologyId": "0", "partition": 0, "offset": 15000}],
+           taskEndOffsets=[{"subtopologyId": "0", "partition": 0, "offset": 15050}])
+    c.beat(3010, taskOffsets=[{"subtopologyId": "0", "partition": 0, "offset": 20000}],
+           taskEndOffsets=[{"subtopologyId": "0", "partition": 0, "offset": 40000}])
+    a.leave(4000)
+    b.beat(4100)                                               # the new target: 0_0 to m-b, warm-up on m-c
+    c.beat(4200)
+    c.beat(5100)
+    return rec
+
+
+def kip_highly_available_sticky(mutants: frozenset[str] = frozenset(), records: bool = False) -> TraceRecorder:
+    """The same with ``group.streams.assignor.name`` = sticky: m-c gets 0_0 as active."""
+    return kip_highly_available(mutants, records, configs={"group.streams.assignor.name": "sticky"})
+
+
 SCENARIOS: dict[str, Callable[..., TraceRecorder]] = {
     "member_order.jsonl": member_order,
     "lost_assignment.jsonl": lost_assignment,
@@ -357,6 +396,7 @@ SCENARIOS: dict[str, Callable[..., TraceRecorder]] = {
     "trunk_static.jsonl": trunk_static,
     "kip_warmup.jsonl": kip_warmup,
     "kip_rolling_bounce.jsonl": kip_rolling_bounce,
+    "kip_highly_available.jsonl": kip_highly_available,
 }
 # kip_warmup_records: the seed's records (docs/kip.md "Records"): 18 beside 23, 17 with the epoch
 # alone, and the warm-up in the target record 21.
