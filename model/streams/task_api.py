@@ -12,7 +12,9 @@ A task assignor is any object with a ``name`` and ``assign_tasks(spec)`` (``Task
 Kafka 4.3 has one streams assignor and always asks for it by name
 (``GroupMetadataManager.streamsGroupAssignor``: ``streamsGroupAssignors.get("sticky")``), so the
 coordinator runs the task assignor registered as ``"sticky"``; registering another under that
-name (``Coordinator(task_assignors=...)``) replaces Kafka's.
+name (``Coordinator(task_assignors=...)``) replaces Kafka's. ``kip`` also registers the seed's
+``highly_available`` and asks for it by ``group.streams.assignor.name`` or the topology
+(``target.seed_assignor_name``); it may return warm-ups (``TaskAssignment.warmup``).
 """
 
 from __future__ import annotations
