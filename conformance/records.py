@@ -25,11 +25,13 @@ from kgspec.invariants.catalogue import EPOCH_MONOTONICITY, NO_DOUBLE_OWNERSHIP,
 from kgspec.model.consumer.group import OwnershipConflict
 from kgspec.model.consumer.records import CONSUMER_RECORD_TYPES, ReplayError
 from kgspec.model.offsets.records import OFFSET_RECORD_TYPES
+from kgspec.model.profiles import get_profile
 from kgspec.model.record_schemas import key_string_fields
 from kgspec.model.records import (
     CONSUMER_GROUP_CURRENT_MEMBER_ASSIGNMENT,
     CONSUMER_GROUP_TARGET_ASSIGNMENT_METADATA,
     GROUP_METADATA,
+    STREAMS_GROUP_PARTITION_METADATA,
     Record,
 )
 from kgspec.model.streams.records import STREAMS_RECORD_TYPES
@@ -74,6 +76,8 @@ class RecordChecks:
                 self.checker.connect.record(g, event, checked)
             return
         gtype = _RECORD_GROUP_TYPES.get(record.type)
+        if record.type == STREAMS_GROUP_PARTITION_METADATA and not get_profile(self.checker.profile).streams_kip_seed_records:
+            gtype = None  # the seed's record (kip); Kafka 4.1+ has no type 18: not modelled, as before
         if gtype is None and record.type in OFFSET_RECORD_TYPES:  # offsets: the group's session (conformance/offsets.py)
             g = self.checker.offsets.session(gid)
             gtype = g.summary.type
