@@ -15,7 +15,7 @@ Connect handlers apply their records as they go (each step's records through
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from kgspec.model.connect import records as crec
@@ -134,14 +134,21 @@ def adopt_selection(coord: Coordinator, group_id: str, member_id: str, chosen: b
 
 
 def fence_records(coord: Coordinator, group: ConnectGroup, member_id: str,
-                  trigger: str = "fenced") -> list[Record]:
+                  trigger: str = "fenced", effects: list[Callable[[], None]] | None = None) -> list[Record]:
     """Remove a worker: tombstones, then the group epoch + 1 ('A worker is fenced or removed').
 
     ``trigger`` is the worker's ``connect-member`` transition: ``fenced`` (timers, a fenced
-    epoch) or ``left`` (a heartbeat with epoch -1)."""
+    epoch) or ``left`` (a heartbeat with epoch -1). Under online migration, the last worker on
+    the draft's protocol leaving turns the group back into a classic group: the routing rule's
+    records, and ``effects`` (the timers' own list when None) to run once they are applied."""
     tables.fire("connect-member", STATE_NAMES[group.members[member_id].state], trigger)
     gid = group.group_id
     cancel_member_timers(coord, gid, member_id)
+    if coord.profile.connect_online_migration:
+        downgrade = coord.migration.connect_downgrade_records(
+            coord, group, [member_id], coord.timer_effects if effects is None else effects)
+        if downgrade is not None:
+            return downgrade
     return [crec.current_assignment_tombstone(gid, member_id), crec.member_metadata_tombstone(gid, member_id),
             crec.group_metadata_record(gid, group.group_epoch + 1)]
 
@@ -183,8 +190,13 @@ def delay_timer_key(group_id: str) -> str:
 
 
 def schedule_session(coord: Coordinator, group_id: str, member_id: str, now: int) -> None:
-    coord.timers.schedule(Timer(session_timer_key(group_id, member_id),
-                                now + coord.config.int("group.connect.session.timeout.ms"),
+    """A worker on the classic protocol keeps its JoinGroup's session timeout (online migration)."""
+    group = coord.connect_groups.get(group_id)
+    member = group.members.get(member_id) if group is not None else None
+    classic = member.classic_member_metadata if member is not None else None
+    timeout = int(classic["sessionTimeoutMs"]) if classic is not None else \
+        coord.config.int("group.connect.session.timeout.ms")
+    coord.timers.schedule(Timer(session_timer_key(group_id, member_id), now + timeout,
                                 "connect-session", group_id, member_id))
 
 
