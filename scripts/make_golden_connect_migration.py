@@ -100,7 +100,8 @@ class ConnectMigrationRecorder(ClassicRecorder):
             "assignments": [{"memberId": m, "assignment": a} for m, a in (assignments or {}).items()]}, worker)
 
 
-def scenario() -> ConnectMigrationRecorder:
+def scenario(*, leave: bool = True) -> ConnectMigrationRecorder:
+    """``leave=False``: stop before W3 leaves (the mixed group, for the replay test)."""
     r = ConnectMigrationRecorder()
     # 1. The classic group: W1 leads (it joins first) and assigns incrementally (v2).
     w1 = r.connect_join(0, "", "W1", res())["response"]["memberId"]
@@ -132,6 +133,8 @@ def scenario() -> ConnectMigrationRecorder:
     r.heartbeat(7800, w2, 1, client_id="W2")
     g2 = r.connect_join(7900, w2, "W2", given[w2])["response"]["generationId"]
     r.connect_sync(8000, w2, g2, "W2")
+    if not leave:
+        return r
     # 4. The last worker on the draft's protocol leaves: a classic group again.
     r.hb(9000, "W3", -1)
     r.heartbeat(9100, w1, g1, client_id="W1")
