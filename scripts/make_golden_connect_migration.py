@@ -100,8 +100,10 @@ class ConnectMigrationRecorder(ClassicRecorder):
             "assignments": [{"memberId": m, "assignment": a} for m, a in (assignments or {}).items()]}, worker)
 
 
-def scenario(*, leave: bool = True) -> ConnectMigrationRecorder:
-    """``leave=False``: stop before W3 leaves (the mixed group, for the replay test)."""
+def scenario(*, upto: str = "end", w2_takes_at2: bool = False) -> ConnectMigrationRecorder:
+    """``upto``: ``converted`` stops once W3 installed the first target, ``mixed`` before W3
+    leaves (the tests start there), ``end`` is the golden. ``w2_takes_at2``: W3 installs AT2 on
+    the classic W2 instead (a classic worker waiting for released work)."""
     r = ConnectMigrationRecorder()
     # 1. The classic group: W1 leads (it joins first) and assigns incrementally (v2).
     w1 = r.connect_join(0, "", "W1", res())["response"]["memberId"]
@@ -118,10 +120,14 @@ def scenario(*, leave: bool = True) -> ConnectMigrationRecorder:
     epoch = joined["memberEpoch"]
     r.draft(7000, CONNECT_GROUP_PREPARE_ASSIGNMENT, {"groupId": "g", "memberId": "W3", "memberEpoch": epoch}, "W3")
     target = {w1: res("AC0", "AT1"), w2: res("BC0", "BT1"), "W3": res("AT2")}
+    if w2_takes_at2:
+        target = {w1: res("AC0", "AT1"), w2: res("AT2", "BC0", "BT1"), "W3": res()}
     r.draft(7000, CONNECT_GROUP_INSTALL_ASSIGNMENT, {
         "groupId": "g", "memberId": "W3", "memberEpoch": epoch, "groupEpoch": 2, "error": 0,
         "members": [{"memberId": m, "connectorsAndTasks": to_json(t), "version": 2, "metadata": None}
                     for m, t in target.items()]}, "W3")
+    if upto == "converted":
+        return r
     # 3. The classic workers are told to rejoin; W1 revokes AT2, then W3 gets it.
     r.heartbeat(7100, w1, 1, client_id="W1")
     g1 = r.connect_join(7200, w1, "W1", given[w1])["response"]["generationId"]
@@ -133,7 +139,7 @@ def scenario(*, leave: bool = True) -> ConnectMigrationRecorder:
     r.heartbeat(7800, w2, 1, client_id="W2")
     g2 = r.connect_join(7900, w2, "W2", given[w2])["response"]["generationId"]
     r.connect_sync(8000, w2, g2, "W2")
-    if not leave:
+    if upto == "mixed":
         return r
     # 4. The last worker on the draft's protocol leaves: a classic group again.
     r.hb(9000, "W3", -1)

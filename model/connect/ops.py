@@ -40,7 +40,8 @@ CONNECT_GROUP_HEARTBEAT = "CONNECT_GROUP_HEARTBEAT"
 CONNECT_GROUP_PREPARE_ASSIGNMENT = "CONNECT_GROUP_PREPARE_ASSIGNMENT"
 CONNECT_GROUP_INSTALL_ASSIGNMENT = "CONNECT_GROUP_INSTALL_ASSIGNMENT"
 CONNECT_APIS = frozenset({CONNECT_GROUP_HEARTBEAT, CONNECT_GROUP_PREPARE_ASSIGNMENT, CONNECT_GROUP_INSTALL_ASSIGNMENT})
-CONNECT_TIMER_KINDS = frozenset({"connect-session", "connect-rebalance", "connect-assignment", "connect-delay"})
+CONNECT_TIMER_KINDS = frozenset({"connect-session", "connect-rebalance", "connect-assignment", "connect-delay",
+                                 "connect-classic-join", "connect-classic-sync"})
 CONNECT_RECORD_TYPES = crec.CONNECT_RECORD_TYPES
 
 
@@ -185,6 +186,23 @@ def assignment_timer_key(group_id: str) -> str:
     return f"connect-assignment-{group_id}"
 
 
+def classic_timer_key(what: str, group_id: str, member_id: str) -> str:
+    """A worker on the classic protocol (online migration): its JoinGroup (``join``, after a
+    REBALANCE_IN_PROGRESS) or SyncGroup (``sync``, after its JoinGroup) must come within its
+    rebalance timeout, or it is removed (the draft: "kicked out of the group")."""
+    return f"connect-classic-{what}-{group_id}-{member_id}"
+
+
+def schedule_classic(coord: Coordinator, group_id: str, member: ConnectMember, what: str, now: int,
+                     if_absent: bool = False) -> None:
+    timer = Timer(classic_timer_key(what, group_id, member.member_id), now + member.rebalance_timeout_ms,
+                  f"connect-classic-{what}", group_id, member.member_id)
+    if if_absent:
+        coord.timers.schedule_if_absent(timer)
+    else:
+        coord.timers.schedule(timer)
+
+
 def delay_timer_key(group_id: str) -> str:
     return f"connect-delay-{group_id}"
 
@@ -212,6 +230,8 @@ def schedule_delay(coord: Coordinator, group_id: str, deadline: int) -> None:
 def cancel_member_timers(coord: Coordinator, group_id: str, member_id: str) -> None:
     coord.timers.cancel(session_timer_key(group_id, member_id))
     coord.timers.cancel(rebalance_timer_key(group_id, member_id))
+    coord.timers.cancel(classic_timer_key("join", group_id, member_id))
+    coord.timers.cancel(classic_timer_key("sync", group_id, member_id))
 
 
 def fire_timer(coord: Coordinator, timer: Timer) -> tuple[list[Record], str]:
@@ -234,6 +254,9 @@ def fire_timer(coord: Coordinator, timer: Timer) -> tuple[list[Record], str]:
         if coord.mutants.active("no-session-fencing"):
             return [], f"worker {mid}'s session expired (mutant: not fenced)"
         return fence_records(coord, group, mid), f"worker {mid} fenced: its session expired"
+    if timer.kind in ("connect-classic-join", "connect-classic-sync"):
+        what = timer.kind.rsplit("-", 1)[1]
+        return fence_records(coord, group, mid), f"classic worker {mid} fenced: no {what} within its rebalance timeout"
     if timer.kind == "connect-rebalance":
         if member.member_epoch != timer.epoch or member.state != UNREVOKED:
             return [], f"worker {mid} revoked in time"

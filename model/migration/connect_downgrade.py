@@ -34,6 +34,7 @@ from kgspec.model.migration import members as mm
 from kgspec.model.migration.connect_protocol import (
     CONNECT_PROTOCOL_TYPE,
     ConnectAssignment,
+    decode_worker_state,
     encode_connect_assignment,
     protocol_version,
 )
@@ -77,6 +78,8 @@ def from_connect_group(group: ConnectGroup, leaving: set[str], now: int) -> Clas
         classic.add(ClassicMember(mid, m.instance_id, m.client_id, m.client_host, m.rebalance_timeout_ms,
                                   mm.session_timeout(m), CONNECT_PROTOCOL_TYPE, mm.protocols(m)))
     classic.protocol_name = classic.select_protocol()
+    offsets = [decode_worker_state(cm.metadata(cm.protocols[0][0])).config_offset for cm in classic.members.values()]
+    offset = max(offsets, default=0)  # a Connect leader's maxOffset
     for cm in classic.members.values():
         try:
             version = protocol_version(classic.protocol_name)
@@ -84,5 +87,5 @@ def from_connect_group(group: ConnectGroup, leaving: set[str], now: int) -> Clas
             raise CoordinatorError(Errors.GROUP_ID_NOT_FOUND,
                                    f"Cannot downgrade the connect group {group.group_id}: {exc}.") from None
         target = group.target_of(cm.member_id).resources
-        cm.assignment = encode_connect_assignment(ConnectAssignment(version, assigned=target))
+        cm.assignment = encode_connect_assignment(ConnectAssignment(version, config_offset=offset, assigned=target))
     return classic

@@ -43,7 +43,7 @@ from kgspec.model.classic.responses import (
 from kgspec.model.connect import ops as connect_ops
 from kgspec.model.connect.group import ConnectGroup
 from kgspec.model.connect.heartbeat import heartbeat as connect_heartbeat
-from kgspec.model.connect.member import STABLE, STATE_NAMES, UNRELEASED, UNREVOKED, ConnectMember
+from kgspec.model.connect.member import STATE_NAMES, UNRELEASED, UNREVOKED, ConnectMember
 from kgspec.model.connect.reconcile import reconcile
 from kgspec.model.connect.resources import from_items, items, to_json
 from kgspec.model.errors import CoordinatorError, Errors
@@ -52,6 +52,7 @@ from kgspec.model.migration import members as mm
 from kgspec.model.migration.connect_protocol import (
     CONNECT_PROTOCOL_TYPE,
     ConnectAssignment,
+    decode_worker_state,
     encode_connect_assignment,
     protocol_version,
 )
@@ -123,6 +124,9 @@ def join(coord: Coordinator, group: ConnectGroup, req: JoinRequest, now: int) ->
     if error not in (0, int(Errors.COMPUTE_ASSIGNMENT)):
         return _applied(join_response(req.version, error), decision.records, [*decision.explain])
     epoch = int(answer["memberEpoch"])
+    worker = coord.connect_groups[gid].members[member_id]
+    coord.timers.cancel(connect_ops.classic_timer_key("join", gid, member_id))
+    connect_ops.schedule_classic(coord, gid, worker, "sync", now)
     return _applied(join_response(req.version, member_id=member_id, generation_id=epoch,
                                   protocol_type=CONNECT_PROTOCOL_TYPE, protocol_name=req.protocols[0][0]),
                     decision.records, [*decision.explain, f"classic worker {member_id} joined at epoch {epoch}"])
@@ -146,16 +150,31 @@ def _calling_worker(group: ConnectGroup, req: dict[str, Any]) -> ConnectMember:
     return member
 
 
-def sync_assignment(member: ConnectMember) -> str:
-    """The worker's current connectors and tasks in its protocol's Assignment format."""
+def _rejoin(coord: Coordinator, group: ConnectGroup, member: ConnectMember, now: int) -> CoordinatorError:
+    connect_ops.schedule_classic(coord, group.group_id, member, "join", now, if_absent=True)
+    return mm.rebalance_in_progress(group.group_id, member.member_id)
+
+
+def config_offset(group: ConnectGroup) -> int:
+    """The config topic offset an assignment carries: the highest the classic workers reported
+    (a Connect leader's ``maxOffset``; the draft's workers report none)."""
+    offsets = [decode_worker_state(mm.first_protocol(m)[1]).config_offset for m in _classic_workers(group)]
+    return max(offsets, default=0)
+
+
+def sync_assignment(group: ConnectGroup, member: ConnectMember) -> str:
+    """The worker's current connectors and tasks in its protocol's Assignment format (no leader:
+    leader and leader URL are empty)."""
     name, metadata = mm.first_protocol(member)
     version = protocol_version(name)
+    offset = config_offset(group)
     now_held = member.assigned_resources()
     if version == 0:
-        return encode_connect_assignment(ConnectAssignment(0, assigned=now_held))
+        return encode_connect_assignment(ConnectAssignment(0, config_offset=offset, assigned=now_held))
     reported = items(owned_at_join(((name, metadata),)))
     held = items(now_held)
-    return encode_connect_assignment(ConnectAssignment(version, assigned=from_items(held - reported),
+    return encode_connect_assignment(ConnectAssignment(version, config_offset=offset,
+                                                       assigned=from_items(held - reported),
                                                        revoked=from_items(reported - held)))
 
 
@@ -172,13 +191,14 @@ def sync(coord: Coordinator, group: ConnectGroup, req: dict[str, Any], version: 
             raise CoordinatorError(Errors.INCONSISTENT_GROUP_PROTOCOL, f"The protocol name {protocol_name} is not "
                                    f"the protocol name {name} returned in the join response.")
         if group.assignment_epoch > member.member_epoch and member.state != UNREVOKED:
-            raise mm.rebalance_in_progress(group.group_id, member.member_id)
-        assignment = sync_assignment(member)
+            raise _rejoin(coord, group, member, now)
+        assignment = sync_assignment(group, member)
     except SchemaError:
         return _applied(sync_response(version, int(Errors.UNKNOWN_SERVER_ERROR)),
                         explain=["Malformed embedded connect protocol."])
     except CoordinatorError as exc:
         return _applied(sync_response(version, int(exc.error)), explain=[exc.message or exc.error.name])
+    coord.timers.cancel(connect_ops.classic_timer_key("sync", group.group_id, member.member_id))
     connect_ops.schedule_session(coord, group.group_id, member.member_id, now)
     return _applied(sync_response(version, protocol_type=protocol_type, protocol_name=protocol_name,
                                   assignment=assignment),
@@ -191,7 +211,7 @@ def heartbeat(coord: Coordinator, group: ConnectGroup, req: dict[str, Any], vers
         member = _calling_worker(group, req)
         connect_ops.schedule_session(coord, group.group_id, member.member_id, now)
         if must_rejoin(coord, group, member):
-            raise mm.rebalance_in_progress(group.group_id, member.member_id)
+            raise _rejoin(coord, group, member, now)
     except CoordinatorError as exc:
         return _applied(heartbeat_response(version, int(exc.error)), explain=[exc.message or exc.error.name])
     return _applied(heartbeat_response(version))
@@ -204,7 +224,7 @@ def must_rejoin(coord: Coordinator, group: ConnectGroup, member: ConnectMember) 
     if member.state != UNRELEASED:
         return False
     moved = reconcile(group, member, member.assigned_resources(), coord.mutants)
-    return moved is not member and (moved.state == STABLE or not moved.assignment_equals(member))
+    return moved.state != member.state or items(moved.assigned_resources()) != items(member.assigned_resources())
 
 
 # --- LeaveGroup --------------------------------------------------------------------------------

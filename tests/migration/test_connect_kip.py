@@ -145,7 +145,7 @@ def test_last_worker_on_the_new_protocol_leaving_switches_back_to_classic() -> N
 def test_records_replay_to_the_same_state() -> None:
     """Mid-migration (classic and new workers in one Connect group) and after the switch back."""
     for leave in (False, True):
-        r = MAKE.scenario(leave=leave)
+        r = MAKE.scenario(upto="end" if leave else "mixed")
         fresh = Coordinator("kip")
         fresh.apply(Record.from_json(e["record"]) for e in r.events if "record" in e)
         live, rebuilt = r.coord.snapshot(), fresh.snapshot()
@@ -217,7 +217,7 @@ def test_heartbeat_other_than_a_join_to_a_classic_group_is_group_id_not_found() 
 
 
 def test_classic_join_with_another_protocol_type_is_inconsistent_group_protocol() -> None:
-    r = MAKE.scenario(leave=False)
+    r = MAKE.scenario(upto="mixed")
     response = r.call(9000, 11, 9, {
         "groupId": "g", "sessionTimeoutMs": 10_000, "rebalanceTimeoutMs": 60_000, "memberId": W1,
         "groupInstanceId": None, "protocolType": "consumer", "protocols": MAKE.protocols("W1", MAKE.res()),
@@ -226,7 +226,7 @@ def test_classic_join_with_another_protocol_type_is_inconsistent_group_protocol(
 
 
 def test_new_classic_worker_joins_the_mixed_group_after_member_id_required() -> None:
-    r = MAKE.scenario(leave=False)
+    r = MAKE.scenario(upto="mixed")
     first = r.connect_join(9000, "", "W4", MAKE.res())["response"]
     assert first["errorCode"] == int(Errors.MEMBER_ID_REQUIRED)
     joined = r.connect_join(9000, first["memberId"], "W4", MAKE.res())["response"]
@@ -237,14 +237,14 @@ def test_new_classic_worker_joins_the_mixed_group_after_member_id_required() -> 
 
 def test_classic_workers_are_never_asked_to_compute() -> None:
     """A classic worker cannot call Prepare/Install: only W3 is eligible (epoch 3 after W4 joins)."""
-    r = MAKE.scenario(leave=False)
+    r = MAKE.scenario(upto="mixed")
     first = r.connect_join(9000, "", "W4", MAKE.res())["response"]
     r.connect_join(9000, first["memberId"], "W4", MAKE.res())
     assert r.hb(9100, "W3", 2)["response"]["errorCode"] == int(Errors.COMPUTE_ASSIGNMENT)
 
 
 def test_classic_leave_of_every_classic_worker_keeps_the_connect_group() -> None:
-    r = MAKE.scenario(leave=False)
+    r = MAKE.scenario(upto="mixed")
     response = r.call(9000, 13, 5, {"groupId": "g", "members": [
         {"memberId": W1, "groupInstanceId": None, "reason": "bye"},
         {"memberId": W2, "groupInstanceId": None, "reason": "bye"}]}, "W1")["response"]
@@ -256,7 +256,7 @@ def test_classic_leave_of_every_classic_worker_keeps_the_connect_group() -> None
 def test_session_timeout_of_the_new_worker_switches_back() -> None:
     """A fence by timer goes through the same check: W3's session (45 s) ends, the classic
     workers' (10 s, their JoinGroup's) were refreshed until then."""
-    r = MAKE.scenario(leave=False)
+    r = MAKE.scenario(upto="mixed")
     for ts in range(15_000, 60_000, 5_000):
         for member in (W1, W2):
             r.heartbeat(ts, member, 2, client_id=member[:2])
@@ -285,3 +285,81 @@ def test_worker_state_round_trips_with_its_allocation() -> None:
         assert (back.version, back.url, back.config_offset) == (version, "http://w:8083", 42)
         assert (labels(back.allocation) if back.allocation is not None else None) == \
             (["BC0", "BT1"] if version else None)
+
+
+def test_sync_assignment_has_no_leader_and_the_highest_config_offset() -> None:
+    """No classic leader assigns: leader and leader URL are ""; the config offset is the highest
+    the classic workers reported (a Connect leader's maxOffset: 7 here)."""
+    a = decode_connect_assignment(line(30)["response"]["assignment"])
+    assert (a.error, a.leader, a.leader_url, a.config_offset, a.delay) == (0, "", "", 7, 0)
+
+
+def test_classic_worker_that_does_not_rejoin_is_removed_after_its_rebalance_timeout() -> None:
+    """REBALANCE_IN_PROGRESS arms a join timeout (rebalance timeout 60 s, kept while the worker
+    heartbeats); without a JoinGroup the worker is removed (the group epoch + 1)."""
+    r = MAKE.scenario(upto="converted")
+    assert r.heartbeat(7100, W1, 1, client_id="W1")["response"]["errorCode"] == int(Errors.REBALANCE_IN_PROGRESS)
+    assert r.coord.timers.snapshot()[f"connect-classic-join-g-{W1}"]["deadlineMs"] == 67_100
+    epoch = 1
+    for ts in range(12_000, 67_000, 5_000):
+        r.heartbeat(ts, W1, 1, client_id="W1")
+        r.heartbeat(ts, W2, 1, client_id="W2")
+        epoch = r.hb(ts, "W3", epoch)["response"]["memberEpoch"]
+    r.tick(67_100)
+    group = r.coord.connect_groups["g"]
+    assert (W1 in group.members, group.group_epoch) == (False, 3)
+
+
+def test_classic_worker_that_does_not_sync_is_removed_after_its_rebalance_timeout() -> None:
+    r = MAKE.scenario(upto="converted")
+    r.connect_join(7200, W1, "W1", MAKE.res("AC0", "AT1", "AT2"))
+    assert r.coord.timers.snapshot()[f"connect-classic-sync-g-{W1}"]["deadlineMs"] == 67_200
+    r.connect_sync(7300, W1, 1, "W1")
+    assert f"connect-classic-sync-g-{W1}" not in r.coord.timers.snapshot()
+
+
+def test_eager_worker_gets_its_full_assignment_at_version_0() -> None:
+    """A worker listing only ``default`` (eager): assignor range 0-0; its SyncGroup carries
+    everything it holds (ConnectProtocol v0), an eager worker having revoked all before its join."""
+    r = MAKE.ConnectMigrationRecorder()
+    eager = [{"name": "default", "metadata": encode_worker_state(WorkerState(0, "http://w1:8083", 3))}]
+    w1 = r.call(0, 11, 9, {"groupId": "g", "sessionTimeoutMs": 10_000, "rebalanceTimeoutMs": 60_000,
+                           "memberId": "", "groupInstanceId": None, "protocolType": "connect", "protocols": eager,
+                           "reason": None}, "W1")["response"]["memberId"]
+    request = {"groupId": "g", "sessionTimeoutMs": 10_000, "rebalanceTimeoutMs": 60_000, "memberId": w1,
+               "groupInstanceId": None, "protocolType": "connect", "protocols": eager, "reason": None}
+    r.call(0, 11, 9, dict(request), "W1")
+    r.tick(6000)
+    r.call(6000, 14, 5, {"groupId": "g", "generationId": 1, "memberId": w1, "groupInstanceId": None,
+                         "protocolType": "connect", "protocolName": "default", "assignments": [
+                             {"memberId": w1, "assignment": encode_connect_assignment(
+                                 ConnectAssignment(0, config_offset=3, assigned=MAKE.res("AC0", "AT1")))}]}, "W1")
+    r.hb(7000, "W3", 0)
+    group = r.coord.connect_groups["g"]
+    a = group.members[w1].assignors[0]
+    assert (a.minimum_version, a.maximum_version, a.version) == (0, 0, 0)
+    assert labels(group.members[w1].assigned_resources()) == ["AC0", "AT1"]
+    r.call(7100, 11, 9, dict(request), "W1")
+    sync = r.call(7200, 14, 5, {"groupId": "g", "generationId": 1, "memberId": w1, "groupInstanceId": None,
+                                "protocolType": "connect", "protocolName": "default", "assignments": []},
+                  "W1")["response"]
+    got = decode_connect_assignment(sync["assignment"])
+    assert (got.version, got.config_offset, labels(got.assigned)) == (0, 3, ["AC0", "AT1"])
+
+
+def test_classic_worker_waiting_for_released_work_is_told_to_rejoin() -> None:
+    """The target moves AT2 from W1 to W2, both classic: W2 waits (UNRELEASED, heartbeats answer
+    0) until W1 revoked it, then REBALANCE_IN_PROGRESS, and its SyncGroup gives it AT2."""
+    r = MAKE.scenario(upto="converted", w2_takes_at2=True)
+    r.heartbeat(7100, W2, 1, client_id="W2")
+    assert r.connect_join(7200, W2, "W2", MAKE.res("BC0", "BT1"))["response"]["generationId"] == 2
+    w2 = r.coord.connect_groups["g"].members[W2]
+    assert (w2.state, labels(w2.assigned_resources())) == (3, ["BC0", "BT1"])  # UNRELEASED
+    assert r.heartbeat(7300, W2, 2, client_id="W2")["response"]["errorCode"] == 0  # W1 still holds AT2
+    r.heartbeat(7400, W1, 1, client_id="W1")
+    r.connect_join(7500, W1, "W1", MAKE.res("AC0", "AT1", "AT2"))
+    r.connect_join(7600, W1, "W1", MAKE.res("AC0", "AT1"))  # AT2 revoked
+    assert r.heartbeat(7700, W2, 2, client_id="W2")["response"]["errorCode"] == int(Errors.REBALANCE_IN_PROGRESS)
+    assert r.connect_join(7800, W2, "W2", MAKE.res("BC0", "BT1"))["response"]["generationId"] == 2
+    got = decode_connect_assignment(r.connect_sync(7900, W2, 2, "W2")["response"]["assignment"])
+    assert (labels(got.assigned), labels(got.revoked)) == (["AT2"], [])
