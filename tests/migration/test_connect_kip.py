@@ -363,3 +363,15 @@ def test_classic_worker_waiting_for_released_work_is_told_to_rejoin() -> None:
     assert r.connect_join(7800, W2, "W2", MAKE.res("BC0", "BT1"))["response"]["generationId"] == 2
     got = decode_connect_assignment(r.connect_sync(7900, W2, 2, "W2")["response"]["assignment"])
     assert (labels(got.assigned), labels(got.revoked)) == (["AT2"], [])
+
+
+def test_classic_worker_rolled_in_place_keeps_its_id_and_leaves_the_classic_protocol() -> None:
+    """A worker restarted on the draft's protocol with its classic member id: a join of the same
+    worker (its record 1002 loses classicMemberMetadata), so W3 leaving no longer switches back."""
+    r = MAKE.scenario(upto="mixed")
+    response = r.hb(9000, W1, 0, MAKE.res("AC0", "AT1"))["response"]
+    group = r.coord.connect_groups["g"]
+    assert (response["errorCode"], response["memberEpoch"]) == (0, 2)
+    assert group.members[W1].classic_member_metadata is None
+    r.hb(9100, "W3", -1)
+    assert sorted(r.coord.connect_groups["g"].members) == [W1, W2]
