@@ -14,8 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 from kgspec.model.classic.group import ClassicGroup
-from kgspec.model.connect.resources import labels, parse
+from kgspec.model.connect.resources import from_items, items, labels, parse
 from kgspec.model.coordinator import Coordinator
 from kgspec.model.errors import Errors
 from kgspec.model.migration.connect_protocol import (
@@ -27,6 +29,7 @@ from kgspec.model.migration.connect_protocol import (
     encode_connect_assignment,
     encode_worker_state,
 )
+from kgspec.model.migration.protocol import SchemaError
 from kgspec.model.records import Record
 from kgspec.spec.classic import PREPARING_REBALANCE
 
@@ -375,3 +378,31 @@ def test_classic_worker_rolled_in_place_keeps_its_id_and_leaves_the_classic_prot
     assert group.members[W1].classic_member_metadata is None
     r.hb(9100, "W3", -1)
     assert sorted(r.coord.connect_groups["g"].members) == [W1, W2]
+
+
+_TASKS = st.frozensets(st.tuples(st.sampled_from(["A", "B", "conn-é"]), st.integers(0, 2**31 - 1)), max_size=6)
+
+
+@given(tasks=_TASKS, connectors=st.frozensets(st.sampled_from(["A", "B", "conn-é"])), version=st.integers(0, 2),
+       offset=st.integers(-(2**63), 2**63 - 1), revoked=_TASKS)
+def test_connect_protocol_round_trips(tasks: frozenset[tuple[str, int]], connectors: frozenset[str], version: int,
+                                      offset: int, revoked: frozenset[tuple[str, int]]) -> None:
+    """Every Assignment and WorkerState the model writes reads back as written."""
+    held = from_items([("connectors", c, 0) for c in connectors] + [("tasks", c, t) for c, t in tasks])
+    gone = from_items([("tasks", c, t) for c, t in revoked]) if version else from_items([])
+    a = ConnectAssignment(version, 1, "leader", "http://l", offset, held, gone, 5 if version else 0)
+    back = decode_connect_assignment(encode_connect_assignment(a))
+    assert (back.version, back.error, back.leader, back.leader_url, back.config_offset, back.delay) == \
+        (version, 1, "leader", "http://l", offset, a.delay)
+    assert (items(back.assigned), items(back.revoked)) == (items(held), items(gone))
+    state = decode_worker_state(encode_worker_state(WorkerState(version, "http://w", offset, held)))
+    assert state.config_offset == offset
+    expected = items(held) if version else None
+    assert (items(state.allocation) if state.allocation is not None else None) == \
+        (expected if expected else None)
+
+
+@pytest.mark.parametrize("data", ["", "AA==", "!!", "AAEAAA=="])
+def test_malformed_connect_bytes_are_schema_errors(data: str) -> None:
+    with pytest.raises(SchemaError):
+        decode_worker_state(data)
