@@ -89,3 +89,11 @@ def from_connect_group(group: ConnectGroup, leaving: set[str], now: int) -> Clas
         target = group.target_of(cm.member_id).resources
         cm.assignment = encode_connect_assignment(ConnectAssignment(version, config_offset=offset, assigned=target))
     return classic
+
+
+def delete_empty_group(coord: Coordinator, group: ConnectGroup) -> list[Record]:
+    """A classic JoinGroup to an empty Connect group (kgspec's reading, as Kafka's
+    ``maybeDeleteEmptyConsumerGroup``): removed in memory at once, its group timers cancelled;
+    its tombstones go out with the new classic group's empty GroupMetadata record."""
+    coord.connect_groups.pop(group.group_id, None)
+    return connect_ops.delete_group_records(coord, group.group_id)

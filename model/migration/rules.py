@@ -96,6 +96,9 @@ class Migration:
                                       now: int) -> Any:
         return connect_mixed.join(coord, group, req, now)
 
+    def delete_empty_connect_group(self, coord: Coordinator, group: ConnectGroup) -> list[Record]:
+        return connect_downgrade.delete_empty_group(coord, group)
+
     # --- offsets: the topics a classic consumer group subscribes to ---------------------------
 
     def classic_subscribed_topics(self, group: ClassicGroup) -> set[str] | None:

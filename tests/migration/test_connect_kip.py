@@ -406,3 +406,17 @@ def test_connect_protocol_round_trips(tasks: frozenset[tuple[str, int]], connect
 def test_malformed_connect_bytes_are_schema_errors(data: str) -> None:
     with pytest.raises(SchemaError):
         decode_worker_state(data)
+
+
+def test_classic_join_to_an_empty_connect_group_deletes_it() -> None:
+    """As Kafka's ``maybeDeleteEmptyConsumerGroup`` (kgspec's reading; the draft is silent): the
+    empty group's tombstones go out with the new classic group's empty GroupMetadata record."""
+    r = MAKE.ConnectMigrationRecorder()
+    r.hb(0, "W3", 0)
+    r.hb(100, "W3", -1)
+    before = len(r.events)
+    joined = r.connect_join(200, "", "W1", MAKE.res())["response"]
+    assert joined["errorCode"] == int(Errors.MEMBER_ID_REQUIRED)
+    written = [(e["record"]["key"]["type"], e["record"]["value"] is None) for e in r.events[before:] if "record" in e]
+    assert written == [(1003, True), (1001, True), (1000, True), (2, False)]
+    assert ("g" in r.coord.connect_groups, "g" in r.coord.classic_groups) == (False, True)
