@@ -101,7 +101,8 @@ def heartbeat(coord: Coordinator, req: dict[str, Any], now: int, client_id: str,
         gid, mid, epoch = req["groupId"], req["memberId"], req["memberEpoch"]
         classic = coord.classic_groups.get(gid)
         if classic is not None and coord.profile.connect_online_migration:  # seed 001 "Migration"
-            emit(coord.migration.connect_records_for_join(coord, classic, epoch, effects, now))
+            joining = ConnectMember(mid, assignors=assignors or ())
+            emit(coord.migration.connect_records_for_join(coord, classic, joining, epoch, effects, now))
             explain.append(f"classic group {gid} converted to a connect group at generation {classic.generation_id}")
         ops.check_namespace(coord, gid)
         group = coord.connect_groups.get(gid)

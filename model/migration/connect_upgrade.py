@@ -37,7 +37,7 @@ from kgspec.model.classic.member import EMPTY_ASSIGNMENT, ClassicMember
 from kgspec.model.classic.records import group_metadata_tombstone
 from kgspec.model.connect import ops as connect_ops
 from kgspec.model.connect import records as crec
-from kgspec.model.connect.group import TargetEntry
+from kgspec.model.connect.group import TargetEntry, overlaps_everyone
 from kgspec.model.connect.member import STABLE, Assignor, ConnectMember
 from kgspec.model.connect.resources import Resources, from_items, items, label, to_holdings
 from kgspec.model.errors import CoordinatorError, Errors
@@ -96,18 +96,20 @@ def current_holdings(cm: ClassicMember, protocol_name: str | None) -> Resources:
     return from_items((before - items(assignment.revoked)) | items(assignment.assigned))
 
 
-def group_records_for_join(coord: Coordinator, classic: ClassicGroup, epoch: int, effects: Effects,
-                           now: int) -> list[Record]:
-    """The records a joining heartbeat writes before it joins the group ``classic`` held."""
+def group_records_for_join(coord: Coordinator, classic: ClassicGroup, joining: ConnectMember, epoch: int,
+                           effects: Effects, now: int) -> list[Record]:
+    """The records a joining heartbeat of ``joining`` (its id and assignors) writes before it
+    joins the group ``classic`` held."""
     gid = classic.group_id
     if epoch != 0:
         raise CoordinatorError(Errors.GROUP_ID_NOT_FOUND, f"Group {gid} is not a connect group.")
     if classic.state == EMPTY:
         return [group_metadata_tombstone(gid)]  # deleted: the draft's group is created as for a new id
-    return convert(coord, classic, effects, now)
+    return convert(coord, classic, joining, effects, now)
 
 
-def convert(coord: Coordinator, classic: ClassicGroup, effects: Effects, now: int) -> list[Record]:
+def convert(coord: Coordinator, classic: ClassicGroup, joining: ConnectMember, effects: Effects,
+            now: int) -> list[Record]:
     gid = classic.group_id
     if classic.protocol_type != CONNECT_PROTOCOL_TYPE:
         raise _cannot(gid, "the group does not use the connect protocol type")
@@ -129,6 +131,11 @@ def convert(coord: Coordinator, classic: ClassicGroup, effects: Effects, now: in
     twice = sorted(label(x) for x, n in counts.items() if n > 1)
     if twice:
         raise _cannot(gid, f"{twice} are held by more than one worker")
+    # The join that follows must succeed, or the conversion would stand without it (Kafka's
+    # heartbeat is atomic): its one possible refusal is checked first.
+    if not overlaps_everyone(joining, [w for w in workers if w.member_id != joining.member_id]):
+        raise CoordinatorError(Errors.UNSUPPORTED_ASSIGNOR,
+                               "The ClientAssignors' version ranges do not overlap with the other members'.")
     config = from_items(counts)
     members = list(classic.members.values())  # HashMap order: the order the futures complete in
     effects.append(lambda: fail_parked_calls(coord, classic, members, now))

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from kgspec.model.classic.group import ClassicGroup
     from kgspec.model.classic.join import JoinRequest
     from kgspec.model.connect.group import ConnectGroup
+    from kgspec.model.connect.member import ConnectMember
     from kgspec.model.consumer.group import ConsumerGroup
     from kgspec.model.consumer.member import ConsumerMember
     from kgspec.model.coordinator import Coordinator
@@ -82,10 +83,10 @@ class Migration:
 
     # --- Connect draft <-> classic Connect groups (kip: connect_upgrade, connect_downgrade, connect_mixed)
 
-    def connect_records_for_join(self, coord: Coordinator, classic: ClassicGroup, epoch: int, effects: Effects,
-                                 now: int) -> list[Record]:
+    def connect_records_for_join(self, coord: Coordinator, classic: ClassicGroup, joining: ConnectMember,
+                                 epoch: int, effects: Effects, now: int) -> list[Record]:
         """A ConnectGroupHeartbeat to a classic group: the records converting it (seed 001)."""
-        return connect_upgrade.group_records_for_join(coord, classic, epoch, effects, now)
+        return connect_upgrade.group_records_for_join(coord, classic, joining, epoch, effects, now)
 
     def connect_downgrade_records(self, coord: Coordinator, group: ConnectGroup, leaving: list[str],
                                   effects: Effects) -> list[Record] | None:

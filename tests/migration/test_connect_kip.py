@@ -420,3 +420,18 @@ def test_classic_join_to_an_empty_connect_group_deletes_it() -> None:
     written = [(e["record"]["key"]["type"], e["record"]["value"] is None) for e in r.events[before:] if "record" in e]
     assert written == [(1003, True), (1001, True), (1000, True), (2, False)]
     assert ("g" in r.coord.connect_groups, "g" in r.coord.classic_groups) == (False, True)
+
+
+def test_join_whose_assignors_do_not_overlap_leaves_the_classic_group_untouched() -> None:
+    """UNSUPPORTED_ASSIGNOR before anything is written: the conversion and the join are one step."""
+    r, _ = _classic_group()
+    before = len(r.events)
+    response = r.draft(7000, MAKE.CONNECT_GROUP_HEARTBEAT, {
+        "groupId": "g", "memberId": "W3", "memberEpoch": 0, "instanceId": None, "rebalanceTimeoutMs": 60_000,
+        "serverAssignor": None, "clientAssignors": [{"name": "incremental", "minimumVersion": 3,
+                                                     "maximumVersion": 4, "reason": 0, "version": 3,
+                                                     "metadata": None}],
+        "connectorsAndTasks": []}, "W3")["response"]
+    assert response["errorCode"] == int(Errors.UNSUPPORTED_ASSIGNOR)
+    assert [e for e in r.events[before:] if "record" in e] == []
+    assert ("g" in r.coord.classic_groups, "g" in r.coord.connect_groups) == (True, False)
