@@ -9,7 +9,8 @@ The headings "JoinGroup Handling", "SyncGroup Handling", "Heartbeat Handling" ar
 fills them as Kafka's consumer-group mixed mode does (``model/migration/mixed.py``), docs/kip.md:
 
 - **JoinGroup** (protocol type ``connect``, a protocol every classic worker lists, else
-  INCONSISTENT_GROUP_PROTOCOL) is a joining ConnectGroupHeartbeat (epoch 0) of the worker: its
+  INCONSISTENT_GROUP_PROTOCOL) is a joining ConnectGroupHeartbeat (epoch 0) of the worker (a
+  member id the group does not know is created, as Kafka's ``getOrMaybeCreateMember(id, true)``): its
   protocols as one client assignor (``connect_upgrade.translate_assignor``), the connectors and
   tasks its first protocol's metadata says it owns, and ``classicMemberMetadata``. The response:
   generation = the worker's epoch, protocol type ``connect``, protocol name = its first protocol,

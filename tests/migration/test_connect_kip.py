@@ -435,3 +435,22 @@ def test_join_whose_assignors_do_not_overlap_leaves_the_classic_group_untouched(
     assert response["errorCode"] == int(Errors.UNSUPPORTED_ASSIGNOR)
     assert [e for e in r.events[before:] if "record" in e] == []
     assert ("g" in r.coord.classic_groups, "g" in r.coord.connect_groups) == (True, False)
+
+
+def test_removed_worker_rejoining_under_its_old_id_is_told_to_revoke_what_others_hold() -> None:
+    """Kafka creates a classic member for any id (``getOrMaybeCreateMember(memberId, true)``): W1,
+    removed when its session ran out while W3 holds AT2, comes back under its id reporting AT2; it
+    is given its target entry (AC0 AT1, still in the installed target) and its SyncGroup revokes
+    AT2, which W3 keeps."""
+    r = MAKE.scenario(upto="mixed")
+    epoch = 2
+    for ts in range(12_000, 22_000, 5_000):
+        r.heartbeat(ts, W2, 2, client_id="W2")
+        epoch = r.hb(ts, "W3", epoch)["response"]["memberEpoch"]
+    r.tick(18_000)
+    assert W1 not in r.coord.connect_groups["g"].members  # its 10 s session ended at 17 600
+    joined = r.connect_join(18_000, W1, "W1", MAKE.res("AC0", "AT1", "AT2"))["response"]
+    assert (joined["errorCode"], joined["generationId"]) == (0, 2)
+    got = decode_connect_assignment(r.connect_sync(18_100, W1, 2, "W1")["response"]["assignment"])
+    assert (labels(got.assigned), labels(got.revoked)) == ([], ["AT2"])
+    assert labels(r.coord.connect_groups["g"].members["W3"].assigned_resources()) == ["AT2"]
