@@ -454,3 +454,16 @@ def test_removed_worker_rejoining_under_its_old_id_is_told_to_revoke_what_others
     got = decode_connect_assignment(r.connect_sync(18_100, W1, 2, "W1")["response"]["assignment"])
     assert (labels(got.assigned), labels(got.revoked)) == ([], ["AT2"])
     assert labels(r.coord.connect_groups["g"].members["W3"].assigned_resources()) == ["AT2"]
+
+
+def test_failover_mid_migration_rearms_each_workers_own_session() -> None:
+    """A new coordinator rebuilds the mixed group from the records; classic workers keep their
+    JoinGroup's session timeout (10 s, from ``classicMemberMetadata``), W3 the draft's 45 s."""
+    r = MAKE.scenario(upto="mixed")
+    live = r.coord.snapshot()["connectGroups"]
+    r.coord.failover(8500)
+    assert r.coord.snapshot()["connectGroups"] == live
+    deadlines = {k: v["deadlineMs"] for k, v in r.coord.timers.snapshot().items() if k.startswith("connect-")}
+    assert deadlines == {f"connect-session-g-{W1}": 18_500, f"connect-session-g-{W2}": 18_500,
+                         "connect-session-g-W3": 53_500}
+    assert r.heartbeat(9000, W1, 2, client_id="W1")["response"]["errorCode"] == 0
