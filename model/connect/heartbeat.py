@@ -103,7 +103,8 @@ def heartbeat(coord: Coordinator, req: dict[str, Any], now: int, client_id: str,
         if classic is not None and coord.profile.connect_online_migration:  # seed 001 "Migration"
             joining = ConnectMember(mid, assignors=assignors or ())
             emit(coord.migration.connect_records_for_join(coord, classic, joining, epoch, effects, now))
-            explain.append(f"classic group {gid} converted to a connect group at generation {classic.generation_id}")
+            explain.append(f"classic group {gid} converted to a connect group at generation {classic.generation_id}"
+                           if classic.members else f"empty classic group {gid} deleted")
         ops.check_namespace(coord, gid)
         group = coord.connect_groups.get(gid)
         member = group.members.get(mid) if group is not None else None

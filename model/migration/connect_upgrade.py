@@ -23,7 +23,9 @@ details>"); what it leaves open is decided as Kafka's consumer-group upgrade
   1000 (epoch = the generation); 1003 (assignment epoch = the generation, each worker's holdings);
   1004 per worker (STABLE, epoch = previous epoch = the generation); workers in member id order;
 - parked JoinGroup / SyncGroup calls are answered REBALANCE_IN_PROGRESS; each worker's session
-  timer is armed with its classic session timeout.
+  timer is armed with its classic session timeout;
+- the conversion and the join are one step: a joining worker whose assignors overlap no converted
+  worker's is refused (UNSUPPORTED_ASSIGNOR) before anything is written.
 """
 
 from __future__ import annotations
