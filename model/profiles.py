@@ -61,6 +61,9 @@ class Profile:
     # Seed KIP-1071 "Online Migration from a Classic Consumer Group to a Streams Group" (kip only;
     # Kafka never implemented it): model/migration/streams_*.py, docs/migration.md.
     streams_online_migration: bool = False
+    # Seed 001 (Connect draft) "Migration To the New Protocol" (kip only): classic Connect groups
+    # upgraded online to the draft's protocol and back, model/migration/connect_*.py, docs/kip.md.
+    connect_online_migration: bool = False
     # 4.3 (ConsumerGroupMember.asConsumerGroupDescribeMember): a described member's assignment
     # includes the partitions it is still revoking; 4.1/4.2: its assigned partitions only.
     describe_includes_pending_revocation: bool = True
@@ -283,6 +286,7 @@ PROFILES: dict[str, Profile] = {
         classic_kip_join_reason=True,
         classic_kip_choices=True,
         streams_online_migration=True,
+        connect_online_migration=True,
     ),
 }
 

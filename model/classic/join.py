@@ -97,6 +97,15 @@ def join(step: Step, call: ParkedCall, req: JoinRequest) -> None:
         # An empty consumer group makes way for a classic group.
         tombstones = migration.delete_empty_consumer_group(coord, consumer)
         step.why(f"empty consumer group {req.group_id} deleted: a classic group takes its id")
+    connect = coord.connect_groups.get(req.group_id)
+    if connect is not None and coord.profile.connect_online_migration:  # kip: seed 001's migration
+        if connect.members:
+            outcome = migration.classic_join_to_connect_group(coord, connect, req, step.now)
+            step.take(outcome)
+            step.answer(call, outcome.response)
+            return
+        tombstones = migration.delete_empty_connect_group(coord, connect)
+        step.why(f"empty connect group {req.group_id} deleted: a classic group takes its id")
     streams = coord.streams_groups.get(req.group_id)
     if streams is not None:
         if streams.members and coord.profile.streams_online_migration:  # kip: a classic Streams member

@@ -58,6 +58,10 @@ class Step:
 
     def take(self, outcome: Any) -> None:
         """Adopt a mixed-group outcome (``model/migration/mixed.Outcome``)."""
+        if getattr(outcome, "applied", False):  # a Connect group's: applied as it went (kip)
+            self.records.extend(outcome.records)
+            self.explain.extend(outcome.explain)
+            return
         self.records.extend(outcome.records)
         self.effects.extend(outcome.effects)
         self.explain.extend(outcome.explain)

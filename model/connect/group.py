@@ -98,7 +98,10 @@ def eligible_workers(members: dict[str, ConnectMember]) -> set[str]:
     ranges: dict[str, Assignor] = {mid: a for mid, m in members.items() if (a := m.assignor(name)) is not None}
     low = min(a.minimum_version for a in ranges.values())
     high = max(a.maximum_version for a in ranges.values())
-    return {mid for mid, a in ranges.items() if a.minimum_version <= low and a.maximum_version >= high}
+    # A worker still on the classic protocol cannot call Prepare/Install (online migration): it
+    # counts for the version ranges but is never asked to compute.
+    return {mid for mid, a in ranges.items() if a.minimum_version <= low and a.maximum_version >= high
+            and members[mid].classic_member_metadata is None}
 
 
 def overlaps_everyone(member: ConnectMember, others: list[ConnectMember]) -> bool:

@@ -9,6 +9,7 @@ chosen worker) and (5) reconciliation through the shared engine.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from kgspec.model.connect import ops
@@ -81,24 +82,36 @@ def validate(req: dict[str, Any]) -> tuple[tuple[Assignor, ...] | None, Resource
     return assignors, owned
 
 
-def heartbeat(coord: Coordinator, req: dict[str, Any], now: int, client_id: str, client_host: str) -> Decision:
+def heartbeat(coord: Coordinator, req: dict[str, Any], now: int, client_id: str, client_host: str,
+              classic_metadata: dict[str, Any] | None = None) -> Decision:
+    """``classic_metadata``: the call is a classic JoinGroup translated by the online migration
+    (``model/migration/connect_mixed.py``); the worker stays on the classic protocol."""
     records: list[Record] = []
     explain: list[str] = []
+    effects: list[Callable[[], None]] = []
 
     def emit(new: list[Record]) -> None:
         coord.apply(new)
         records.extend(new)
+        while effects:  # online migration: in-memory work after the records (timers, parked calls)
+            effects.pop(0)()
 
     try:
         assignors, owned = validate(req)
         gid, mid, epoch = req["groupId"], req["memberId"], req["memberEpoch"]
+        classic = coord.classic_groups.get(gid)
+        if classic is not None and coord.profile.connect_online_migration:  # seed 001 "Migration"
+            joining = ConnectMember(mid, assignors=assignors or ())
+            emit(coord.migration.connect_records_for_join(coord, classic, joining, epoch, effects, now))
+            explain.append(f"classic group {gid} converted to a connect group at generation {classic.generation_id}"
+                           if classic.members else f"empty classic group {gid} deleted")
         ops.check_namespace(coord, gid)
         group = coord.connect_groups.get(gid)
         member = group.members.get(mid) if group is not None else None
         if epoch == LEAVE_GROUP_MEMBER_EPOCH:
             if group is None or member is None:
                 raise CoordinatorError(Errors.UNKNOWN_MEMBER_ID, f"Member {mid} is not a member of group {gid}.")
-            emit(ops.fence_records(coord, group, mid, "left"))
+            emit(ops.fence_records(coord, group, mid, "left", effects))
             ops.sync(coord, group)
             explain.append(f"worker {mid} left: group epoch bumped to {group.group_epoch}")
             return Decision({"errorCode": 0, "errorMessage": None, "memberEpoch": LEAVE_GROUP_MEMBER_EPOCH,
@@ -110,14 +123,15 @@ def heartbeat(coord: Coordinator, req: dict[str, Any], now: int, client_id: str,
         elif epoch != 0 and epoch != member.member_epoch:
             assert group is not None
             if not _lost_response(member, epoch, owned):
-                emit(ops.fence_records(coord, group, mid))
+                emit(ops.fence_records(coord, group, mid, effects=effects))
                 ops.sync(coord, group)
                 explain.append(f"worker {mid} sent epoch {epoch}, its epoch is {member.member_epoch}: removed")
                 raise CoordinatorError(Errors.FENCED_MEMBER_EPOCH,
                                        f"The member epoch {epoch} does not match the expected {member.member_epoch}.")
             explain.append(f"epoch {epoch} accepted: the response moving worker {mid} to "
                            f"{member.member_epoch} was lost and it owns a subset of its assignment")
-        group = _update_member(coord, gid, group, member, req, assignors, client_id, client_host, emit, explain)
+        group = _update_member(coord, gid, group, member, req, assignors, client_id, client_host, emit, explain,
+                               classic_metadata)
         member = group.members[mid]
         compute = ops.select_on_heartbeat(coord, group, member, now, explain)
         before = member.copy()  # replay updates the stored worker in place
@@ -156,7 +170,7 @@ def _lost_response(member: ConnectMember, epoch: int, owned: Resources | None) -
 
 def _update_member(coord: Coordinator, gid: str, group: ConnectGroup | None, member: ConnectMember,
                    req: dict[str, Any], assignors: tuple[Assignor, ...] | None, client_id: str, client_host: str,
-                   emit: Any, explain: list[str]) -> ConnectGroup:
+                   emit: Any, explain: list[str], classic_metadata: dict[str, Any] | None = None) -> ConnectGroup:
     """Step 4: new worker or changed assignors/reason/metadata: group epoch + 1."""
     is_new = group is None or member.member_id not in group.members
     updated = member.copy()
@@ -167,6 +181,8 @@ def _update_member(coord: Coordinator, gid: str, group: ConnectGroup | None, mem
     if req.get("instanceId") is not None:
         updated.instance_id = req["instanceId"]
     updated.client_id, updated.client_host = client_id, client_host
+    if req["memberEpoch"] == 0:  # a join says which protocol the worker speaks now
+        updated.classic_member_metadata = classic_metadata
     bump = is_new or updated.assignors != member.assignors
     others = [] if group is None else [m for k, m in group.members.items() if k != member.member_id]
     if bump and not overlaps_everyone(updated, others):

@@ -59,12 +59,16 @@ class ConnectMember:
     error: int = 0
     version: int = 0
     metadata: str | None = None
+    # A worker still on the classic protocol (online migration, model/migration/connect_*.py):
+    # its JoinGroup's session timeout and protocols, as a consumer member's record 5 carries them.
+    classic_member_metadata: dict[str, Any] | None = None
 
     def copy(self) -> ConnectMember:
         return ConnectMember(self.member_id, self.joined_epoch, self.member_epoch, self.previous_member_epoch,
                              self.state, self.instance_id, self.client_id, self.client_host,
                              self.rebalance_timeout_ms, self.assignors, normalize(self.assigned),
-                             normalize(self.pending_revocation), self.error, self.version, self.metadata)
+                             normalize(self.pending_revocation), self.error, self.version, self.metadata,
+                             self.classic_member_metadata)
 
     def assignor(self, name: str) -> Assignor | None:
         return next((a for a in self.assignors if a.name == name), None)
@@ -75,7 +79,8 @@ class ConnectMember:
     def metadata_equals(self, other: ConnectMember) -> bool:
         return (self.instance_id == other.instance_id and self.client_id == other.client_id
                 and self.client_host == other.client_host and self.rebalance_timeout_ms == other.rebalance_timeout_ms
-                and self.assignors == other.assignors)
+                and self.assignors == other.assignors
+                and self.classic_member_metadata == other.classic_member_metadata)
 
     def assignment_equals(self, other: ConnectMember) -> bool:
         return (self.member_epoch == other.member_epoch and self.previous_member_epoch == other.previous_member_epoch
@@ -92,4 +97,5 @@ class ConnectMember:
                 "instanceId": self.instance_id, "clientId": self.client_id, "clientHost": self.client_host,
                 "rebalanceTimeoutMs": self.rebalance_timeout_ms, "assignors": [a.to_json() for a in self.assignors],
                 "assigned": normalize(self.assigned), "pendingRevocation": normalize(self.pending_revocation),
-                "error": self.error, "version": self.version, "metadata": self.metadata}
+                "error": self.error, "version": self.version, "metadata": self.metadata,
+                "classicMemberMetadata": self.classic_member_metadata}

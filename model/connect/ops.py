@@ -15,7 +15,7 @@ Connect handlers apply their records as they go (each step's records through
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from kgspec.model.connect import records as crec
@@ -40,7 +40,8 @@ CONNECT_GROUP_HEARTBEAT = "CONNECT_GROUP_HEARTBEAT"
 CONNECT_GROUP_PREPARE_ASSIGNMENT = "CONNECT_GROUP_PREPARE_ASSIGNMENT"
 CONNECT_GROUP_INSTALL_ASSIGNMENT = "CONNECT_GROUP_INSTALL_ASSIGNMENT"
 CONNECT_APIS = frozenset({CONNECT_GROUP_HEARTBEAT, CONNECT_GROUP_PREPARE_ASSIGNMENT, CONNECT_GROUP_INSTALL_ASSIGNMENT})
-CONNECT_TIMER_KINDS = frozenset({"connect-session", "connect-rebalance", "connect-assignment", "connect-delay"})
+CONNECT_TIMER_KINDS = frozenset({"connect-session", "connect-rebalance", "connect-assignment", "connect-delay",
+                                 "connect-classic-join", "connect-classic-sync"})
 CONNECT_RECORD_TYPES = crec.CONNECT_RECORD_TYPES
 
 
@@ -134,14 +135,21 @@ def adopt_selection(coord: Coordinator, group_id: str, member_id: str, chosen: b
 
 
 def fence_records(coord: Coordinator, group: ConnectGroup, member_id: str,
-                  trigger: str = "fenced") -> list[Record]:
+                  trigger: str = "fenced", effects: list[Callable[[], None]] | None = None) -> list[Record]:
     """Remove a worker: tombstones, then the group epoch + 1 ('A worker is fenced or removed').
 
     ``trigger`` is the worker's ``connect-member`` transition: ``fenced`` (timers, a fenced
-    epoch) or ``left`` (a heartbeat with epoch -1)."""
+    epoch) or ``left`` (a heartbeat with epoch -1). Under online migration, the last worker on
+    the draft's protocol leaving turns the group back into a classic group: the routing rule's
+    records, and ``effects`` (the timers' own list when None) to run once they are applied."""
     tables.fire("connect-member", STATE_NAMES[group.members[member_id].state], trigger)
     gid = group.group_id
     cancel_member_timers(coord, gid, member_id)
+    if coord.profile.connect_online_migration:
+        downgrade = coord.migration.connect_downgrade_records(
+            coord, group, [member_id], coord.timer_effects if effects is None else effects)
+        if downgrade is not None:
+            return downgrade
     return [crec.current_assignment_tombstone(gid, member_id), crec.member_metadata_tombstone(gid, member_id),
             crec.group_metadata_record(gid, group.group_epoch + 1)]
 
@@ -178,13 +186,35 @@ def assignment_timer_key(group_id: str) -> str:
     return f"connect-assignment-{group_id}"
 
 
+def classic_timer_key(what: str, group_id: str, member_id: str) -> str:
+    """A worker on the classic protocol (online migration): its JoinGroup (``join``, after a
+    REBALANCE_IN_PROGRESS) or SyncGroup (``sync``, after its JoinGroup) must come within its
+    rebalance timeout, or it is removed (the draft: "kicked out of the group")."""
+    return f"connect-classic-{what}-{group_id}-{member_id}"
+
+
+def schedule_classic(coord: Coordinator, group_id: str, member: ConnectMember, what: str, now: int,
+                     if_absent: bool = False) -> None:
+    timer = Timer(classic_timer_key(what, group_id, member.member_id), now + member.rebalance_timeout_ms,
+                  f"connect-classic-{what}", group_id, member.member_id)
+    if if_absent:
+        coord.timers.schedule_if_absent(timer)
+    else:
+        coord.timers.schedule(timer)
+
+
 def delay_timer_key(group_id: str) -> str:
     return f"connect-delay-{group_id}"
 
 
 def schedule_session(coord: Coordinator, group_id: str, member_id: str, now: int) -> None:
-    coord.timers.schedule(Timer(session_timer_key(group_id, member_id),
-                                now + coord.config.int("group.connect.session.timeout.ms"),
+    """A worker on the classic protocol keeps its JoinGroup's session timeout (online migration)."""
+    group = coord.connect_groups.get(group_id)
+    member = group.members.get(member_id) if group is not None else None
+    classic = member.classic_member_metadata if member is not None else None
+    timeout = int(classic["sessionTimeoutMs"]) if classic is not None else \
+        coord.config.int("group.connect.session.timeout.ms")
+    coord.timers.schedule(Timer(session_timer_key(group_id, member_id), now + timeout,
                                 "connect-session", group_id, member_id))
 
 
@@ -200,6 +230,8 @@ def schedule_delay(coord: Coordinator, group_id: str, deadline: int) -> None:
 def cancel_member_timers(coord: Coordinator, group_id: str, member_id: str) -> None:
     coord.timers.cancel(session_timer_key(group_id, member_id))
     coord.timers.cancel(rebalance_timer_key(group_id, member_id))
+    coord.timers.cancel(classic_timer_key("join", group_id, member_id))
+    coord.timers.cancel(classic_timer_key("sync", group_id, member_id))
 
 
 def fire_timer(coord: Coordinator, timer: Timer) -> tuple[list[Record], str]:
@@ -222,6 +254,9 @@ def fire_timer(coord: Coordinator, timer: Timer) -> tuple[list[Record], str]:
         if coord.mutants.active("no-session-fencing"):
             return [], f"worker {mid}'s session expired (mutant: not fenced)"
         return fence_records(coord, group, mid), f"worker {mid} fenced: its session expired"
+    if timer.kind in ("connect-classic-join", "connect-classic-sync"):
+        what = timer.kind.rsplit("-", 1)[1]
+        return fence_records(coord, group, mid), f"classic worker {mid} fenced: no {what} within its rebalance timeout"
     if timer.kind == "connect-rebalance":
         if member.member_epoch != timer.epoch or member.state != UNREVOKED:
             return [], f"worker {mid} revoked in time"

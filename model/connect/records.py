@@ -7,7 +7,9 @@ identical state (docs/connect.md, 'Records'):
 - 1000 ConnectWorkerGroupMetadata {groupId}: ``epoch``
 - 1001 ConnectWorkerGroupConnectorsTasksMetadata {groupId}: ``connectors`` [{name, tasks}]
 - 1002 ConnectWorkerGroupMemberMetadata {groupId, memberId}: ``groupEpoch`` (join epoch),
-  ``instanceId``, ``clientId``, ``clientHost``, ``rebalanceTimeoutMs``, ``assignors``
+  ``instanceId``, ``clientId``, ``clientHost``, ``rebalanceTimeoutMs``, ``assignors``, and for a
+  worker still on the classic protocol ``classicMemberMetadata`` {sessionTimeoutMs,
+  supportedProtocols [{name, metadata}]} (online migration; absent otherwise)
 - 1003 ConnectWorkerGroupTargetAssignment {groupId}: one record for the whole target
   (draft: 'The target assignment is stored in a single record'): ``assignmentEpoch``, ``error``,
   ``delayedUntilMs``, ``members`` [{memberId, error, connectorsAndTasks, version, metadata}]
@@ -60,9 +62,11 @@ def connectors_tasks_record(group_id: str, config: Resources) -> Record:
 
 
 def member_metadata_record(group_id: str, m: ConnectMember) -> Record:
-    value = {"groupEpoch": m.joined_epoch, "instanceId": m.instance_id, "clientId": m.client_id,
+    value: dict[str, Any] = {"groupEpoch": m.joined_epoch, "instanceId": m.instance_id, "clientId": m.client_id,
              "clientHost": m.client_host, "rebalanceTimeoutMs": m.rebalance_timeout_ms,
              "assignors": [a.to_json() for a in m.assignors]}
+    if m.classic_member_metadata is not None:  # online migration: a worker on the classic protocol
+        value["classicMemberMetadata"] = m.classic_member_metadata
     return Record(CONNECT_WORKER_GROUP_MEMBER_METADATA, {"groupId": group_id, "memberId": m.member_id}, value)
 
 
@@ -131,6 +135,7 @@ def _replay_member(group: ConnectGroup, member_id: str, value: dict[str, Any] | 
     m.client_host = value.get("clientHost", "")
     m.rebalance_timeout_ms = int(value.get("rebalanceTimeoutMs", -1))
     m.assignors = tuple(Assignor.from_json(a) for a in value.get("assignors") or [])
+    m.classic_member_metadata = value.get("classicMemberMetadata")
     group.members[member_id] = m
 
 

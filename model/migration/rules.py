@@ -12,6 +12,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from kgspec.model.migration import (
+    connect_downgrade,
+    connect_mixed,
+    connect_upgrade,
     downgrade,
     mixed,
     streams_downgrade,
@@ -24,6 +27,8 @@ from kgspec.model.migration.protocol import SchemaError, decode_subscription
 if TYPE_CHECKING:
     from kgspec.model.classic.group import ClassicGroup
     from kgspec.model.classic.join import JoinRequest
+    from kgspec.model.connect.group import ConnectGroup
+    from kgspec.model.connect.member import ConnectMember
     from kgspec.model.consumer.group import ConsumerGroup
     from kgspec.model.consumer.member import ConsumerMember
     from kgspec.model.coordinator import Coordinator
@@ -76,6 +81,25 @@ class Migration:
     def delete_empty_streams_group(self, coord: Coordinator, group: StreamsGroup) -> list[Record]:
         return streams_downgrade.delete_empty_group(coord, group)
 
+    # --- Connect draft <-> classic Connect groups (kip: connect_upgrade, connect_downgrade, connect_mixed)
+
+    def connect_records_for_join(self, coord: Coordinator, classic: ClassicGroup, joining: ConnectMember,
+                                 epoch: int, effects: Effects, now: int) -> list[Record]:
+        """A ConnectGroupHeartbeat to a classic group: the records converting it (seed 001)."""
+        return connect_upgrade.group_records_for_join(coord, classic, joining, epoch, effects, now)
+
+    def connect_downgrade_records(self, coord: Coordinator, group: ConnectGroup, leaving: list[str],
+                                  effects: Effects) -> list[Record] | None:
+        """The last worker on the draft's protocol leaving: the records switching back, or None."""
+        return connect_downgrade.downgrade_records(coord, group, leaving, effects)
+
+    def classic_join_to_connect_group(self, coord: Coordinator, group: ConnectGroup, req: JoinRequest,
+                                      now: int) -> Any:
+        return connect_mixed.join(coord, group, req, now)
+
+    def delete_empty_connect_group(self, coord: Coordinator, group: ConnectGroup) -> list[Record]:
+        return connect_downgrade.delete_empty_group(coord, group)
+
     # --- offsets: the topics a classic consumer group subscribes to ---------------------------
 
     def classic_subscribed_topics(self, group: ClassicGroup) -> set[str] | None:
@@ -105,6 +129,9 @@ class Migration:
         consumer = coord.groups.get(group_id)
         if consumer is not None:
             return getattr(mixed, api)(coord, consumer, *args, now)
+        connect = coord.connect_groups.get(group_id)
+        if connect is not None and connect.members and coord.profile.connect_online_migration:
+            return getattr(connect_mixed, api)(coord, connect, *args, now)
         streams = coord.streams_groups.get(group_id)
         if streams is None or not streams.members or not coord.profile.streams_online_migration:
             return None
