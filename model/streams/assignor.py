@@ -28,10 +28,11 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 
 from kgspec.model.javaorder import (
-    JavaPriorityQueue,
     java_compute_if_absent_order,
     java_hashmap_order,
     java_str_key,
+    pq_offer,
+    pq_poll,
 )
 
 Task = tuple[str, int]  # (subtopology id, partition)
@@ -66,133 +67,147 @@ class TaskAssignment:
     standby: dict[str, TaskMap]
 
 
-class _Member:
-    __slots__ = ("member_id", "process_id")
-
-    def __init__(self, process_id: str, member_id: str) -> None:
-        self.process_id = process_id
-        self.member_id = member_id
-
-
-class _Entry:
-    """A mutable ``Map.Entry<memberId, taskCount>`` in a process's member heap."""
-
-    __slots__ = ("count", "member_id")
-
-    def __init__(self, member_id: str, count: int) -> None:
-        self.member_id = member_id
-        self.count = count
-
-
-def _cmp_entry(a: _Entry, b: _Entry) -> int:
-    return (a.count > b.count) - (a.count < b.count)
-
-
-class _Process:
-    """``ProcessState``: load = tasks / members; a lazily built member heap."""
-
-    __slots__ = ("active", "assigned", "capacity", "counts", "heap", "load", "process_id",
-                 "standby", "task_count")
-
-    def __init__(self, process_id: str) -> None:
-        self.process_id = process_id
-        self.capacity = 0
-        self.load = float("inf")  # Double.MAX_VALUE until a member is added
-        self.task_count = 0
-        self.counts: dict[str, int] = {}
-        self.active: dict[str, set[Task]] = {}
-        self.standby: dict[str, set[Task]] = {}
-        self.assigned: set[Task] = set()
-        self.heap: JavaPriorityQueue[_Entry] | None = None
-
-    def add_member(self, member_id: str) -> None:
-        self.counts[member_id] = 0
-        self.capacity += 1
-        self.load = self.task_count / self.capacity
-
-    def _add(self, member_id: str, task: Task, is_active: bool) -> int:
-        self.task_count += 1
-        self.assigned.add(task)
-        (self.active if is_active else self.standby).setdefault(member_id, set()).add(task)
-        n = self.counts[member_id] + 1
-        self.counts[member_id] = n
-        self.load = self.task_count / self.capacity
-        return n
-
-    def add_task(self, member_id: str, task: Task, is_active: bool) -> int:
-        n = self._add(member_id, task, is_active)
-        self.heap = None  # a targeted add invalidates the member heap (Kafka drops it too)
-        return n
-
-    def add_to_least_loaded(self, task: Task, is_active: bool) -> int:
-        if not self.counts:
-            return -1
-        if len(self.counts) == 1:
-            return self._add(next(iter(self.counts)), task, is_active)
-        if self.heap is None:
-            self.heap = JavaPriorityQueue(
-                _cmp_entry, (_Entry(m, self.counts[m]) for m in java_hashmap_order(self.counts)))
-        entry = self.heap.poll()
-        assert entry is not None  # the heap holds every member of a non-empty process
-        n = self._add(entry.member_id, task, is_active)
-        entry.count = n
-        self.heap.add(entry)
-        return n
-
-
-def _cmp_load(a: _Process, b: _Process) -> int:
-    return (a.load > b.load) - (a.load < b.load)
-
-
 def _ceil_div(n: int, d: int) -> int:
     return 0 if d == 0 else -(-n // d)
 
 
 class _StickyTaskAssignor:
+    """The assignor's state as flat lists: tasks, members and processes are numbers.
+
+    A task is an int ordered as Kafka orders ``TaskId`` (subtopology id by ``String.compareTo``,
+    then partition), so sorting task numbers is sorting ``TaskId``s. Members are numbered in the
+    order given, processes in ``processIdToState``'s hash order; a member's count, a process's
+    load and the tasks each holds are list slots. The heaps are lists of numbers sifted exactly
+    as ``java.util.PriorityQueue`` (``javaorder.pq_offer``/``pq_poll``), keyed by those lists.
+    """
+
     def __init__(self, members: Iterable[TaskMemberSpec], subtopologies: Iterable[SubtopologyTasks],
                  num_standby_replicas: int, allow_standby_on_active_process: bool,
                  compute_if_absent: bool) -> None:
         self.members = list(members)
-        self.subtopologies = list(subtopologies)
+        subs = sorted(subtopologies, key=lambda s: java_str_key(s.subtopology_id))
         self.replicas = num_standby_replicas
         self.mutant = allow_standby_on_active_process
-        self.total_active = sum(s.num_tasks for s in self.subtopologies)
-        self.total_tasks = self.total_active + sum(
-            s.num_tasks * self.replicas for s in self.subtopologies if s.stateful)
+        # -- tasks: task number = base[subtopology] + partition
+        self.sub_ids = [s.subtopology_id for s in subs]
+        self.sizes = [s.num_tasks for s in subs]
+        self.stateful = [s.stateful for s in subs]
+        self.base: dict[str, int] = {}
+        self.task_sub: list[int] = []  # task -> subtopology number
+        self.task_part: list[int] = []  # task -> partition
+        for i, s in enumerate(subs):
+            self.base[s.subtopology_id] = len(self.task_part)
+            self.task_sub += [i] * s.num_tasks
+            self.task_part += range(s.num_tasks)
+        n_tasks = len(self.task_part)
+        total_standby = sum(s.num_tasks for s in subs if s.stateful) * self.replicas
+        # -- quotas
+        self.total_active = n_tasks
+        self.total_tasks = n_tasks + total_standby
         self.members_with_active_capacity = len(self.members)
         self.members_with_capacity = len(self.members)
         self.active_quota = _ceil_div(self.total_active, len(self.members))
         self.total_quota = _ceil_div(self.total_tasks, len(self.members))
-        procs: dict[str, _Process] = {}
-        self.prev_active: dict[Task, _Member] = {}
-        self.prev_standby: dict[Task, list[_Member]] = {}
-        # trunk's collectStandbyCandidates: (member, is previous standby, reported offset sum)
-        candidates: dict[Task, list[tuple[_Member, bool, int]]] = {}
-        for spec in self.members:
-            member = _Member(spec.process_id, spec.member_id)
-            procs.setdefault(spec.process_id, _Process(spec.process_id)).add_member(spec.member_id)
-            for sid, parts in spec.active_tasks.items():
-                for p in parts:
-                    self.prev_active[(sid, p)] = member
-            for sid, parts in spec.standby_tasks.items():
-                for p in parts:
-                    offset = spec.task_offsets.get(sid, {}).get(p, 0)
-                    candidates.setdefault((sid, p), []).append((member, True, offset))
-            for sid, by_partition in spec.task_offsets.items():
-                for p, offset in by_partition.items():
-                    if p not in spec.standby_tasks.get(sid, frozenset()):
-                        candidates.setdefault((sid, p), []).append((member, False, offset))
-        # rankStandbyCandidates: previous standbys first, then the highest offset sum (a stable sort,
-        # so without reported offsets the order is the members' order, as on 4.3).
-        for task, ranked in candidates.items():
-            ranked.sort(key=lambda c: (not c[1], -c[2]))
-            self.prev_standby[task] = [c[0] for c in ranked]
-        # processIdToState = new HashMap<>(memberCount): its values feed the heaps in hash order.
-        # 4.3 fills it with putIfAbsent, trunk with computeIfAbsent (head-of-bin links, lazy resize).
+        # -- processes: processIdToState = new HashMap<>(memberCount), filled with putIfAbsent (4.3)
+        # or computeIfAbsent (trunk); its order feeds the heaps, so it decides equal loads.
         calls = [spec.process_id for spec in self.members]
         order = (java_compute_if_absent_order(calls, len(self.members)) if compute_if_absent
                  else java_hashmap_order(calls, len(self.members)))
-        self.processes = {pid: procs[pid] for pid in order}
+        proc_of_id = {pid: i for i, pid in enumerate(order)}
+        self.member_proc = [proc_of_id[pid] for pid in calls]
+        self.capacity = [0] * len(order)
+        for pi in self.member_proc:
+            self.capacity[pi] += 1
+        self.task_count = [0] * len(order)
+        self.load = [0.0] * len(order)
+        self.count = [0] * len(self.members)
+        self.assigned: list[set[int]] = [set() for _ in order]  # tasks a process holds
+        self.active_of: list[list[int]] = [[] for _ in self.members]
+        self.standby_of: list[list[int]] = [[] for _ in self.members]
+        # each process's members in its memberToTaskCounts (a HashMap) order; its member heap
+        # is built from them lazily and dropped by a targeted add, as in Kafka
+        member_ids: list[list[str]] = [[] for _ in order]
+        numbers: list[dict[str, int]] = [{} for _ in order]
+        for mi, spec in enumerate(self.members):
+            member_ids[self.member_proc[mi]].append(spec.member_id)
+            numbers[self.member_proc[mi]][spec.member_id] = mi
+        self.proc_members = [[numbers[pi][m] for m in java_hashmap_order(ids)] if len(ids) > 1 else
+                             [numbers[pi][ids[0]]] for pi, ids in enumerate(member_ids)]
+        self.member_heap: list[list[int] | None] = [None] * len(order)
+        self._previous(n_tasks)
+
+    def _task(self, sid: str, p: int) -> int | None:
+        """The number of task ``sid_p``; None for a task the topology does not have."""
+        base = self.base.get(sid)
+        if base is None or not 0 <= p < self.sizes[self.task_sub[base]]:
+            return None
+        return base + p
+
+    def _previous(self, n_tasks: int) -> None:
+        """Previous owners: the last member listing a task active wins (a map put); previous
+        standby candidates ranked as trunk's rankStandbyCandidates (a stable sort: previous
+        standbys first, then the highest reported offset sum; 4.3 has no offsets, so members' order)."""
+        self.prev_active = [-1] * n_tasks
+        candidates: dict[int, list[tuple[int, bool, int]]] = {}
+        ranked = False
+        for mi, spec in enumerate(self.members):
+            for sid, parts in spec.active_tasks.items():
+                for p in parts:
+                    t = self._task(sid, p)
+                    if t is not None:
+                        self.prev_active[t] = mi
+            offsets = spec.task_offsets
+            for sid, parts in spec.standby_tasks.items():
+                by_part = offsets.get(sid, {})
+                for p in parts:
+                    t = self._task(sid, p)
+                    if t is not None:
+                        candidates.setdefault(t, []).append((mi, True, by_part.get(p, 0)))
+            for sid, by_partition in offsets.items():
+                listed = spec.standby_tasks.get(sid, frozenset())
+                for p, offset in by_partition.items():
+                    t = self._task(sid, p)
+                    if t is not None and p not in listed:
+                        candidates.setdefault(t, []).append((mi, False, offset))
+                        ranked = True
+            ranked = ranked or bool(offsets)
+        if ranked:
+            for cands in candidates.values():
+                cands.sort(key=lambda c: (not c[1], -c[2]))
+        self.prev_standby = {t: [c[0] for c in cands] for t, cands in candidates.items()}
+
+    # -- adding a task ----------------------------------------------------------------------
+    def _add(self, mi: int, t: int, is_active: bool) -> int:
+        """Give task ``t`` to member ``mi``; its new task count."""
+        pi = self.member_proc[mi]
+        n = self.task_count[pi] + 1
+        self.task_count[pi] = n
+        self.load[pi] = n / self.capacity[pi]
+        self.assigned[pi].add(t)
+        (self.active_of if is_active else self.standby_of)[mi].append(t)
+        n = self.count[mi] + 1
+        self.count[mi] = n
+        return n
+
+    def _add_targeted(self, mi: int, t: int, is_active: bool) -> int:
+        self.member_heap[self.member_proc[mi]] = None  # Kafka drops the member heap too
+        return self._add(mi, t, is_active)
+
+    def _add_to_least_loaded(self, pi: int, t: int, is_active: bool) -> int:
+        """``ProcessState.addTaskToLeastLoadedMember``: through the member heap (by task count)."""
+        members = self.proc_members[pi]
+        if len(members) == 1:
+            return self._add(members[0], t, is_active)
+        heap = self.member_heap[pi]
+        if heap is None:
+            heap = []
+            for mi in members:
+                pq_offer(heap, self.count, mi)
+            self.member_heap[pi] = heap
+        mi = pq_poll(heap, self.count)
+        n = self._add(mi, t, is_active)
+        pq_offer(heap, self.count, mi)
+        return n
 
     # -- quotas ---------------------------------------------------------------------------
     def _after_active(self, n: int) -> None:
@@ -208,124 +223,126 @@ class _StickyTaskAssignor:
             self.total_tasks -= n
             self.total_quota = _ceil_div(self.total_tasks, self.members_with_capacity)
 
-    def _holds(self, proc: _Process, task: Task) -> bool:
-        return not self.mutant and task in proc.assigned
+    def _holds(self, pi: int, t: int) -> bool:
+        return not self.mutant and t in self.assigned[pi]
+
+    def _by_partition(self, stateful_only: bool) -> list[int]:
+        """Tasks ordered by (partition, subtopology), as Kafka's first sort; no key function needed."""
+        subs = [i for i in range(len(self.sizes)) if self.stateful[i] or not stateful_only]
+        bases = [self.base[self.sub_ids[i]] for i in subs]
+        sizes = [self.sizes[i] for i in subs]
+        return [b + p for p in range(max(sizes, default=0)) for b, n in zip(bases, sizes, strict=True) if p < n]
+
+    def _process_heap(self) -> list[int]:
+        heap: list[int] = []
+        for pi in range(len(self.load)):  # AbstractQueue.addAll: one offer each, in map order
+            pq_offer(heap, self.load, pi)
+        return heap
 
     # -- actives ----------------------------------------------------------------------------
     def assign_active(self) -> None:
-        tasks = [(s.subtopology_id, p) for s in self.subtopologies for p in range(s.num_tasks)]
-        tasks.sort(key=lambda t: (t[1], java_str_key(t[0])))
+        count, prev_active = self.count, self.prev_active
         # 1. back to the previous active owner while it is under the active quota
         rest = []
-        for task in tasks:
-            prev = self.prev_active.get(task)
-            if prev is not None:
-                proc = self.processes[prev.process_id]
-                if proc.counts[prev.member_id] < self.active_quota:
-                    self._after_active(proc.add_task(prev.member_id, task, True))
-                    continue
-            rest.append(task)
+        for t in self._by_partition(False):
+            mi = prev_active[t]
+            if mi >= 0 and count[mi] < self.active_quota:
+                self._after_active(self._add_targeted(mi, t, True))
+            else:
+                rest.append(t)
         # 2. to the least-loaded previous standby owner under the active quota
         tasks, rest = rest, []
-        for task in tasks:
-            cand = self._least_loaded_prev(self.prev_standby.get(task), None)
-            if cand is not None:
-                proc = self.processes[cand.process_id]
-                if proc.counts[cand.member_id] < self.active_quota:
-                    self._after_active(proc.add_task(cand.member_id, task, True))
-                    continue
-            rest.append(task)
-        # 3. the rest, range-style, to the least-loaded process and its least-loaded member
-        rest.sort(key=lambda t: (java_str_key(t[0]), t[1]))
-        heap = JavaPriorityQueue(_cmp_load, self.processes.values())
-        for task in rest:
-            least = heap.poll()
-            if least is None:
-                raise TaskAssignorError(f"No process available to assign active task {task[0]}_{task[1]}.")
-            n = least.add_to_least_loaded(task, True)
-            if n == -1:
-                raise TaskAssignorError(f"No member available to assign active task {task[0]}_{task[1]}.")
-            self._after_active(n)
-            heap.add(least)
+        for t in tasks:
+            cands = self.prev_standby.get(t)
+            mi = -1 if cands is None else self._least_loaded_prev(cands, -1)
+            if mi >= 0 and count[mi] < self.active_quota:
+                self._after_active(self._add_targeted(mi, t, True))
+            else:
+                rest.append(t)
+        # 3. the rest, range-style (sorted by TaskId), to the least-loaded process and its
+        # least-loaded member
+        rest.sort()
+        heap, load = self._process_heap(), self.load
+        for t in rest:
+            if not heap:
+                raise TaskAssignorError(f"No process available to assign active task {self._name(t)}.")
+            pi = pq_poll(heap, load)
+            self._after_active(self._add_to_least_loaded(pi, t, True))
+            pq_offer(heap, load, pi)
 
-    def _least_loaded_prev(self, members: list[_Member] | None, standby_task: Task | None) -> _Member | None:
+    def _name(self, t: int) -> str:
+        return f"{self.sub_ids[self.task_sub[t]]}_{self.task_part[t]}"
+
+    def _least_loaded_prev(self, members: list[int], standby_task: int) -> int:
         """``findPrevMemberWithLeastLoad`` (4.3, after KAFKA-20899): the first eligible member
-        wins unless a later one is strictly lower on *both* process load and member load."""
-        if not members:
-            return None
-        best: _Member | None = None
+        wins unless a later one is strictly lower on *both* process load and member load; -1: none.
+        ``standby_task`` >= 0: skip members whose process already holds it."""
+        best = -1
         best_pload = best_mload = float("inf")
-        for m in members:
-            proc = self.processes[m.process_id]
-            if standby_task is not None and self._holds(proc, standby_task):
+        for mi in members:
+            pi = self.member_proc[mi]
+            if standby_task >= 0 and self._holds(pi, standby_task):
                 continue
-            pload, mload = proc.load, proc.counts[m.member_id]
-            if best is None or (pload < best_pload and mload < best_mload):
-                best, best_pload, best_mload = m, pload, mload
+            pload, mload = self.load[pi], self.count[mi]
+            if best < 0 or (pload < best_pload and mload < best_mload):
+                best, best_pload, best_mload = mi, pload, mload
         return best
 
     # -- standbys ---------------------------------------------------------------------------
     def assign_standby(self) -> None:
-        tasks = [(s.subtopology_id, p) for s in self.subtopologies if s.stateful
-                 for p in range(s.num_tasks)]
-        tasks.sort(key=lambda t: (t[1], java_str_key(t[0])), reverse=True)
-        leftovers: list[tuple[Task, int]] = []
-        for task in tasks:
+        count, prev_active, member_proc = self.count, self.prev_active, self.member_proc
+        tasks = self._by_partition(True)
+        tasks.reverse()
+        leftovers: list[tuple[int, int]] = []
+        for t in tasks:
             for i in range(self.replicas):
-                prev = self.prev_active.get(task)
-                if prev is not None:
-                    proc = self.processes[prev.process_id]
-                    if not self._holds(proc, task) and proc.counts[prev.member_id] < self.total_quota:
-                        self._after_any(proc.add_task(prev.member_id, task, False))
-                        continue
-                cand = self._least_loaded_prev(self.prev_standby.get(task), task)
-                if cand is not None:
-                    proc = self.processes[cand.process_id]
-                    if proc.counts[cand.member_id] < self.total_quota:
-                        self._after_any(proc.add_task(cand.member_id, task, False))
-                        continue
-                leftovers.append((task, self.replicas - i))
+                mi = prev_active[t]
+                if mi >= 0 and not self._holds(member_proc[mi], t) and count[mi] < self.total_quota:
+                    self._after_any(self._add_targeted(mi, t, False))
+                    continue
+                cands = self.prev_standby.get(t)
+                mi = -1 if cands is None else self._least_loaded_prev(cands, t)
+                if mi >= 0 and count[mi] < self.total_quota:
+                    self._after_any(self._add_targeted(mi, t, False))
+                    continue
+                leftovers.append((t, self.replicas - i))
                 break
-        leftovers.sort(key=lambda x: (java_str_key(x[0][0]), x[0][1]), reverse=True)
-        heap = JavaPriorityQueue(_cmp_load, self.processes.values())
-        for task, remaining in leftovers:
+        leftovers.sort(reverse=True)  # by TaskId, descending (each task is listed once)
+        heap = self._process_heap()
+        for t, remaining in leftovers:
             for _ in range(remaining):
-                if not self._standby_to_least_loaded(heap, task):
+                if not self._standby_to_least_loaded(heap, t):
                     break  # Kafka logs "Unable to assign k of R standby tasks" and moves on
 
-    def _standby_to_least_loaded(self, heap: JavaPriorityQueue[_Process], task: Task) -> bool:
+    def _standby_to_least_loaded(self, heap: list[int], t: int) -> bool:
         """``assignStandbyToMemberWithLeastLoad``: pop processes holding the task, push them back."""
-        popped: list[_Process] = []
+        popped: list[int] = []
         found = False
-        while True:
-            polled = heap.poll()
-            if polled is None:
+        while heap:
+            pi = pq_poll(heap, self.load)
+            popped.append(pi)
+            if not self._holds(pi, t):
+                self._after_any(self._add_to_least_loaded(pi, t, False))
+                found = True
                 break
-            proc = polled
-            popped.append(proc)
-            if not self._holds(proc, task):
-                n = proc.add_to_least_loaded(task, False)
-                if n != -1:
-                    found = True
-                    self._after_any(n)
-                break
-            if not len(heap):
-                break
-        for proc in reversed(popped):  # Kafka re-adds innermost first (recursion unwinding)
-            heap.add(proc)
+        for pi in reversed(popped):  # Kafka re-adds innermost first (recursion unwinding)
+            pq_offer(heap, self.load, pi)
         return found
 
+    # -- result -----------------------------------------------------------------------------
     def result(self) -> TaskAssignment:
-        active: dict[str, TaskMap] = {m.member_id: {} for m in self.members}
-        standby: dict[str, TaskMap] = {m.member_id: {} for m in self.members}
-        for proc in self.processes.values():
-            for out, by_member in ((active, proc.active), (standby, proc.standby)):
-                for member_id, tasks in by_member.items():
-                    grouped: dict[str, set[int]] = {}
-                    for sid, p in tasks:
-                        grouped.setdefault(sid, set()).add(p)
-                    out[member_id] = {sid: frozenset(ps) for sid, ps in sorted(grouped.items())}
-        return TaskAssignment(active, standby)
+        return TaskAssignment(self._maps(self.active_of), self._maps(self.standby_of))
+
+    def _maps(self, tasks_of: list[list[int]]) -> dict[str, TaskMap]:
+        """Each member's tasks as {subtopology id: partitions}, subtopology ids in sorted order."""
+        sub_ids, task_sub, task_part = self.sub_ids, self.task_sub, self.task_part
+        out: dict[str, TaskMap] = {}
+        for spec, tasks in zip(self.members, tasks_of, strict=True):
+            grouped: dict[str, list[int]] = {}
+            for t in tasks:
+                grouped.setdefault(sub_ids[task_sub[t]], []).append(task_part[t])
+            out[spec.member_id] = {sid: frozenset(ps) for sid, ps in sorted(grouped.items())}
+        return out
 
 
 def assign_tasks(
