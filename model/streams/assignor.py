@@ -26,6 +26,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from itertools import groupby
 
 from kgspec.model.javaorder import (
     java_compute_if_absent_order,
@@ -95,10 +96,15 @@ class _StickyTaskAssignor:
         self.base: dict[str, int] = {}
         self.task_sub: list[int] = []  # task -> subtopology number
         self.task_part: list[int] = []  # task -> partition
+        self.task_sid: list[str] = []  # task -> subtopology id
         for i, s in enumerate(subs):
             self.base[s.subtopology_id] = len(self.task_part)
             self.task_sub += [i] * s.num_tasks
+            self.task_sid += [s.subtopology_id] * s.num_tasks
             self.task_part += range(s.num_tasks)
+        self.singles = [frozenset((p,)) for p in range(max(self.sizes, default=0))]
+        # Results list subtopology ids in Python's order; ids outside the BMP sort differently in Java
+        self.java_order_is_sorted = self.sub_ids == sorted(self.sub_ids)
         n_tasks = len(self.task_part)
         total_standby = sum(s.num_tasks for s in subs if s.stateful) * self.replicas
         # -- quotas
@@ -119,7 +125,7 @@ class _StickyTaskAssignor:
         for pi in self.member_proc:
             self.capacity[pi] += 1
         self.task_count = [0] * len(order)
-        self.load = [0.0] * len(order)
+        self.load: list[float] = []  # process loads while a process heap is in use
         self.count = [0] * len(self.members)
         self.assigned: list[set[int]] = [set() for _ in order]  # tasks a process holds
         self.active_of: list[list[int]] = [[] for _ in self.members]
@@ -136,92 +142,88 @@ class _StickyTaskAssignor:
         self.member_heap: list[list[int] | None] = [None] * len(order)
         self._previous(n_tasks)
 
-    def _task(self, sid: str, p: int) -> int | None:
-        """The number of task ``sid_p``; None for a task the topology does not have."""
+    def _tasks(self, sid: str, parts: Iterable[int]) -> list[int]:
+        """The numbers of tasks ``sid_p`` for ``p`` in ``parts``; tasks the topology lacks are left out."""
         base = self.base.get(sid)
-        if base is None or not 0 <= p < self.sizes[self.task_sub[base]]:
-            return None
-        return base + p
+        if base is None:
+            return []
+        size = self.sizes[self.task_sub[base]]
+        return [base + p for p in parts if 0 <= p < size]
 
     def _previous(self, n_tasks: int) -> None:
         """Previous owners: the last member listing a task active wins (a map put); previous
         standby candidates ranked as trunk's rankStandbyCandidates (a stable sort: previous
         standbys first, then the highest reported offset sum; 4.3 has no offsets, so members' order)."""
-        self.prev_active = [-1] * n_tasks
-        candidates: dict[int, list[tuple[int, bool, int]]] = {}
-        ranked = False
+        prev_active = self.prev_active = [-1] * n_tasks
+        prev_standby: dict[int, list[int]] = {}
+        offsets_of: dict[int, list[tuple[int, bool, int]]] = {}  # only when someone reports offsets
         for mi, spec in enumerate(self.members):
             for sid, parts in spec.active_tasks.items():
-                for p in parts:
-                    t = self._task(sid, p)
-                    if t is not None:
-                        self.prev_active[t] = mi
+                for t in self._tasks(sid, parts):
+                    prev_active[t] = mi
+            if not spec.task_offsets and not offsets_of:
+                for sid, parts in spec.standby_tasks.items():
+                    for t in self._tasks(sid, parts):
+                        prev_standby.setdefault(t, []).append(mi)
+                continue
+            if not offsets_of:  # the first member with offsets: rank everything listed so far
+                offsets_of = {t: [(m, True, 0) for m in ms] for t, ms in prev_standby.items()}
             offsets = spec.task_offsets
             for sid, parts in spec.standby_tasks.items():
                 by_part = offsets.get(sid, {})
                 for p in parts:
-                    t = self._task(sid, p)
-                    if t is not None:
-                        candidates.setdefault(t, []).append((mi, True, by_part.get(p, 0)))
+                    for t in self._tasks(sid, (p,)):
+                        offsets_of.setdefault(t, []).append((mi, True, by_part.get(p, 0)))
             for sid, by_partition in offsets.items():
                 listed = spec.standby_tasks.get(sid, frozenset())
-                for p, offset in by_partition.items():
-                    t = self._task(sid, p)
-                    if t is not None and p not in listed:
-                        candidates.setdefault(t, []).append((mi, False, offset))
-                        ranked = True
-            ranked = ranked or bool(offsets)
-        if ranked:
-            for cands in candidates.values():
+                for t in self._tasks(sid, [p for p in by_partition if p not in listed]):
+                    offsets_of.setdefault(t, []).append((mi, False, by_partition[self.task_part[t]]))
+        if offsets_of:
+            prev_standby = {}
+            for t, cands in offsets_of.items():
                 cands.sort(key=lambda c: (not c[1], -c[2]))
-        self.prev_standby = {t: [c[0] for c in cands] for t, cands in candidates.items()}
+                prev_standby[t] = [c[0] for c in cands]
+        self.prev_standby = prev_standby
 
     # -- adding a task ----------------------------------------------------------------------
-    def _add(self, mi: int, t: int, is_active: bool) -> int:
-        """Give task ``t`` to member ``mi``; its new task count."""
+    def _add(self, mi: int, t: int, is_active: bool) -> None:
+        """Give task ``t`` to member ``mi``, then update the quotas as Kafka does after each add.
+        A targeted add drops the process's member heap (Kafka's does too)."""
         pi = self.member_proc[mi]
-        n = self.task_count[pi] + 1
-        self.task_count[pi] = n
-        self.load[pi] = n / self.capacity[pi]
+        self.task_count[pi] += 1  # the load (task count / members) is derived when read
         self.assigned[pi].add(t)
-        (self.active_of if is_active else self.standby_of)[mi].append(t)
+        self.member_heap[pi] = None
         n = self.count[mi] + 1
         self.count[mi] = n
-        return n
+        if is_active:
+            self.active_of[mi].append(t)
+            if n == self.active_quota:
+                self.members_with_active_capacity -= 1
+                self.total_active -= n
+                self.active_quota = _ceil_div(self.total_active, self.members_with_active_capacity)
+        else:
+            self.standby_of[mi].append(t)
+        if n == self.total_quota:
+            self.members_with_capacity -= 1
+            self.total_tasks -= n
+            self.total_quota = _ceil_div(self.total_tasks, self.members_with_capacity)
 
-    def _add_targeted(self, mi: int, t: int, is_active: bool) -> int:
-        self.member_heap[self.member_proc[mi]] = None  # Kafka drops the member heap too
-        return self._add(mi, t, is_active)
-
-    def _add_to_least_loaded(self, pi: int, t: int, is_active: bool) -> int:
+    def _add_to_least_loaded(self, pi: int, t: int, is_active: bool) -> None:
         """``ProcessState.addTaskToLeastLoadedMember``: through the member heap (by task count)."""
+        self.load[pi] = (self.task_count[pi] + 1) / self.capacity[pi]  # pi is out of the process heap
         members = self.proc_members[pi]
         if len(members) == 1:
-            return self._add(members[0], t, is_active)
+            self._add(members[0], t, is_active)
+            return
         heap = self.member_heap[pi]
         if heap is None:
             heap = []
             for mi in members:
                 pq_offer(heap, self.count, mi)
-            self.member_heap[pi] = heap
         mi = pq_poll(heap, self.count)
-        n = self._add(mi, t, is_active)
+        self._add(mi, t, is_active)
+        self.member_heap[pi] = heap  # kept: this add went through it
         pq_offer(heap, self.count, mi)
-        return n
-
-    # -- quotas ---------------------------------------------------------------------------
-    def _after_active(self, n: int) -> None:
-        if n == self.active_quota:
-            self.members_with_active_capacity -= 1
-            self.total_active -= n
-            self.active_quota = _ceil_div(self.total_active, self.members_with_active_capacity)
-        self._after_any(n)
-
-    def _after_any(self, n: int) -> None:
-        if n == self.total_quota:
-            self.members_with_capacity -= 1
-            self.total_tasks -= n
-            self.total_quota = _ceil_div(self.total_tasks, self.members_with_capacity)
 
     def _holds(self, pi: int, t: int) -> bool:
         return not self.mutant and t in self.assigned[pi]
@@ -234,6 +236,7 @@ class _StickyTaskAssignor:
         return [b + p for p in range(max(sizes, default=0)) for b, n in zip(bases, sizes, strict=True) if p < n]
 
     def _process_heap(self) -> list[int]:
+        self.load = [n / c for n, c in zip(self.task_count, self.capacity, strict=True)]
         heap: list[int] = []
         for pi in range(len(self.load)):  # AbstractQueue.addAll: one offer each, in map order
             pq_offer(heap, self.load, pi)
@@ -247,7 +250,7 @@ class _StickyTaskAssignor:
         for t in self._by_partition(False):
             mi = prev_active[t]
             if mi >= 0 and count[mi] < self.active_quota:
-                self._after_active(self._add_targeted(mi, t, True))
+                self._add(mi, t, True)
             else:
                 rest.append(t)
         # 2. to the least-loaded previous standby owner under the active quota
@@ -256,7 +259,7 @@ class _StickyTaskAssignor:
             cands = self.prev_standby.get(t)
             mi = -1 if cands is None else self._least_loaded_prev(cands, -1)
             if mi >= 0 and count[mi] < self.active_quota:
-                self._after_active(self._add_targeted(mi, t, True))
+                self._add(mi, t, True)
             else:
                 rest.append(t)
         # 3. the rest, range-style (sorted by TaskId), to the least-loaded process and its
@@ -267,7 +270,7 @@ class _StickyTaskAssignor:
             if not heap:
                 raise TaskAssignorError(f"No process available to assign active task {self._name(t)}.")
             pi = pq_poll(heap, load)
-            self._after_active(self._add_to_least_loaded(pi, t, True))
+            self._add_to_least_loaded(pi, t, True)
             pq_offer(heap, load, pi)
 
     def _name(self, t: int) -> str:
@@ -283,7 +286,7 @@ class _StickyTaskAssignor:
             pi = self.member_proc[mi]
             if standby_task >= 0 and self._holds(pi, standby_task):
                 continue
-            pload, mload = self.load[pi], self.count[mi]
+            pload, mload = self.task_count[pi] / self.capacity[pi], self.count[mi]
             if best < 0 or (pload < best_pload and mload < best_mload):
                 best, best_pload, best_mload = mi, pload, mload
         return best
@@ -298,12 +301,12 @@ class _StickyTaskAssignor:
             for i in range(self.replicas):
                 mi = prev_active[t]
                 if mi >= 0 and not self._holds(member_proc[mi], t) and count[mi] < self.total_quota:
-                    self._after_any(self._add_targeted(mi, t, False))
+                    self._add(mi, t, False)
                     continue
                 cands = self.prev_standby.get(t)
                 mi = -1 if cands is None else self._least_loaded_prev(cands, t)
                 if mi >= 0 and count[mi] < self.total_quota:
-                    self._after_any(self._add_targeted(mi, t, False))
+                    self._add(mi, t, False)
                     continue
                 leftovers.append((t, self.replicas - i))
                 break
@@ -322,7 +325,7 @@ class _StickyTaskAssignor:
             pi = pq_poll(heap, self.load)
             popped.append(pi)
             if not self._holds(pi, t):
-                self._after_any(self._add_to_least_loaded(pi, t, False))
+                self._add_to_least_loaded(pi, t, False)
                 found = True
                 break
         for pi in reversed(popped):  # Kafka re-adds innermost first (recursion unwinding)
@@ -334,14 +337,18 @@ class _StickyTaskAssignor:
         return TaskAssignment(self._maps(self.active_of), self._maps(self.standby_of))
 
     def _maps(self, tasks_of: list[list[int]]) -> dict[str, TaskMap]:
-        """Each member's tasks as {subtopology id: partitions}, subtopology ids in sorted order."""
-        sub_ids, task_sub, task_part = self.sub_ids, self.task_sub, self.task_part
+        """Each member's tasks as {subtopology id: partitions}, subtopology ids in sorted order.
+
+        A member mostly holds one partition per subtopology: those share one frozenset per
+        partition number (building 15 000 small sets costs more than assigning the tasks)."""
+        sid_of, part_of, singles = self.task_sid, self.task_part, self.singles
         out: dict[str, TaskMap] = {}
         for spec, tasks in zip(self.members, tasks_of, strict=True):
-            grouped: dict[str, list[int]] = {}
-            for t in tasks:
-                grouped.setdefault(sub_ids[task_sub[t]], []).append(task_part[t])
-            out[spec.member_id] = {sid: frozenset(ps) for sid, ps in sorted(grouped.items())}
+            tasks.sort()  # by TaskId: subtopology ids in Java's order
+            by_sub = {sid_of[t]: singles[part_of[t]] for t in tasks}
+            if len(by_sub) < len(tasks):  # several partitions of one subtopology
+                by_sub = {sid: frozenset(part_of[t] for t in group) for sid, group in groupby(tasks, sid_of.__getitem__)}
+            out[spec.member_id] = by_sub if self.java_order_is_sorted else dict(sorted(by_sub.items()))
         return out
 
 
