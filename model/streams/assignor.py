@@ -35,6 +35,7 @@ from kgspec.model.javaorder import (
     pq_offer,
     pq_poll,
 )
+from kgspec.model.streams.load_heap import LoadHeap, Round
 
 Task = tuple[str, int]  # (subtopology id, partition)
 TaskMap = dict[str, frozenset[int]]  # subtopology id -> partitions
@@ -125,9 +126,8 @@ class _StickyTaskAssignor:
         for pi in self.member_proc:
             self.capacity[pi] += 1
         self.task_count = [0] * len(order)
-        self.load: list[float] = []  # process loads while a process heap is in use
         self.count = [0] * len(self.members)
-        self.assigned: list[set[int]] = [set() for _ in order]  # tasks a process holds
+        self.held_by: list[list[int]] = [[] for _ in range(n_tasks)]  # processes holding each task
         self.active_of: list[list[int]] = [[] for _ in self.members]
         self.standby_of: list[list[int]] = [[] for _ in self.members]
         # each process's members in its memberToTaskCounts (a HashMap) order; its member heap
@@ -140,6 +140,7 @@ class _StickyTaskAssignor:
         self.proc_members = [[numbers[pi][m] for m in java_hashmap_order(ids)] if len(ids) > 1 else
                              [numbers[pi][ids[0]]] for pi, ids in enumerate(member_ids)]
         self.member_heap: list[list[int] | None] = [None] * len(order)
+        self.rounds: dict[int, Round] = {}  # LoadHeap's replayable rounds, by process count
         self._previous(n_tasks)
 
     def _tasks(self, sid: str, parts: Iterable[int]) -> list[int]:
@@ -191,7 +192,7 @@ class _StickyTaskAssignor:
         A targeted add drops the process's member heap (Kafka's does too)."""
         pi = self.member_proc[mi]
         self.task_count[pi] += 1  # the load (task count / members) is derived when read
-        self.assigned[pi].add(t)
+        self.held_by[t].append(pi)
         self.member_heap[pi] = None
         n = self.count[mi] + 1
         self.count[mi] = n
@@ -210,7 +211,6 @@ class _StickyTaskAssignor:
 
     def _add_to_least_loaded(self, pi: int, t: int, is_active: bool) -> None:
         """``ProcessState.addTaskToLeastLoadedMember``: through the member heap (by task count)."""
-        self.load[pi] = (self.task_count[pi] + 1) / self.capacity[pi]  # pi is out of the process heap
         members = self.proc_members[pi]
         if len(members) == 1:
             self._add(members[0], t, is_active)
@@ -226,7 +226,7 @@ class _StickyTaskAssignor:
         pq_offer(heap, self.count, mi)
 
     def _holds(self, pi: int, t: int) -> bool:
-        return not self.mutant and t in self.assigned[pi]
+        return not self.mutant and pi in self.held_by[t]
 
     def _by_partition(self, stateful_only: bool) -> list[int]:
         """Tasks ordered by (partition, subtopology), as Kafka's first sort; no key function needed."""
@@ -235,12 +235,8 @@ class _StickyTaskAssignor:
         sizes = [self.sizes[i] for i in subs]
         return [b + p for p in range(max(sizes, default=0)) for b, n in zip(bases, sizes, strict=True) if p < n]
 
-    def _process_heap(self) -> list[int]:
-        self.load = [n / c for n, c in zip(self.task_count, self.capacity, strict=True)]
-        heap: list[int] = []
-        for pi in range(len(self.load)):  # AbstractQueue.addAll: one offer each, in map order
-            pq_offer(heap, self.load, pi)
-        return heap
+    def _process_heap(self) -> LoadHeap:
+        return LoadHeap(self.task_count, self.capacity, self.rounds)
 
     # -- actives ----------------------------------------------------------------------------
     def assign_active(self) -> None:
@@ -265,13 +261,11 @@ class _StickyTaskAssignor:
         # 3. the rest, range-style (sorted by TaskId), to the least-loaded process and its
         # least-loaded member
         rest.sort()
-        heap, load = self._process_heap(), self.load
-        for t in rest:
-            if not heap:
-                raise TaskAssignorError(f"No process available to assign active task {self._name(t)}.")
-            pi = pq_poll(heap, load)
+        heap = self._process_heap()
+        if rest and not heap:
+            raise TaskAssignorError(f"No process available to assign active task {self._name(rest[0])}.")
+        for t, pi in zip(rest, heap.take(len(rest)), strict=True):
             self._add_to_least_loaded(pi, t, True)
-            pq_offer(heap, load, pi)
 
     def _name(self, t: int) -> str:
         return f"{self.sub_ids[self.task_sub[t]]}_{self.task_part[t]}"
@@ -317,20 +311,13 @@ class _StickyTaskAssignor:
                 if not self._standby_to_least_loaded(heap, t):
                     break  # Kafka logs "Unable to assign k of R standby tasks" and moves on
 
-    def _standby_to_least_loaded(self, heap: list[int], t: int) -> bool:
-        """``assignStandbyToMemberWithLeastLoad``: pop processes holding the task, push them back."""
-        popped: list[int] = []
-        found = False
-        while heap:
-            pi = pq_poll(heap, self.load)
-            popped.append(pi)
-            if not self._holds(pi, t):
-                self._add_to_least_loaded(pi, t, False)
-                found = True
-                break
-        for pi in reversed(popped):  # Kafka re-adds innermost first (recursion unwinding)
-            pq_offer(heap, self.load, pi)
-        return found
+    def _standby_to_least_loaded(self, heap: LoadHeap, t: int) -> bool:
+        """``assignStandbyToMemberWithLeastLoad``: the least-loaded process not holding the task."""
+        pi = heap.take_one(() if self.mutant else self.held_by[t])
+        if pi < 0:
+            return False
+        self._add_to_least_loaded(pi, t, False)
+        return True
 
     # -- result -----------------------------------------------------------------------------
     def result(self) -> TaskAssignment:
