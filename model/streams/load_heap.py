@@ -20,10 +20,21 @@ replayed positions and sifts until the queue is level again.
 from __future__ import annotations
 
 from collections.abc import Container
+from dataclasses import dataclass
 
 from kgspec.model.javaorder import pq_offer, pq_poll
 
-Round = tuple[list[int], list[int]]  # (position polled at each step, start position of each final slot)
+SNAPSHOT_EVERY = 32  # steps between copies of the recorded queue: leaving a replay sifts fewer
+
+
+@dataclass(frozen=True, slots=True)
+class Round:
+    """One clean round of n steps, as positions in the queue's array when the round began."""
+
+    order: list[int]  # the position polled at each step
+    final: list[int]  # for each slot at the end, the position its process started in
+    at: list[int]  # the recorded round: process -> start position
+    snapshots: list[list[int]]  # the recorded queue (processes) after every SNAPSHOT_EVERY steps
 
 
 class LoadHeap:
@@ -47,6 +58,7 @@ class LoadHeap:
         self.base = 0  # every process's task count when the current round began
         self.step = 0  # clean steps done in the current round
         self.recording: list[int] | None = None  # processes polled in a clean round being sifted
+        self.snapshots: list[list[int]] = []  # of the round being recorded
         self._level()
 
     def __len__(self) -> int:
@@ -59,7 +71,7 @@ class LoadHeap:
             if self.replaying:
                 m = min(k, self.n - self.step)
                 start = self.start
-                out += [start[i] for i in self.rounds[self.n][0][self.step:self.step + m]]
+                out += [start[i] for i in self.rounds[self.n].order[self.step:self.step + m]]
                 k -= m
                 self._replayed(m)
                 continue
@@ -76,7 +88,7 @@ class LoadHeap:
         the task, offer everything polled back (innermost first, as Kafka's recursion unwinds);
         -1 when every process holds it."""
         if self.replaying:
-            p = self.start[self.rounds[self.n][0][self.step]]
+            p = self.start[self.rounds[self.n].order[self.step]]
             if p not in holders:
                 self._replayed(1)
                 return p
@@ -112,16 +124,21 @@ class LoadHeap:
             return
         self.recording.append(p)
         if len(self.recording) < self.n:
+            if len(self.recording) % SNAPSHOT_EVERY == 0:
+                self.snapshots.append(list(self.heap))
             return
-        at = {q: i for i, q in enumerate(self.start)}
-        self.rounds[self.n] = ([at[q] for q in self.recording], [at[q] for q in self.heap])
+        at = [0] * self.n
+        for i, q in enumerate(self.start):
+            at[q] = i
+        self.rounds[self.n] = Round([at[q] for q in self.recording], [at[q] for q in self.heap], at,
+                                    self.snapshots)
         self.recording = None
         self._level()
 
     def _replayed(self, m: int) -> None:
         self.step += m
         if self.step == self.n:
-            self.start = [self.start[i] for i in self.rounds[self.n][1]]
+            self.start = [self.start[i] for i in self.rounds[self.n].final]
             self.base += 1
             self.step = 0
 
@@ -132,13 +149,19 @@ class LoadHeap:
         self.start, self.base, self.step = list(self.heap), self.tasks[self.heap[0]], 0
         self.replaying = self.n in self.rounds
         self.recording = None if self.replaying else []
+        self.snapshots = [] if self.replaying else [self.start]
 
     def _rebuild(self) -> None:
-        """Leave a replayed round: sift its steps so far on positions (old load 0, raised 1), and
-        map positions back to processes and their task counts."""
+        """Leave a replayed round: from the recorded round's last snapshot before this step, sift
+        the steps on positions (old load 0, raised 1); map positions back to processes and their
+        task counts."""
+        known = self.rounds[self.n]
+        done = self.step // SNAPSHOT_EVERY * SNAPSHOT_EVERY
+        heap = [known.at[q] for q in known.snapshots[done // SNAPSHOT_EVERY]]
         keys = [0] * self.n
-        heap = list(range(self.n))
-        for _ in range(self.step):
+        for i in known.order[:done]:
+            keys[i] = 1
+        for _ in range(self.step - done):
             i = pq_poll(heap, keys)
             keys[i] = 1
             pq_offer(heap, keys, i)
