@@ -127,18 +127,21 @@ class _StickyTaskAssignor:
             self.capacity[pi] += 1
         self.task_count = [0] * len(order)
         self.count = [0] * len(self.members)
-        self.held_by: list[list[int]] = [[] for _ in range(n_tasks)]  # processes holding each task
+        self.active_proc = [-1] * n_tasks  # the process each task is active on
+        self.standby_procs: dict[int, list[int]] = {}  # the processes holding each task as a standby
         self.active_of: list[list[int]] = [[] for _ in self.members]
         self.standby_of: list[list[int]] = [[] for _ in self.members]
-        # each process's members in its memberToTaskCounts (a HashMap) order; its member heap
-        # is built from them lazily and dropped by a targeted add, as in Kafka
-        member_ids: list[list[str]] = [[] for _ in order]
-        numbers: list[dict[str, int]] = [{} for _ in order]
-        for mi, spec in enumerate(self.members):
-            member_ids[self.member_proc[mi]].append(spec.member_id)
-            numbers[self.member_proc[mi]][spec.member_id] = mi
-        self.proc_members = [[numbers[pi][m] for m in java_hashmap_order(ids)] if len(ids) > 1 else
-                             [numbers[pi][ids[0]]] for pi, ids in enumerate(member_ids)]
+        # a process's only member, or (several members) its members in its memberToTaskCounts
+        # (a HashMap) order; the member heap is built from them lazily and dropped by a targeted
+        # add, as in Kafka
+        self.only_member = [-1] * len(order)
+        shared: dict[int, dict[str, int]] = {}
+        for mi, pi in enumerate(self.member_proc):
+            if self.capacity[pi] == 1:
+                self.only_member[pi] = mi
+            else:
+                shared.setdefault(pi, {})[self.members[mi].member_id] = mi
+        self.proc_members = {pi: [ids[m] for m in java_hashmap_order(ids)] for pi, ids in shared.items()}
         self.member_heap: list[list[int] | None] = [None] * len(order)
         self.rounds: dict[int, Round] = {}  # LoadHeap's replayable rounds, by process count
         self._previous(n_tasks)
@@ -199,17 +202,18 @@ class _StickyTaskAssignor:
         A targeted add drops the process's member heap (Kafka's does too)."""
         pi = self.member_proc[mi]
         self.task_count[pi] += 1  # the load (task count / members) is derived when read
-        self.held_by[t].append(pi)
         self.member_heap[pi] = None
         n = self.count[mi] + 1
         self.count[mi] = n
         if is_active:
+            self.active_proc[t] = pi
             self.active_of[mi].append(t)
             if n == self.active_quota:
                 self.members_with_active_capacity -= 1
                 self.total_active -= n
                 self.active_quota = _ceil_div(self.total_active, self.members_with_active_capacity)
         else:
+            self.standby_procs.setdefault(t, []).append(pi)
             self.standby_of[mi].append(t)
         if n == self.total_quota:
             self.members_with_capacity -= 1
@@ -217,11 +221,9 @@ class _StickyTaskAssignor:
             self.total_quota = _ceil_div(self.total_tasks, self.members_with_capacity)
 
     def _add_to_least_loaded(self, pi: int, t: int, is_active: bool) -> None:
-        """``ProcessState.addTaskToLeastLoadedMember``: through the member heap (by task count)."""
+        """``ProcessState.addTaskToLeastLoadedMember`` of a process with several members: through
+        the member heap (by task count). With one member Kafka takes it directly (``only_member``)."""
         members = self.proc_members[pi]
-        if len(members) == 1:
-            self._add(members[0], t, is_active)
-            return
         heap = self.member_heap[pi]
         if heap is None:
             heap = []
@@ -233,7 +235,10 @@ class _StickyTaskAssignor:
         pq_offer(heap, self.count, mi)
 
     def _holds(self, pi: int, t: int) -> bool:
-        return not self.mutant and pi in self.held_by[t]
+        return not self.mutant and (self.active_proc[t] == pi or pi in self.standby_procs.get(t, ()))
+
+    def _holders(self, t: int) -> tuple[int, ...]:
+        return () if self.mutant else (self.active_proc[t], *self.standby_procs.get(t, ()))
 
     def _by_partition(self, stateful_only: bool) -> list[int]:
         """Tasks ordered by (partition, subtopology), as Kafka's first sort; no key function needed."""
@@ -271,8 +276,13 @@ class _StickyTaskAssignor:
         heap = self._process_heap()
         if rest and not heap:
             raise TaskAssignorError(f"No process available to assign active task {self._name(rest[0])}.")
+        only_member = self.only_member
         for t, pi in zip(rest, heap.take(len(rest)), strict=True):
-            self._add_to_least_loaded(pi, t, True)
+            mi = only_member[pi]
+            if mi >= 0:
+                self._add(mi, t, True)
+            else:
+                self._add_to_least_loaded(pi, t, True)
 
     def _name(self, t: int) -> str:
         return f"{self.sub_ids[self.task_sub[t]]}_{self.task_part[t]}"
@@ -298,7 +308,11 @@ class _StickyTaskAssignor:
         tasks = self._by_partition(True)
         tasks.reverse()
         leftovers: list[tuple[int, int]] = []
+        prev_standby = self.prev_standby
         for t in tasks:
+            if prev_active[t] < 0 and t not in prev_standby:  # no previous owner: all to the heap
+                leftovers.append((t, self.replicas))
+                continue
             for i in range(self.replicas):
                 mi = prev_active[t]
                 if mi >= 0 and not self._holds(member_proc[mi], t) and count[mi] < self.total_quota:
@@ -320,10 +334,14 @@ class _StickyTaskAssignor:
 
     def _standby_to_least_loaded(self, heap: LoadHeap, t: int) -> bool:
         """``assignStandbyToMemberWithLeastLoad``: the least-loaded process not holding the task."""
-        pi = heap.take_one(() if self.mutant else self.held_by[t])
+        pi = heap.take_one(self._holders(t))
         if pi < 0:
             return False
-        self._add_to_least_loaded(pi, t, False)
+        mi = self.only_member[pi]
+        if mi >= 0:
+            self._add(mi, t, False)
+        else:
+            self._add_to_least_loaded(pi, t, False)
         return True
 
     # -- result -----------------------------------------------------------------------------
