@@ -220,9 +220,13 @@ class _StickyTaskAssignor:
             self.total_tasks -= n
             self.total_quota = _ceil_div(self.total_tasks, self.members_with_capacity)
 
-    def _add_to_least_loaded(self, pi: int, t: int, is_active: bool) -> None:
-        """``ProcessState.addTaskToLeastLoadedMember`` of a process with several members: through
-        the member heap (by task count). With one member Kafka takes it directly (``only_member``)."""
+    def _give(self, pi: int, t: int, is_active: bool) -> None:
+        """``ProcessState.addTaskToLeastLoadedMember``: a process's only member takes it directly,
+        several go through the member heap (by task count)."""
+        mi = self.only_member[pi]
+        if mi >= 0:
+            self._add(mi, t, is_active)
+            return
         members = self.proc_members[pi]
         heap = self.member_heap[pi]
         if heap is None:
@@ -276,13 +280,8 @@ class _StickyTaskAssignor:
         heap = self._process_heap()
         if rest and not heap:
             raise TaskAssignorError(f"No process available to assign active task {self._name(rest[0])}.")
-        only_member = self.only_member
         for t, pi in zip(rest, heap.take(len(rest)), strict=True):
-            mi = only_member[pi]
-            if mi >= 0:
-                self._add(mi, t, True)
-            else:
-                self._add_to_least_loaded(pi, t, True)
+            self._give(pi, t, True)
 
     def _name(self, t: int) -> str:
         return f"{self.sub_ids[self.task_sub[t]]}_{self.task_part[t]}"
@@ -326,23 +325,14 @@ class _StickyTaskAssignor:
                 leftovers.append((t, self.replicas - i))
                 break
         leftovers.sort(reverse=True)  # by TaskId, descending (each task is listed once)
+        # assignStandbyToMemberWithLeastLoad: the least-loaded process not holding the task
         heap = self._process_heap()
         for t, remaining in leftovers:
             for _ in range(remaining):
-                if not self._standby_to_least_loaded(heap, t):
+                pi = heap.take_one(self._holders(t))
+                if pi < 0:
                     break  # Kafka logs "Unable to assign k of R standby tasks" and moves on
-
-    def _standby_to_least_loaded(self, heap: LoadHeap, t: int) -> bool:
-        """``assignStandbyToMemberWithLeastLoad``: the least-loaded process not holding the task."""
-        pi = heap.take_one(self._holders(t))
-        if pi < 0:
-            return False
-        mi = self.only_member[pi]
-        if mi >= 0:
-            self._add(mi, t, False)
-        else:
-            self._add_to_least_loaded(pi, t, False)
-        return True
+                self._give(pi, t, False)
 
     # -- result -----------------------------------------------------------------------------
     def result(self) -> TaskAssignment:

@@ -73,7 +73,9 @@ class LoadHeap:
                 start = self.start
                 out += [start[i] for i in self.rounds[self.n].order[self.step:self.step + m]]
                 k -= m
-                self._replayed(m)
+                self.step += m
+                if self.step == self.n:
+                    self._next_round()
                 continue
             p = pq_poll(self.heap, self.load)
             self._raise(p)
@@ -90,7 +92,9 @@ class LoadHeap:
         if self.replaying:
             p = self.start[self.rounds[self.n].order[self.step]]
             if p not in holders:
-                self._replayed(1)
+                self.step += 1
+                if self.step == self.n:
+                    self._next_round()
                 return p
             self._rebuild()
         popped: list[int] = []
@@ -135,12 +139,11 @@ class LoadHeap:
         self.recording = None
         self._level()
 
-    def _replayed(self, m: int) -> None:
-        self.step += m
-        if self.step == self.n:
-            self.start = [self.start[i] for i in self.rounds[self.n].final]
-            self.base += 1
-            self.step = 0
+    def _next_round(self) -> None:
+        """A replayed round ended: every process was raised by one task."""
+        self.start = [self.start[i] for i in self.rounds[self.n].final]
+        self.base += 1
+        self.step = 0
 
     def _level(self) -> None:
         """Between steps of the real queue: when it is level, begin a round (replayed if known)."""
