@@ -347,9 +347,14 @@ class _StickyTaskAssignor:
         out: dict[str, TaskMap] = {}
         for spec, tasks in zip(self.members, tasks_of, strict=True):
             tasks.sort()  # by TaskId: subtopology ids in Java's order
-            by_sub = {sid_of[t]: singles[part_of[t]] for t in tasks}
-            if len(by_sub) < len(tasks):  # several partitions of one subtopology
-                by_sub = {sid: frozenset(part_of[t] for t in group) for sid, group in groupby(tasks, sid_of.__getitem__)}
+            by_sub: TaskMap
+            if len(tasks) > 1 and sid_of[tasks[0]] == sid_of[tasks[-1]]:  # all of one subtopology
+                by_sub = {sid_of[tasks[0]]: frozenset(map(part_of.__getitem__, tasks))}
+            else:
+                by_sub = {sid_of[t]: singles[part_of[t]] for t in tasks}
+                if len(by_sub) < len(tasks):  # several partitions of some subtopology
+                    by_sub = {sid: frozenset(map(part_of.__getitem__, group))
+                              for sid, group in groupby(tasks, sid_of.__getitem__)}
             out[spec.member_id] = by_sub if self.java_order_is_sorted else dict(sorted(by_sub.items()))
         return out
 
