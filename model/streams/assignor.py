@@ -35,7 +35,7 @@ from kgspec.model.javaorder import (
     pq_offer,
     pq_poll,
 )
-from kgspec.model.streams.load_heap import LoadHeap, Round
+from kgspec.model.streams.load_heap import LoadHeap
 
 Task = tuple[str, int]  # (subtopology id, partition)
 TaskMap = dict[str, frozenset[int]]  # subtopology id -> partitions
@@ -143,7 +143,6 @@ class _StickyTaskAssignor:
                 shared.setdefault(pi, {})[self.members[mi].member_id] = mi
         self.proc_members = {pi: [ids[m] for m in java_hashmap_order(ids)] for pi, ids in shared.items()}
         self.member_heap: list[list[int] | None] = [None] * len(order)
-        self.rounds: dict[int, Round] = {}  # LoadHeap's replayable rounds, by process count
         self._previous(n_tasks)
 
     def _tasks(self, sid: str, parts: Iterable[int]) -> list[int]:
@@ -252,10 +251,15 @@ class _StickyTaskAssignor:
         return [b + p for p in range(max(sizes, default=0)) for b, n in zip(bases, sizes, strict=True) if p < n]
 
     def _process_heap(self) -> LoadHeap:
-        return LoadHeap(self.task_count, self.capacity, self.rounds)
+        return LoadHeap(self.task_count, self.capacity)
 
     # -- actives ----------------------------------------------------------------------------
     def assign_active(self) -> None:
+        if not self.prev_standby and max(self.prev_active, default=-1) < 0:
+            # nobody owned anything (a new group): passes 1 and 2 keep nothing, and the task
+            # numbers are already in TaskId order
+            self._active_to_least_loaded(list(range(len(self.prev_active))))
+            return
         count, prev_active = self.count, self.prev_active
         # 1. back to the previous active owner while it is under the active quota
         rest = []
@@ -274,14 +278,22 @@ class _StickyTaskAssignor:
                 self._add(mi, t, True)
             else:
                 rest.append(t)
-        # 3. the rest, range-style (sorted by TaskId), to the least-loaded process and its
-        # least-loaded member
         rest.sort()
+        self._active_to_least_loaded(rest)
+
+    def _active_to_least_loaded(self, rest: list[int]) -> None:
+        """3. the rest, range-style (sorted by TaskId), to the least-loaded process and its
+        least-loaded member."""
         heap = self._process_heap()
         if rest and not heap:
             raise TaskAssignorError(f"No process available to assign active task {self._name(rest[0])}.")
+        add, only_member = self._add, self.only_member
         for t, pi in zip(rest, heap.take(len(rest)), strict=True):
-            self._give(pi, t, True)
+            mi = only_member[pi]
+            if mi >= 0:
+                add(mi, t, True)  # _give's first case, without the call: 10 000 times at Kafka's JMH point
+            else:
+                self._give(pi, t, True)
 
     def _name(self, t: int) -> str:
         return f"{self.sub_ids[self.task_sub[t]]}_{self.task_part[t]}"

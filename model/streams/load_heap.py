@@ -11,8 +11,8 @@ process back; n = number of processes) take each process exactly once: the old l
 minimum until nobody has it, and every raised process has the same new load. Inside such a round
 every comparison is old/old, new/new (ties) or old/new, so which *position* is polled at each
 step, and where everything sits at the end, depends on n alone, not on which process sits where.
-The first clean round is sifted and recorded as two permutations of positions; each later round
-is replayed from them, a list lookup per step. A step that is not clean (Kafka pops processes
+The first clean round is sifted and recorded as two permutations of positions (kept across
+calls, by n); each later round is replayed from them, a list lookup per step. A step that is not clean (Kafka pops processes
 that already hold a standby task, then offers them back) rebuilds the real queue from the
 replayed positions and sifts until the queue is level again.
 """
@@ -24,7 +24,11 @@ from dataclasses import dataclass
 
 from kgspec.model.javaorder import pq_offer, pq_poll
 
-SNAPSHOT_EVERY = 32  # steps between copies of the recorded queue: leaving a replay sifts fewer
+SNAPSHOTS = 32  # copies of the queue kept per recorded round: leaving a replay sifts < n / 32 steps
+
+
+def _snapshot_every(n: int) -> int:
+    return max(1, n // SNAPSHOTS)
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +38,13 @@ class Round:
     order: list[int]  # the position polled at each step
     final: list[int]  # for each slot at the end, the position its process started in
     at: list[int]  # the recorded round: process -> start position
-    snapshots: list[list[int]]  # the recorded queue (processes) after every SNAPSHOT_EVERY steps
+    snapshots: list[list[int]]  # the recorded queue (processes) after every _snapshot_every(n) steps
+
+
+# Rounds by process count, kept across calls (a coordinator assigns the same group size again and
+# again); a few sizes at most: a round holds about 35 ints per process.
+ROUNDS: dict[int, Round] = {}
+ROUNDS_MAX = 8
 
 
 class LoadHeap:
@@ -42,13 +52,14 @@ class LoadHeap:
     (``addAll``) in process-number order. It keeps its own task counts: the caller adds exactly
     one task to each process ``take``/``take_one`` return."""
 
-    def __init__(self, task_count: list[int], capacity: list[int], rounds: dict[int, Round]) -> None:
+    def __init__(self, task_count: list[int], capacity: list[int], rounds: dict[int, Round] | None = None) -> None:
         self.tasks = list(task_count)
         self.capacity = capacity
         self.load = [t / c for t, c in zip(task_count, capacity, strict=True)]
         self.n = len(capacity)
         self.uniform = len(set(capacity)) == 1  # raised loads are equal only then
-        self.rounds = rounds  # shared by the assignor's two queues: a round depends on n only
+        self.rounds = ROUNDS if rounds is None else rounds  # a round depends on n only
+        self.every = _snapshot_every(self.n)
         self.heap: list[int] = []  # stale while replaying
         for p in range(self.n):
             pq_offer(self.heap, self.load, p)
@@ -128,12 +139,14 @@ class LoadHeap:
             return
         self.recording.append(p)
         if len(self.recording) < self.n:
-            if len(self.recording) % SNAPSHOT_EVERY == 0:
+            if len(self.recording) % self.every == 0:
                 self.snapshots.append(list(self.heap))
             return
         at = [0] * self.n
         for i, q in enumerate(self.start):
             at[q] = i
+        if len(self.rounds) >= ROUNDS_MAX:
+            self.rounds.clear()
         self.rounds[self.n] = Round([at[q] for q in self.recording], [at[q] for q in self.heap], at,
                                     self.snapshots)
         self.recording = None
@@ -159,8 +172,8 @@ class LoadHeap:
         the steps on positions (old load 0, raised 1); map positions back to processes and their
         task counts."""
         known = self.rounds[self.n]
-        done = self.step // SNAPSHOT_EVERY * SNAPSHOT_EVERY
-        heap = [known.at[q] for q in known.snapshots[done // SNAPSHOT_EVERY]]
+        done = self.step // self.every * self.every
+        heap = [known.at[q] for q in known.snapshots[done // self.every]]
         keys = [0] * self.n
         for i in known.order[:done]:
             keys[i] = 1
