@@ -62,9 +62,12 @@ def test_load_heap_polls_as_java_priority_queue(seed: int) -> None:
     for _ in range(2):  # a second queue reuses the rounds the first one recorded
         heap, ref = LoadHeap(tasks, capacity, rounds), Reference(tasks, capacity)
         for _ in range(60):
-            if rng.random() < 0.4:
+            if rng.random() < 0.3:
                 k = rng.randint(1, 3 * n)
                 assert heap.take(k) == ref.take(k)
+            elif rng.random() < 0.3:
+                holder = [rng.randrange(-1, n) for _ in range(rng.randint(1, 2 * n))]
+                assert heap.take_each(holder) == [ref.take_one({h}) for h in holder]
             else:
                 roll = rng.random()
                 holders = (set(range(n)) if roll < 0.05 else

@@ -339,6 +339,19 @@ class _StickyTaskAssignor:
         leftovers.sort(reverse=True)  # by TaskId, descending (each task is listed once)
         # assignStandbyToMemberWithLeastLoad: the least-loaded process not holding the task
         heap = self._process_heap()
+        if self.replicas == 1:  # one standby each: only the active process holds the task
+            tasks = [t for t, _ in leftovers]
+            holder = [-1] * len(tasks) if self.mutant else [self.active_proc[t] for t in tasks]
+            add, only_member = self._add, self.only_member
+            for t, pi in zip(tasks, heap.take_each(holder), strict=True):
+                if pi < 0:
+                    continue  # every process holds it: Kafka logs it and moves on
+                mi = only_member[pi]
+                if mi >= 0:
+                    add(mi, t, False)  # _give's first case, without the call
+                else:
+                    self._give(pi, t, False)
+            return
         for t, remaining in leftovers:
             for _ in range(remaining):
                 pi = heap.take_one(self._holders(t))

@@ -126,6 +126,21 @@ class LoadHeap:
             self._level()
         return found
 
+    def take_each(self, holder: list[int]) -> list[int]:
+        """``take_one`` for a run of tasks each held by at most one process (``holder[i]``, -1: none)."""
+        out: list[int] = []
+        for h in holder:
+            if self.replaying:
+                p = self.start[self.rounds[self.n].order[self.step]]
+                if p != h:
+                    out.append(p)
+                    self.step += 1
+                    if self.step == self.n:
+                        self._next_round()
+                    continue
+            out.append(self.take_one((h,)))
+        return out
+
     def _raise(self, p: int) -> None:
         self.tasks[p] += 1
         load = self.load[p] = self.tasks[p] / self.capacity[p]
