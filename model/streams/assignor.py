@@ -69,6 +69,15 @@ class TaskAssignment:
     standby: dict[str, TaskMap]
 
 
+_SINGLES: list[frozenset[int]] = []  # frozenset({p}) for each partition number p, shared by all results
+
+
+def _singles(n: int) -> list[frozenset[int]]:
+    """At least ``n`` shared singletons (results hold immutable sets, so sharing is safe)."""
+    _SINGLES.extend(frozenset((p,)) for p in range(len(_SINGLES), n))
+    return _SINGLES
+
+
 def _ceil_div(n: int, d: int) -> int:
     return 0 if d == 0 else -(-n // d)
 
@@ -103,7 +112,7 @@ class _StickyTaskAssignor:
             self.task_sub += [i] * s.num_tasks
             self.task_sid += [s.subtopology_id] * s.num_tasks
             self.task_part += range(s.num_tasks)
-        self.singles = [frozenset((p,)) for p in range(max(self.sizes, default=0))]
+        self.singles = _singles(max(self.sizes, default=0))
         # Results list subtopology ids in Python's order; ids outside the BMP sort differently in Java
         self.java_order_is_sorted = self.sub_ids == sorted(self.sub_ids)
         n_tasks = len(self.task_part)
@@ -284,8 +293,10 @@ class _StickyTaskAssignor:
     def _active_to_least_loaded(self, rest: list[int]) -> None:
         """3. the rest, range-style (sorted by TaskId), to the least-loaded process and its
         least-loaded member."""
+        if not rest:
+            return  # Kafka builds the queue anyway; nothing observable comes of it
         heap = self._process_heap()
-        if rest and not heap:
+        if not heap:
             raise TaskAssignorError(f"No process available to assign active task {self._name(rest[0])}.")
         add, only_member = self._add, self.only_member
         for t, pi in zip(rest, heap.take(len(rest)), strict=True):
@@ -336,6 +347,8 @@ class _StickyTaskAssignor:
                     continue
                 leftovers.append((t, self.replicas - i))
                 break
+        if not leftovers:
+            return
         leftovers.sort(reverse=True)  # by TaskId, descending (each task is listed once)
         # assignStandbyToMemberWithLeastLoad: the least-loaded process not holding the task
         heap = self._process_heap()
