@@ -313,13 +313,18 @@ class _StickyTaskAssignor:
         """``findPrevMemberWithLeastLoad`` (4.3, after KAFKA-20899): the first eligible member
         wins unless a later one is strictly lower on *both* process load and member load; -1: none.
         ``standby_task`` >= 0: skip members whose process already holds it."""
+        check = standby_task >= 0 and not self.mutant
+        if len(members) == 1:  # the usual case: one previous standby owner
+            mi = members[0]
+            return -1 if check and self._holds(self.member_proc[mi], standby_task) else mi
         best = -1
         best_pload = best_mload = float("inf")
+        member_proc, task_count, capacity, count = self.member_proc, self.task_count, self.capacity, self.count
         for mi in members:
-            pi = self.member_proc[mi]
-            if standby_task >= 0 and self._holds(pi, standby_task):
+            pi = member_proc[mi]
+            if check and self._holds(pi, standby_task):
                 continue
-            pload, mload = self.task_count[pi] / self.capacity[pi], self.count[mi]
+            pload, mload = task_count[pi] / capacity[pi], count[mi]
             if best < 0 or (pload < best_pload and mload < best_mload):
                 best, best_pload, best_mload = mi, pload, mload
         return best
@@ -330,17 +335,19 @@ class _StickyTaskAssignor:
         tasks = self._by_partition(True)
         tasks.reverse()
         leftovers: list[tuple[int, int]] = []
-        prev_standby = self.prev_standby
+        prev_standby, active_proc, mutant = self.prev_standby, self.active_proc, self.mutant
         for t in tasks:
-            if prev_active[t] < 0 and t not in prev_standby:  # no previous owner: all to the heap
+            prev = prev_active[t]
+            cands = prev_standby.get(t)
+            if prev < 0 and cands is None:  # no previous owner: all to the heap
                 leftovers.append((t, self.replicas))
                 continue
             for i in range(self.replicas):
-                mi = prev_active[t]
-                if mi >= 0 and not self._holds(member_proc[mi], t) and count[mi] < self.total_quota:
-                    self._add(mi, t, False)
+                # (the active-process test first: it is _holds' usual answer, without the call)
+                if (prev >= 0 and (mutant or active_proc[t] != member_proc[prev])
+                        and not self._holds(member_proc[prev], t) and count[prev] < self.total_quota):
+                    self._add(prev, t, False)
                     continue
-                cands = self.prev_standby.get(t)
                 mi = -1 if cands is None else self._least_loaded_prev(cands, t)
                 if mi >= 0 and count[mi] < self.total_quota:
                     self._add(mi, t, False)
