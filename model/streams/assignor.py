@@ -26,7 +26,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from itertools import groupby
 
 from kgspec.model.javaorder import (
     java_compute_if_absent_order,
@@ -398,8 +397,10 @@ class _StickyTaskAssignor:
             else:
                 by_sub = {sid_of[t]: singles[part_of[t]] for t in tasks}
                 if len(by_sub) < len(tasks):  # several partitions of some subtopology
-                    by_sub = {sid: frozenset(map(part_of.__getitem__, group))
-                              for sid, group in groupby(tasks, sid_of.__getitem__)}
+                    grouped: dict[str, list[int]] = {}
+                    for t in tasks:
+                        grouped.setdefault(sid_of[t], []).append(part_of[t])
+                    by_sub = {sid: frozenset(ps) if len(ps) > 1 else singles[ps[0]] for sid, ps in grouped.items()}
             out[spec.member_id] = by_sub if self.java_order_is_sorted else dict(sorted(by_sub.items()))
         return out
 
