@@ -152,6 +152,7 @@ class _StickyTaskAssignor:
         self.proc_members = {pi: [ids[m] for m in java_hashmap_order(ids)] for pi, ids in shared.items()}
         self.member_heap: list[list[int] | None] = [None] * len(order)
         self._previous(n_tasks)
+        self.fresh = not self.prev_standby and max(self.prev_active, default=-1) < 0  # a new group
 
     def _tasks(self, sid: str, parts: Iterable[int]) -> list[int]:
         """The numbers of tasks ``sid_p`` for ``p`` in ``parts``; tasks the topology lacks are left out."""
@@ -263,9 +264,7 @@ class _StickyTaskAssignor:
 
     # -- actives ----------------------------------------------------------------------------
     def assign_active(self) -> None:
-        if not self.prev_standby and max(self.prev_active, default=-1) < 0:
-            # nobody owned anything (a new group): passes 1 and 2 keep nothing, and the task
-            # numbers are already in TaskId order
+        if self.fresh:  # passes 1 and 2 keep nothing, and task numbers are already in TaskId order
             self._active_to_least_loaded(list(range(len(self.prev_active))))
             return
         count, prev_active = self.count, self.prev_active
@@ -330,16 +329,52 @@ class _StickyTaskAssignor:
 
     # -- standbys ---------------------------------------------------------------------------
     def assign_standby(self) -> None:
+        if self.fresh:  # nobody owned anything: every replica of every stateful task is left over
+            leftovers = [t for i in reversed(range(len(self.sizes))) if self.stateful[i]
+                         for t in reversed(range(self.base[self.sub_ids[i]], self.base[self.sub_ids[i]] + self.sizes[i]))]
+            short: dict[int, int] = {}
+        else:
+            leftovers, short = self._standby_to_previous_owners()
+            leftovers.sort(reverse=True)  # by TaskId, descending
+        if not leftovers:
+            return
+        # assignStandbyToMemberWithLeastLoad: the least-loaded process not holding the task
+        heap = self._process_heap()
+        if self.replicas == 1:  # one standby each: only the active process holds the task
+            holder = [-1] * len(leftovers) if self.mutant else [self.active_proc[t] for t in leftovers]
+            add, only_member = self._add, self.only_member
+            for t, pi in zip(leftovers, heap.take_each(holder), strict=True):
+                if pi < 0:
+                    continue  # every process holds it: Kafka logs it and moves on
+                mi = only_member[pi]
+                if mi >= 0:
+                    add(mi, t, False)  # _give's first case, without the call
+                else:
+                    self._give(pi, t, False)
+            return
+        for t in leftovers:
+            for _ in range(short.get(t, self.replicas)):
+                pi = heap.take_one(self._holders(t))
+                if pi < 0:
+                    break  # Kafka logs "Unable to assign k of R standby tasks" and moves on
+                self._give(pi, t, False)
+
+    def _standby_to_previous_owners(self) -> tuple[list[int], dict[int, int]]:
+        """Each replica of each stateful task (by partition, then subtopology, descending) to its
+        previous active owner, else its least-loaded previous standby owner, while their process
+        does not hold it and they are under the total quota. Returns the tasks left over and,
+        for those with some replicas placed, how many are left."""
         count, prev_active, member_proc = self.count, self.prev_active, self.member_proc
+        prev_standby, active_proc, mutant = self.prev_standby, self.active_proc, self.mutant
         tasks = self._by_partition(True)
         tasks.reverse()
-        leftovers: list[tuple[int, int]] = []
-        prev_standby, active_proc, mutant = self.prev_standby, self.active_proc, self.mutant
+        leftovers: list[int] = []
+        short: dict[int, int] = {}
         for t in tasks:
             prev = prev_active[t]
             cands = prev_standby.get(t)
             if prev < 0 and cands is None:  # no previous owner: all to the heap
-                leftovers.append((t, self.replicas))
+                leftovers.append(t)
                 continue
             for i in range(self.replicas):
                 # (the active-process test first: it is _holds' usual answer, without the call)
@@ -351,32 +386,11 @@ class _StickyTaskAssignor:
                 if mi >= 0 and count[mi] < self.total_quota:
                     self._add(mi, t, False)
                     continue
-                leftovers.append((t, self.replicas - i))
+                leftovers.append(t)
+                if i:
+                    short[t] = self.replicas - i
                 break
-        if not leftovers:
-            return
-        leftovers.sort(reverse=True)  # by TaskId, descending (each task is listed once)
-        # assignStandbyToMemberWithLeastLoad: the least-loaded process not holding the task
-        heap = self._process_heap()
-        if self.replicas == 1:  # one standby each: only the active process holds the task
-            tasks = [t for t, _ in leftovers]
-            holder = [-1] * len(tasks) if self.mutant else [self.active_proc[t] for t in tasks]
-            add, only_member = self._add, self.only_member
-            for t, pi in zip(tasks, heap.take_each(holder), strict=True):
-                if pi < 0:
-                    continue  # every process holds it: Kafka logs it and moves on
-                mi = only_member[pi]
-                if mi >= 0:
-                    add(mi, t, False)  # _give's first case, without the call
-                else:
-                    self._give(pi, t, False)
-            return
-        for t, remaining in leftovers:
-            for _ in range(remaining):
-                pi = heap.take_one(self._holders(t))
-                if pi < 0:
-                    break  # Kafka logs "Unable to assign k of R standby tasks" and moves on
-                self._give(pi, t, False)
+        return leftovers, short
 
     # -- result -----------------------------------------------------------------------------
     def result(self) -> TaskAssignment:
