@@ -17,7 +17,8 @@ Release notes (paths under ``group-coordinator/src/main/java/org/apache/kafka/co
 
 Java orders that decide ties are reproduced: ``processIdToState`` and each process's
 ``memberToTaskCounts`` are HashMaps (``javaorder.java_hashmap_order``) and the two heaps
-are ``java.util.PriorityQueue`` (``javaorder.JavaPriorityQueue``). Members are walked in
+are ``java.util.PriorityQueue`` (``javaorder.pq_poll``/``pq_offer``; the process queue replays whole
+rounds, ``load_heap.LoadHeap``). Members are walked in
 the order given (Kafka walks ``GroupSpec.members()``: a LinkedHashMap in its tests, a
 HashMap of member ids in ``TargetAssignmentBuilder``).
 """
