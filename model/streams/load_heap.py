@@ -19,7 +19,8 @@ replayed positions and sifts until the queue is level again.
 
 from __future__ import annotations
 
-from collections.abc import Container
+from array import array
+from collections.abc import Container, Sequence
 from dataclasses import dataclass
 
 from kgspec.model.javaorder import pq_offer, pq_poll
@@ -38,11 +39,11 @@ class Round:
     order: list[int]  # the position polled at each step
     final: list[int]  # for each slot at the end, the position its process started in
     at: list[int]  # the recorded round: process -> start position
-    snapshots: list[list[int]]  # the recorded queue (processes) after every _snapshot_every(n) steps
+    snapshots: list[Sequence[int]]  # the recorded queue (processes) after every _snapshot_every(n) steps
 
 
 # Rounds by process count, kept across calls (a coordinator assigns the same group size again and
-# again); a few sizes at most: a round holds about 35 ints per process.
+# again); a few sizes at most: a round holds 3 lists of n ints and 32 arrays of n 4-byte ints.
 ROUNDS: dict[int, Round] = {}
 ROUNDS_MAX = 8
 
@@ -69,7 +70,7 @@ class LoadHeap:
         self.base = 0  # every process's task count when the current round began
         self.step = 0  # clean steps done in the current round
         self.recording: list[int] | None = None  # processes polled in a clean round being sifted
-        self.snapshots: list[list[int]] = []  # of the round being recorded
+        self.snapshots: list[Sequence[int]] = []  # of the round being recorded
         self._level()
 
     def __len__(self) -> int:
@@ -163,7 +164,7 @@ class LoadHeap:
         if len(self.rounds) >= ROUNDS_MAX:
             self.rounds.clear()
         self.rounds[self.n] = Round([at[q] for q in self.recording], [at[q] for q in self.heap], at,
-                                    self.snapshots)
+                                    [array("i", snap) for snap in self.snapshots])
         self.recording = None
         self._level()
 
