@@ -287,3 +287,50 @@ class JavaPriorityQueue(Generic[T]):
                 k = child
             q[k] = last
         return result
+
+
+# ``java.util.PriorityQueue`` over small ints (member or process numbers) compared by
+# ``key[x]``: the same sift steps as JavaPriorityQueue (so the same winner among equal keys),
+# without a Python comparison call per step. The caller changes ``key[x]`` only while ``x`` is
+# out of the queue (between a poll and the next offer), as Kafka's assignors do.
+
+def pq_offer(heap: list[int], key: list[float] | list[int], x: int) -> None:
+    """``offer(x)``: append, then ``siftUpUsingComparator``."""
+    heap.append(x)
+    k = len(heap) - 1
+    kx = key[x]
+    while k > 0:
+        parent = (k - 1) >> 1
+        e = heap[parent]
+        if kx >= key[e]:
+            break
+        heap[k] = e
+        k = parent
+    heap[k] = x
+
+
+def pq_poll(heap: list[int], key: list[float] | list[int]) -> int:
+    """``poll()`` of a non-empty queue: the last element moves to the root and sifts down,
+    taking the right child only when it is strictly smaller than the left one."""
+    result = heap[0]
+    last = heap.pop()
+    n = len(heap)
+    if n:
+        kx = key[last]
+        k = 0
+        half = n >> 1
+        while k < half:
+            c = 2 * k + 1
+            e = heap[c]
+            ke = key[e]
+            if c + 1 < n:
+                f = heap[c + 1]
+                kf = key[f]
+                if ke > kf:
+                    c, e, ke = c + 1, f, kf
+            if kx <= ke:
+                break
+            heap[k] = e
+            k = c
+        heap[k] = last
+    return result
