@@ -55,6 +55,7 @@ from kgspec.model.apis import (
     versions_for,
 )
 from kgspec.model.assignors.api import PartitionAssignor
+from kgspec.model.classic.apis import HEARTBEAT as CLASSIC_HEARTBEAT
 from kgspec.model.config import startup_problem, unknown_config_names
 from kgspec.model.coordinator import Coordinator, TimerStorm
 from kgspec.model.mutants import NONE, Mutants
@@ -117,6 +118,7 @@ class TraceChecker:
         self.listing = ListingChecks(self)  # ListGroups (conformance/listing.py)
         self.consumer = ConsumerChecks(self)  # ConsumerGroupHeartbeat (conformance/consumer.py)
         self._steady_hit = self.consumer.steady_hit  # bound once: feed asks it for most heartbeats
+        self._classic_hit = self.classic.steady_hit  # classic Heartbeats likewise (conformance/classic_steady.py)
         self.streams = StreamsChecks(self)  # StreamsGroupHeartbeat (conformance/streams.py)
         self.describes = DescribeChecks(self)  # the three describes (conformance/describes.py)
         self.records = RecordChecks(self)  # coordinator records (conformance/records.py)
@@ -156,6 +158,11 @@ class TraceChecker:
                     gid = item.request.get("groupId")
                     cached = self.groups.get(gid) if type(gid) is str else None
                     if cached is not None and cached.steady and self._steady_hit(cached, item):
+                        return
+                elif api == CLASSIC_HEARTBEAT and self.steady_cache:
+                    gid = item.request.get("groupId")
+                    cached = self.groups.get(gid) if type(gid) is str else None
+                    if cached is not None and self._classic_hit(cached, item):
                         return
                 self._call(item, api)
                 return
