@@ -398,8 +398,9 @@ class TraceChecker:
         """
         try:
             self._compare_call(event, api)
-            if event.group_id is not None and event.group_id in self.groups:
-                self.bound_members(self.groups[event.group_id], event.line)
+            gid = event.group_id  # a property: read once
+            if gid is not None and gid in self.groups:
+                self.bound_members(self.groups[gid], event.line)
         except (AttributeError, TypeError, KeyError, ValueError):
             version = event.api_version if event.api_version is not None else 1
             problem = call_shape_problem(self.profile, api, version, event.request, event.response)

@@ -69,34 +69,39 @@ class ClassicChecks:
         self.groups: dict[str, _ClassicState] = {}
 
     def _state(self, group_id: str) -> _ClassicState:
-        return self.groups.setdefault(group_id, _ClassicState())
+        state = self.groups.get(group_id)
+        if state is None:  # (setdefault would build a state, four containers, on every call)
+            state = self.groups[group_id] = _ClassicState()
+        return state
 
     # --- time ----------------------------------------------------------------------------
 
     def advance(self, g: GroupSession, ts: int) -> list[Firing]:
         """Move the group's model to ``ts``, checking each parked call whose answer time passed."""
         state = self.groups.get(g.summary.group_id)
-        firings: list[Firing] = []
-        while state is not None and state.pending and state.pending[0].deadline < ts:
+        coord = g.coord
+        if state is None or not state.pending or state.pending[0].deadline >= ts:
+            # the common step: no parked call to check first
+            firings = coord.advance(ts)
+            if state is not None and coord.classic_outbox.completed:
+                self._collect(g, state)
+            return firings
+        firings = []
+        while state.pending and state.pending[0].deadline < ts:
             p = heapq.heappop(state.pending)
-            firings += g.coord.advance(max(int(p.deadline), g.coord.now))
+            firings += coord.advance(max(int(p.deadline), coord.now))
             self._collect(g, state)
             self._check_parked(g, state, p)
-        firings += g.coord.advance(ts)
-        if state is not None:
-            self._collect(g, state)
+        firings += coord.advance(ts)
+        self._collect(g, state)
         return firings
-
-    def due(self, g: GroupSession, ts: int) -> bool:
-        """A parked call's answer time has passed by ``ts`` (``advance`` would check it)."""
-        state = self.groups.get(g.summary.group_id)
-        return state is not None and bool(state.pending) and state.pending[0].deadline < ts
 
     def steady_hit(self, g: GroupSession, event: Event) -> bool:
         """A repeated steady Heartbeat answered from the cache (``classic_steady.py``); False: the
         full path."""
         state = self.groups.get(g.summary.group_id)
-        return state is not None and bool(state.steady) and steady_hit(self.checker, g, event, state.steady)
+        return state is not None and bool(state.steady) and steady_hit(self.checker, g, event, state.steady,
+                                                                      state.pending)
 
     def earliest(self, g: GroupSession) -> float | None:
         """The earliest answer time of the group's parked calls (None: none parked)."""

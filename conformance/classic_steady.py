@@ -42,6 +42,7 @@ class ClassicSteadyAnswer:
     """A member's steady Heartbeat: the request, what it was sent with, and the timer it re-arms."""
 
     request: dict[str, Any]
+    int_fields: tuple[str, ...]  # where an equal value may be of another type (``True``, ``1.0``)
     version: int | None
     client_id: str | None
     connection: str | None
@@ -60,31 +61,33 @@ def steady_answer(g: GroupSession, event: Event, ts: int) -> ClassicSteadyAnswer
     timer = steady_heartbeat_timer(g.coord, g.summary.group_id, member_id, ts)
     if timer is None:
         return None
-    return ClassicSteadyAnswer(dict(req), event.api_version, event.client_id, event.connection, g.generation,
+    ints = tuple(k for k, v in req.items() if type(v) is int)
+    return ClassicSteadyAnswer(req, ints, event.api_version, event.client_id, event.connection, g.generation,
                                timer, timer.deadline_ms - ts)
 
 
-def same_request(cached: dict[str, Any], req: dict[str, Any]) -> bool:
-    """Equal keys and values of the same types (flat: ``steady_answer`` keeps no other)."""
-    if len(cached) != len(req):
+def same_request(entry: ClassicSteadyAnswer, req: dict[str, Any]) -> bool:
+    """Equal keys and values of the same types. The cached values are flat strings, ints and
+    nulls, so an equal value of another type can only stand where an int does."""
+    cached = entry.request
+    if req is cached:  # a request log's repeated line shares its request object (CallMemo)
+        return True
+    if req != cached:
         return False
-    for key, value in cached.items():
-        other = req.get(key, req)  # a missing key gives ``req`` itself: never equal
-        if type(other) is not type(value) or other != value:
-            return False
-    return True
+    return all(type(req[key]) is int for key in entry.int_fields)
 
 
 def steady_hit(checker: TraceChecker, g: GroupSession, event: Event,
-               cache: dict[str, ClassicSteadyAnswer]) -> bool:
-    """Answer a repeated steady Heartbeat of ``g`` from ``cache``; False: take the full path."""
+               cache: dict[str, ClassicSteadyAnswer], parked: list[Any]) -> bool:
+    """Answer a repeated steady Heartbeat of ``g`` from ``cache``; False: take the full path.
+    ``parked``: the group's parked calls, a heap by answer time."""
     req = event.request
     member_id = req.get("memberId")
     entry = cache.get(member_id) if type(member_id) is str else None
     if entry is None or entry.generation != g.generation or g.retired \
             or event.api_version != entry.version or event.client_id != entry.client_id \
             or event.connection != entry.connection or event.response.get("errorCode", 0) != 0 \
-            or not same_request(entry.request, req):
+            or not same_request(entry, req):
         return False
     ts = int(event.ts_ms or 0)  # as ClassicChecks.handle reads it
     if g.clock_seq != checker.clock_seq:
@@ -93,7 +96,8 @@ def steady_hit(checker: TraceChecker, g: GroupSession, event: Event,
     if last is not None and ts < last:
         return False  # the full path reports it
     coord = g.coord
-    if coord.timers.maybe_due(ts) or checker.classic.due(g, ts):
+    timers = coord.timers
+    if timers.maybe_due(ts) or (parked and parked[0].deadline < ts):
         checker.advance(g, ts, event.line)
         if entry.generation != g.generation:
             return False  # timers fired; the full path runs at the same time (advancing again is a no-op)
@@ -102,7 +106,7 @@ def steady_hit(checker: TraceChecker, g: GroupSession, event: Event,
         if checker.high is None or ts > checker.high:
             checker.high = ts
         coord.now = ts
-    coord.timers.schedule(timer_at(entry.session_timer, ts + entry.delay))
+    timers.schedule(timer_at(entry.session_timer, ts + entry.delay))
     g.summary.events += 1
     g.saw_calls = True
     checker.steady_hits += 1
