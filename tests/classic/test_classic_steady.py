@@ -17,6 +17,8 @@ from kgspec.conformance.checker import TraceChecker
 from kgspec.conformance.findings import Report
 from kgspec.conformance.readers import open_trace
 from kgspec.conformance.writers import write_request_log
+from kgspec.model.classic.steady import steady_heartbeat_timer
+from kgspec.model.coordinator import Coordinator
 from kgspec.model.profiles import PROFILES
 
 from tests.benchmarks.workloads import as_request_log, classic_churn
@@ -140,3 +142,42 @@ def test_anomalies_among_cached_heartbeats_are_reported(churn: Path, tmp_path: P
         (member_at + 1, "response-mismatch", "errorCode", 25, 0),
         (back_at + 1, "malformed", "tsMs", None, None),
     ])
+
+
+def _join(coord: Coordinator, now: int, member_id: str = "") -> Any:
+    return coord.handle(11, 9, {"groupId": "g", "sessionTimeoutMs": 10_000, "rebalanceTimeoutMs": 60_000,
+                                "memberId": member_id, "groupInstanceId": None, "protocolType": "consumer",
+                                "protocols": [{"name": "range", "metadata": "AAE="}], "reason": None}, now=now)
+
+
+def _heartbeat(coord: Coordinator, now: int, member_id: str, generation: int) -> dict[str, Any]:
+    response: dict[str, Any] = coord.handle(12, 4, {"groupId": "g", "generationId": generation, "memberId": member_id,
+                                                    "groupInstanceId": None}, now=now).response
+    return response
+
+
+def test_steady_heartbeat_timer_only_after_the_steady_answer() -> None:
+    """The model names the steady Heartbeat: NONE in STABLE re-arms ``heartbeat-g-<member>`` at
+    now + the session timeout; REBALANCE_IN_PROGRESS (PREPARING_REBALANCE) is not steady."""
+    coord = Coordinator("kafka-4.3", {}, member_ids=lambda n: f"m{n}")
+    member = _join(coord, 0).response["memberId"]
+    assert _join(coord, 10, member).pending is not None  # parked: the initial delay (3 s)
+    coord.advance(3010)
+    [completion] = coord.take_completed()
+    assert (completion.response["errorCode"], completion.response["generationId"]) == (0, 1)
+    sync = coord.handle(14, 5, {"groupId": "g", "generationId": 1, "memberId": member, "groupInstanceId": None,
+                                "protocolType": "consumer", "protocolName": "range",
+                                "assignments": [{"memberId": member, "assignment": "AAEA"}]}, now=3020)
+    assert sync.response == {"throttleTimeMs": 0, "errorCode": 0, "protocolType": "consumer",
+                             "protocolName": "range", "assignment": "AAEA"}
+    assert _heartbeat(coord, 6000, member, 1) == {"throttleTimeMs": 0, "errorCode": 0}
+    timer = steady_heartbeat_timer(coord, "g", member, 6000)
+    assert timer is not None
+    assert (timer.key, timer.deadline_ms, timer.kind) == (f"heartbeat-g-{member}", 16_000, "classic-heartbeat")
+    assert steady_heartbeat_timer(coord, "g", member, 6001) is None  # not what a call at 6001 leaves
+    assert steady_heartbeat_timer(coord, "g", "nobody", 6000) is None
+    first = _join(coord, 7000).response  # a new member: pending, no rebalance yet
+    assert first["errorCode"] == 79
+    assert _join(coord, 7010, first["memberId"]).pending is not None  # now the group prepares a rebalance
+    assert _heartbeat(coord, 8000, member, 1) == {"throttleTimeMs": 0, "errorCode": 27}
+    assert steady_heartbeat_timer(coord, "g", member, 8000) is None
