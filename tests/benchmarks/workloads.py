@@ -183,8 +183,14 @@ class _ClassicChurn:
         if len(live) < target:
             self.spawn(group)
             return
-        victim = self.rng.choice(live)
-        if self.rng.random() < 0.7 and victim.member_id:
+        # Only a stable member leaves or crashes: Kafka never answers the parked SyncGroup of a member
+        # removed meanwhile (removeMemberAndUpdateClassicGroup completes the join future only), and
+        # a client with a call in flight heartbeats (Java's heartbeat thread), which these do not.
+        stable = [c for c in live if c.state == "stable"]
+        if not stable:
+            return
+        victim = self.rng.choice(stable)
+        if self.rng.random() < 0.7:
             self.call(victim, 13, 5, {"groupId": group, "members": [
                 {"memberId": victim.member_id, "groupInstanceId": None, "reason": "the consumer is being closed"}]})
         victim.state = "gone"  # a crash: its session runs out
@@ -216,8 +222,11 @@ def classic_churn(path: Path, groups: int, members: int = 5, duration_ms: int = 
     # Nobody calls any more: the parked calls complete (rebalance and session timeouts).
     for c in sim.clients.values():
         c.state = "gone"
-    end = duration_ms + 2 * CLASSIC_REBALANCE_MS
+    end = max(duration_ms, sim.now) + 2 * CLASSIC_REBALANCE_MS
     sim.advance(end)
+    while sim.parked and end < duration_ms + 3_600_000:  # a new member's join waits up to 5 minutes
+        end += CLASSIC_REBALANCE_MS
+        sim.advance(end)
     sim.events.append({"tsMs": end, "tick": {}})
     assert not sim.parked, "a call is still parked at the end of the run"
     write_trace(sim.events, path)
