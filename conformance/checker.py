@@ -55,6 +55,7 @@ from kgspec.model.apis import (
     versions_for,
 )
 from kgspec.model.assignors.api import PartitionAssignor
+from kgspec.model.classic.apis import HEARTBEAT as CLASSIC_HEARTBEAT
 from kgspec.model.config import startup_problem, unknown_config_names
 from kgspec.model.coordinator import Coordinator, TimerStorm
 from kgspec.model.mutants import NONE, Mutants
@@ -117,6 +118,7 @@ class TraceChecker:
         self.listing = ListingChecks(self)  # ListGroups (conformance/listing.py)
         self.consumer = ConsumerChecks(self)  # ConsumerGroupHeartbeat (conformance/consumer.py)
         self._steady_hit = self.consumer.steady_hit  # bound once: feed asks it for most heartbeats
+        self._classic_hit = self.classic.steady_hit  # classic Heartbeats likewise (conformance/classic_steady.py)
         self.streams = StreamsChecks(self)  # StreamsGroupHeartbeat (conformance/streams.py)
         self.describes = DescribeChecks(self)  # the three describes (conformance/describes.py)
         self.records = RecordChecks(self)  # coordinator records (conformance/records.py)
@@ -156,6 +158,11 @@ class TraceChecker:
                     gid = item.request.get("groupId")
                     cached = self.groups.get(gid) if type(gid) is str else None
                     if cached is not None and cached.steady and self._steady_hit(cached, item):
+                        return
+                elif api == CLASSIC_HEARTBEAT and self.steady_cache:
+                    gid = item.request.get("groupId")
+                    cached = self.groups.get(gid) if type(gid) is str else None
+                    if cached is not None and self._classic_hit(cached, item):
                         return
                 self._call(item, api)
                 return
@@ -391,8 +398,9 @@ class TraceChecker:
         """
         try:
             self._compare_call(event, api)
-            if event.group_id is not None and event.group_id in self.groups:
-                self.bound_members(self.groups[event.group_id], event.line)
+            gid = event.group_id  # a property: read once
+            if gid is not None and gid in self.groups:
+                self.bound_members(self.groups[gid], event.line)
         except (AttributeError, TypeError, KeyError, ValueError):
             version = event.api_version if event.api_version is not None else 1
             problem = call_shape_problem(self.profile, api, version, event.request, event.response)

@@ -19,6 +19,7 @@ import heapq
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from kgspec.conformance.classic_steady import ClassicSteadyAnswer, steady_answer, steady_hit
 from kgspec.conformance.compare import consumer_assignment_key
 from kgspec.conformance.connection import client_host
 from kgspec.conformance.findings import Finding
@@ -57,6 +58,7 @@ class _ClassicState:
     pending: list[_Pending] = field(default_factory=list)  # a heap by deadline
     answered: dict[int, dict[str, Any]] = field(default_factory=dict)  # call id -> model response
     history: ClassicHistory = field(default_factory=ClassicHistory)
+    steady: dict[str, ClassicSteadyAnswer] = field(default_factory=dict)  # member id -> its steady Heartbeat
 
 
 class ClassicChecks:
@@ -67,23 +69,39 @@ class ClassicChecks:
         self.groups: dict[str, _ClassicState] = {}
 
     def _state(self, group_id: str) -> _ClassicState:
-        return self.groups.setdefault(group_id, _ClassicState())
+        state = self.groups.get(group_id)
+        if state is None:  # (setdefault would build a state, four containers, on every call)
+            state = self.groups[group_id] = _ClassicState()
+        return state
 
     # --- time ----------------------------------------------------------------------------
 
     def advance(self, g: GroupSession, ts: int) -> list[Firing]:
         """Move the group's model to ``ts``, checking each parked call whose answer time passed."""
         state = self.groups.get(g.summary.group_id)
-        firings: list[Firing] = []
-        while state is not None and state.pending and state.pending[0].deadline < ts:
+        coord = g.coord
+        if state is None or not state.pending or state.pending[0].deadline >= ts:
+            # the common step: no parked call to check first
+            firings = coord.advance(ts)
+            if state is not None and coord.classic_outbox.completed:
+                self._collect(g, state)
+            return firings
+        firings = []
+        while state.pending and state.pending[0].deadline < ts:
             p = heapq.heappop(state.pending)
-            firings += g.coord.advance(max(int(p.deadline), g.coord.now))
+            firings += coord.advance(max(int(p.deadline), coord.now))
             self._collect(g, state)
             self._check_parked(g, state, p)
-        firings += g.coord.advance(ts)
-        if state is not None:
-            self._collect(g, state)
+        firings += coord.advance(ts)
+        self._collect(g, state)
         return firings
+
+    def steady_hit(self, g: GroupSession, event: Event) -> bool:
+        """A repeated steady Heartbeat answered from the cache (``classic_steady.py``); False: the
+        full path."""
+        state = self.groups.get(g.summary.group_id)
+        return state is not None and bool(state.steady) and steady_hit(self.checker, g, event, state.steady,
+                                                                      state.pending)
 
     def earliest(self, g: GroupSession) -> float | None:
         """The earliest answer time of the group's parked calls (None: none parked)."""
@@ -171,19 +189,32 @@ class ClassicChecks:
             return
         if adopt:  # a group this call created: its join completes later
             _note_seed_choice(coord, g.summary.group_id, obs)
-        g.generation += 1  # a mixed group's consumer state may have changed: no stale steady answers
+        steady = steady_answer(g, event, ts) if api == HEARTBEAT and not result.records \
+            and result.response is not None and result.response.get("errorCode") == 0 else None
+        if steady is None:
+            # Any other call may have changed the group (a mixed group's consumer state too): no
+            # stale steady answers. The steady Heartbeat only re-armed its own member's timer.
+            g.generation += 1
         for record in result.records:
             g.expected_records.append((event.line, record))
         if api == JOIN_GROUP and not mixed:
             for name, message in join_response_problems(state.history, obs):
                 self._report(g, event, "invariant", message, name)
         if result.response is not None:
-            self._compare(g, event, api, result.response, result.explain)
+            differs = self._compare(g, event, api, result.response, result.explain)
+            if steady is not None and not differs and self.checker.steady_cache:
+                self._remember(g, state, steady)
             return
         assert result.pending is not None
         deadline = ts + (event.total_time_ms or 0)
         heapq.heappush(state.pending, _Pending(deadline, result.pending, event, api, list(result.explain)))
         self.checker.wake(g, deadline)
+
+    def _remember(self, g: GroupSession, state: _ClassicState, answer: ClassicSteadyAnswer) -> None:
+        cache = state.steady
+        if len(cache) > 2 * g.coord.member_count(g.summary.group_id) + 16:  # departed members' stale answers
+            state.steady = cache = {m: a for m, a in cache.items() if a.generation == g.generation}
+        cache[answer.request["memberId"]] = answer
 
     def record(self, g: GroupSession, record: Record) -> list[tuple[str, str]]:
         """Invariants of a replayed GroupMetadata record."""
@@ -198,17 +229,21 @@ class ClassicChecks:
 
     # --- comparison ----------------------------------------------------------------------
 
-    def _compare(self, g: GroupSession, event: Event, api: int, expected: dict[str, Any], explain: list[str]) -> None:
+    def _compare(self, g: GroupSession, event: Event, api: int, expected: dict[str, Any], explain: list[str]) -> bool:
+        """Report each difference; True when there was one."""
         mixed = api == SYNC_GROUP and g.summary.group_id in g.coord.groups
+        differs = False
         for name, exp, got in differences(api, expected, event.response):
             if mixed and name == "assignment" and consumer_assignment_key(exp) == consumer_assignment_key(got):
                 continue  # serialized by the coordinator from a HashMap: the partitions count, not their order
+            differs = True
             if name == "errorCode":
                 head = f"{API_LABELS[api]}: the coordinator must answer {error_name(exp)} ({exp}), " \
                        f"not {error_name(got) if isinstance(got, int) else got!r} ({got})"
             else:
                 head = f"{API_LABELS[api]}: {name} must be {exp!r}, not {got!r}"
             self._finding(g, event, "response-mismatch", name, exp, got, head, explain)
+        return differs
 
     def _finding(self, g: GroupSession, event: Event, kind: str, name: str, exp: Any, got: Any, head: str,
                  explain: list[str]) -> None:
