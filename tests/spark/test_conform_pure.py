@@ -260,6 +260,21 @@ def test_small_local_masters_get_the_serial_collector() -> None:
     assert small_local_gc("local[2]", {}, "spark.driver.defaultJavaOptions=-XX:+UseG1GC\n") is None
 
 
+def test_local_masters_get_late_c2_and_small_ones_the_serial_collector() -> None:
+    from kgspec.commands.conform import local_java_options
+
+    late = ("-XX:Tier4InvocationThreshold=50000 -XX:Tier4MinInvocationThreshold=6000 "
+            "-XX:Tier4CompileThreshold=150000 -XX:Tier4BackEdgeThreshold=400000")
+    assert local_java_options("local[1]", {}, "") == f"-XX:+UseSerialGC {late}"
+    assert local_java_options("local[2]", {}, "") == f"-XX:+UseSerialGC {late}"
+    assert local_java_options("local[8]", {}, "") == late
+    assert local_java_options("yarn", {}, "") is None
+    assert local_java_options("spark://h:7077", {}, "") is None
+    # the user's Java options win, wherever they are set
+    assert local_java_options("local[8]", {"spark.driver.extraJavaOptions": "-Xss4m"}, "") is None
+    assert local_java_options("local[2]", {}, "spark.driver.defaultJavaOptions -XX:+UseG1GC\n") is None
+
+
 def test_byte_sizes_as_spark_writes_them() -> None:
     from kgspec.conformance.spark.pipeline import byte_size
 
