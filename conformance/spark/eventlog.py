@@ -3,9 +3,11 @@
 ``kgspec conform --event-log DIR`` has Spark write its event log (uncompressed) to ``DIR`` and
 prints this module's summary after the run: per stage, its tasks, its wall time, the time its
 tasks ran (summed over tasks; run / wall = how many task slots it kept busy), the task threads'
-JVM CPU time and garbage collection, and the Python workers' start, initialisation (reading
-and unpickling the stage's function: imports included) and execution times, as Spark's
-``mapInArrow`` metrics count them. Between stages, the driver works alone (planning a query,
+JVM CPU time and garbage collection, and the Python workers' start, initialisation and
+execution times, as Spark's ``mapInArrow`` metrics count them. A worker's initialisation runs
+from its start until it has unpickled the stage's function (imports included), and it waits
+for the task's JVM side to send the function first: behind a shuffle and a sort (the cluster
+events, the replay) that is the task's shuffle read and sort, JVM work, not Python's. Between stages, the driver works alone (planning a query,
 pickling a function, the Python side's own work): the summary's ``driver`` line is the run's wall
 time that no stage covered. Any event log works (``spark.eventLog.dir``, the history server's
 files), uncompressed, as a file or a rolling ``eventlog_v2_*`` directory.
