@@ -447,3 +447,14 @@ def test_a_native_line_with_a_bom_is_parsed_again_never_unpickled() -> None:
     assert dumps(event)[:2] == PICKLE_MAGIC
     again = event_from_payload(dumps(event), 9, 0.0)
     assert (again.kind, again.line, again.ts_ms) == ("tick", 9, 5.0)
+
+
+def test_lines_are_spread_only_when_every_input_is_read_whole() -> None:
+    """gzip and the other codecs but bzip2 are read in one task per file (``_spread_lines``)."""
+    from kgspec.conformance.spark.pipeline import _all_unsplittable
+
+    assert _all_unsplittable(["/t/a.jsonl.gz"])
+    assert _all_unsplittable(["/t/a.gz", "hdfs://nn/t/b.log.zst", "/t/c.snappy"])
+    assert not _all_unsplittable(["/t/a.gz", "/t/b.jsonl"])  # a split file keeps its blocks
+    assert not _all_unsplittable(["/t/a.jsonl.bz2"])  # bzip2 splits
+    assert not _all_unsplittable([])
