@@ -127,24 +127,26 @@ def _add_task(stage: StageTimes, event: dict[str, Any]) -> None:
 
 
 def log_files(path: Path) -> list[Path]:
-    """The event log files at ``path``: the file itself, or a directory's logs in order
-    (a rolling log's ``events_N_*`` parts by N; the newest application's if several)."""
+    """The event log files at ``path``: the file itself; a rolling log's ``eventlog_v2_*``
+    directory: its ``events_N_*`` parts by N; a directory of logs: the newest application's."""
     if path.is_file():
         return [path]
     if not path.is_dir():
         raise ValueError(f"{path}: no event log there")
+    parts = _parts(path)
+    if parts:
+        return parts
     apps = sorted((p for p in path.iterdir() if not p.name.startswith(".")), key=lambda p: p.stat().st_mtime)
     if not apps:
         raise ValueError(f"{path}: the directory holds no event log")
     newest = apps[-1]
-    if newest.is_file():
-        return [newest]
+    return [newest] if newest.is_file() else _parts(newest)
 
-    def part(p: Path) -> int:
-        return int(p.name.split("_")[1])
 
-    parts = [p for p in newest.iterdir() if p.name.startswith("events_")]
-    return sorted(parts, key=part)
+def _parts(folder: Path) -> list[Path]:
+    """A rolling event log's parts, in order (``events_2_...`` before ``events_10_...``)."""
+    parts = [p for p in folder.iterdir() if p.name.startswith("events_") and p.name.split("_")[1].isdigit()]
+    return sorted(parts, key=lambda p: int(p.name.split("_")[1]))
 
 
 def read_log(path: Path) -> RunTimes:

@@ -73,6 +73,8 @@ def test_event_log_rolling_directory_and_errors(tmp_path: Path) -> None:
     (app / "events_10_local-1").write_text("".join(lines[5:]))
     (app / "events_2_local-1").write_text("".join(lines[:5]))
     assert [p.name for p in log_files(tmp_path)] == ["events_2_local-1", "events_10_local-1"]
+    # the application's own directory (what the CLI reads) gives its parts, not its status file
+    assert [p.name for p in log_files(app)] == ["events_2_local-1", "events_10_local-1"]
     assert read_log(tmp_path).stage_cover_s() == 5.0
     assert read_log(app / "events_2_local-1").stages[0].run_ms == 6_000
     (app / "events_2_local-1").write_bytes(b"(\xb5/\xfd garbage")
@@ -111,6 +113,7 @@ def test_cli_event_log_prints_the_stages(tmp_path: Path) -> None:
     assert done.returncode in (0, 1), done.stderr[-2000:]
     table = done.stderr[done.stderr.index("Spark stages of "):].splitlines()
     assert table[1].split()[:4] == ["stage", "before", "tasks", "wall"]
+    assert table[2].split()[0] == "0"  # the first stage's line: the table is read from the log
     assert table[-1].startswith("application ")
     run = read_log(logs)
     parse = min(run.stages.values(), key=lambda s: s.stage)
