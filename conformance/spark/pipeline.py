@@ -8,8 +8,9 @@
    line, with ``_metadata.file_path`` and ``_metadata.file_block_start``; each line goes
    through the readers' own per-line parsers (:mod:`.parse`). A block is read by one
    task, in order, so a row's index in its block is known there; the per-block row
-   counts collected after this stage give line numbers (:mod:`.blocks`). The rows are
-   persisted for the next stages.
+   counts collected after this stage give line numbers (:mod:`.blocks`). Compressed files
+   (one read task each) have their lines spread over the parse tasks in blocks first
+   (:func:`_spread_lines`). The rows are persisted for the next stages.
 3. **Cluster events**: headers, topic and tick events and topic-API calls, resolved per
    file in order and collected on the driver; every group's replay gets its file's list.
 4. **Sampling**: one row per group id (its type: consumer, streams, share, classic) and the
@@ -70,6 +71,10 @@ SAMPLE_LINES: Final = 64
 SAMPLE_BYTES: Final = 4096
 # Hadoop's other codecs, chosen by suffix: Spark decompresses these files, the driver does not
 _HADOOP_CODEC_SUFFIXES: Final = frozenset({".bz2", ".deflate", ".lz4", ".snappy", ".zst", ".br"})
+# Files Spark reads whole, in one task (bzip2 alone of Hadoop's codecs splits)
+_UNSPLITTABLE_SUFFIXES: Final = frozenset({".gz", *_HADOOP_CODEC_SUFFIXES} - {".bz2"})
+# Lines per parse block of a compressed input, once its lines are spread over the cores
+SPREAD_LINES: Final = 20_000
 # A group's type for sampling: the highest of its rows' types. A describe names groups of any
 # type (a StreamsGroupDescribe may name a consumer group), so its rows ("streams?") rank below
 # every type that the group's own calls and records show, as the checker types a group.
@@ -93,6 +98,8 @@ class ConformOptions:
     mutants: tuple[str, ...] = ()
     tz: str | None = None
     partitions: int | None = None  # replay partitions (default: spark.sql.shuffle.partitions)
+    # lines per parse block of compressed inputs (None: SPREAD_LINES if the session has 2+ cores)
+    spread_lines: int | None = None
     findings_parquet: str | None = None
 
 
@@ -392,11 +399,43 @@ def _run(spark: Any, opts: ConformOptions, seed: int, defaults: _SessionDefaults
     formats = {info.index: info.fmt for info in files.values()}
 
     with contextlib.ExitStack() as cached:
-        parsed = _cache(cached, raw.select("uri", "block", F.col("value").cast("binary").alias("v"))
-                        .mapInArrow(_parse_fn(files, ParseOptions(tz=opts.tz)), PARSED_SCHEMA))
+        lines = raw.select("uri", "block", F.col("value").cast("binary").alias("v"))
+        spread = opts.spread_lines or (SPREAD_LINES if (defaults.parallelism or 1) > 1 else None)
+        if spread is not None and _all_unsplittable(files):
+            lines = _spread_lines(lines, 4 * (defaults.parallelism or 1), spread)
+        parsed = _cache(cached, lines.mapInArrow(_parse_fn(files, ParseOptions(tz=opts.tz)), PARSED_SCHEMA))
         result = _run_parsed(spark, opts, parsed, paths, formats, seed, stages, cached, broken)
     result.stage_seconds = stages.seconds
     return result
+
+
+def _all_unsplittable(files: Iterable[str]) -> bool:
+    """Every input is a file Spark reads in one task (gzip and the other codecs but bzip2)."""
+    keys = list(files)
+    return bool(keys) and all(any(k.endswith(sfx) for sfx in _UNSPLITTABLE_SUFFIXES) for k in keys)
+
+
+def _spread_lines(lines: Any, partitions: int, spread: int) -> Any:
+    """The lines of compressed files, in blocks of ``spread`` lines over ``partitions`` tasks.
+
+    Spark reads a gzip file in one task (its one split: ``block`` 0); the parse stage would parse
+    it on one core while the others wait: the serial stage of a compressed input. Reading stays
+    one task per file (decompression is sequential), but the lines are then shuffled in blocks
+    of consecutive lines to ``partitions`` parse tasks, each block sorted back into file order.
+    A block's key (the ``block`` column) is the position of its first possible line
+    (``monotonically_increasing_id`` rounded down to a multiple of ``spread``): one task reads a
+    whole file in order, so these keys order a file's blocks as the file does, and key 0 is the
+    start of a file. Line numbers, held headers and inherited timestamps then come out of the
+    per-block rows exactly as for the blocks of a split file (:mod:`.blocks`).
+    """
+    from pyspark.sql import functions as F
+
+    pos = F.monotonically_increasing_id()
+    return (lines.withColumn("pos", pos)
+            .withColumn("block", F.col("pos") - F.col("pos") % F.lit(spread))
+            .repartition(partitions, "uri", "block")
+            .sortWithinPartitions("uri", "block", "pos")
+            .select("uri", "block", "v"))
 
 
 def _broken_gzip_findings(files: dict[str, FileInfo], names: _Names, spark: Any = None,
@@ -487,9 +526,12 @@ def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str],
                 broken: list[Finding] | None = None) -> ConformResult:
     from pyspark.sql import functions as F
 
-    # The counts, block layouts and held headers (the rows are few: per partition and per block).
-    summary = summarize_parse((tuple(r) for r in parsed.where(F.col("cls").isin("n", "b", HEADER_HELD))
-                               .select(*SUMMARY_COLUMNS).collect()), paths)
+    # The counts, block layouts and held headers (the rows are few: per partition and per block),
+    # and the malformed lines: one job for both (a job costs the driver a plan and a wave of tasks).
+    read_rows = (parsed.where(F.col("cls").isin("n", "b", HEADER_HELD, "m"))
+                 .select(*SUMMARY_COLUMNS, "sub", "msg", "fld").collect())
+    malformed = [r for r in read_rows if r["cls"] == "m"]
+    summary = summarize_parse((tuple(r)[:len(SUMMARY_COLUMNS)] for r in read_rows if r["cls"] != "m"), paths)
     layout, headers, driver_findings = summary.layout, summary.headers, summary.findings
     driver_findings.extend(broken or [])
     stages.lap("parse")
@@ -551,7 +593,6 @@ def _run_parsed(spark: Any, opts: ConformOptions, parsed: Any, paths: list[str],
                  .mapInArrow(_replay_fn(ctx), OUTPUT_SCHEMA))
     rows = out.collect()
     stages.lap("replay")
-    malformed = parsed.where(F.col("cls") == "m").select("fi", "block", "line", "sub", "msg", "fld").collect()
     if opts.findings_parquet:
         _write_findings(spark, opts.findings_parquet, out, parsed, paths, layout, driver_findings)
     stages.lap("findings")

@@ -17,7 +17,8 @@ import os
 import re
 import sys
 import time
-from typing import Any
+from pathlib import Path
+from typing import Any, Final
 
 from kgspec.commands import progress
 from kgspec.conformance.readers import FORMATS
@@ -61,6 +62,9 @@ def register(sub: Any) -> None:
                    help="replay partitions (default: spark.sql.shuffle.partitions if set, else 4 per core)")
     p.add_argument("--spark-conf", action="append", default=[], metavar="KEY=VALUE",
                    help="extra Spark config (repeatable)")
+    p.add_argument("--event-log", metavar="DIR",
+                   help="write Spark's event log to DIR (uncompressed) and print where the run's seconds went, "
+                        "per Spark stage, to stderr (not with --remote: the server keeps its own log)")
     p.add_argument("--quiet", "-q", action="store_true", help="print only the summary lines")
     p.set_defaults(run=run)
 
@@ -80,8 +84,8 @@ def _status_tracker(spark: Any) -> Any:
 
 def build_session(master: str | None, remote: str | None, confs: dict[str, str]) -> Any:
     """A session for the CLI: --remote / $SPARK_REMOTE (Connect), else --master, else the
-    master spark-submit passed (spark.master), else local[*]. A local master on one or two
-    cores gets the serial garbage collector (:func:`small_local_gc`)."""
+    master spark-submit passed (spark.master), else local[*]. A local master gets the JIT
+    settings of :func:`local_java_options` (and on one or two cores the serial collector)."""
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     from pyspark.sql import SparkSession
 
@@ -94,9 +98,9 @@ def build_session(master: str | None, remote: str | None, confs: dict[str, str])
 
         if not SparkConf().contains("spark.master"):  # else spark-submit started the JVM, with its master
             master = master or "local[*]"
-            gc = small_local_gc(master, confs, _spark_defaults())
-            if gc is not None:
-                builder = builder.config(DRIVER_DEFAULT_JAVA_OPTIONS, gc)
+            java = local_java_options(master, confs, _spark_defaults())
+            if java is not None:
+                builder = builder.config(DRIVER_DEFAULT_JAVA_OPTIONS, java)
         if master:
             builder = builder.master(master)
         builder = builder.config("spark.ui.showConsoleProgress", "false")
@@ -119,14 +123,40 @@ def small_local_gc(master: str, confs: dict[str, str], defaults: str) -> str | N
     use one heap of a few GiB, which the serial collector handles without long pauses.
     """
     cores = local_cores(master)
-    if cores is None or cores > 2:
+    if cores is None or cores > 2 or _user_java_options(confs, defaults):
         return None
-    if any(key in confs for key in _JAVA_OPTIONS_KEYS):
-        return None
-    for line in defaults.splitlines():  # java.util.Properties: "key value", "key=value", "key: value"
-        if re.split(r"[\s=:]", line.strip(), maxsplit=1)[0] in _JAVA_OPTIONS_KEYS:
-            return None
     return "-XX:+UseSerialGC"
+
+
+# C2 compiles a method after 10x the JVM's default invocations and loop iterations (defaults
+# 5000, 600, 15000, 40000): C1 still compiles everything it does by default.
+LATE_C2: Final = ("-XX:Tier4InvocationThreshold=50000 -XX:Tier4MinInvocationThreshold=6000 "
+                  "-XX:Tier4CompileThreshold=150000 -XX:Tier4BackEdgeThreshold=400000")
+
+
+def local_java_options(master: str, confs: dict[str, str], defaults: str) -> str | None:
+    """The driver's Java options for a local master, unless the user sets them (as
+    :func:`small_local_gc`): :data:`LATE_C2`, and on one or two cores the serial collector.
+
+    Why late C2: the JIT is the largest part of the JVM's fixed cost. Most of what C2 compiled
+    was Spark's driver machinery (task serialization, Janino, the SQL analyzer), code that runs
+    thousands of times per run, not millions; the data path (text reading, Arrow, sort, shuffle)
+    runs its methods once or more per line, so at 10^6 lines it still reaches C2. JVM CPU time
+    (``docs/conformance.md``): a 936-line trace 24.1 -> 18.2 s, 10^6 events 44.1 -> 34.4 s.
+    """
+    cores = local_cores(master)
+    if cores is None or _user_java_options(confs, defaults):
+        return None
+    return f"-XX:+UseSerialGC {LATE_C2}" if cores <= 2 else LATE_C2
+
+
+def _user_java_options(confs: dict[str, str], defaults: str) -> bool:
+    """The driver's Java options are set by ``--spark-conf`` or ``spark-defaults.conf`` (``defaults``)."""
+    if any(key in confs for key in _JAVA_OPTIONS_KEYS):
+        return True
+    # java.util.Properties: "key value", "key=value", "key: value"
+    return any(re.split(r"[\s=:]", line.strip(), maxsplit=1)[0] in _JAVA_OPTIONS_KEYS
+               for line in defaults.splitlines())
 
 
 def _spark_defaults() -> str:
@@ -144,6 +174,31 @@ def _spark_defaults() -> str:
             return fh.read()
     except OSError:
         return ""
+
+
+def event_log_confs(directory: str) -> dict[str, str]:
+    """Spark's settings for ``--event-log DIR``: the directory (created) as a URI, uncompressed."""
+    path = Path(directory).resolve()
+    path.mkdir(parents=True, exist_ok=True)
+    return {"spark.eventLog.enabled": "true", "spark.eventLog.dir": path.as_uri(),
+            "spark.eventLog.compress": "false"}
+
+
+def print_event_log(spark: Any, directory: str) -> None:
+    """Stops the session (which closes its event log) and prints the log's summary to stderr."""
+    from kgspec.conformance.spark.eventlog import format_times, read_log
+
+    app = spark.sparkContext.applicationId
+    spark.stop()
+    folder = Path(directory)
+    logs = [p for p in folder.iterdir() if app in p.name]
+    try:
+        times = read_log(logs[0] if logs else folder)
+    except (OSError, ValueError) as exc:
+        print(f"kgspec conform: --event-log: {exc}", file=sys.stderr)
+        return
+    print(f"Spark stages of {app} (event log in {folder}):", file=sys.stderr)
+    print(format_times(times), file=sys.stderr)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -169,6 +224,11 @@ def run(args: argparse.Namespace) -> int:
         if args.partitions is not None and args.partitions < 1:
             raise ValueError("--partitions must be at least 1")
         report_file = ReportFile(args.json, args.inputs) if args.json and args.json != "-" else None
+        if args.event_log:
+            if args.remote or os.environ.get("SPARK_REMOTE"):
+                raise ValueError("--event-log needs a local driver, not --remote/SPARK_REMOTE "
+                                 "(set spark.eventLog.dir on the Connect server)")
+            confs = {**event_log_confs(args.event_log), **confs}
     except (ValueError, UsageError) as exc:
         error("conform", str(exc))
         return 2
@@ -191,6 +251,8 @@ def run(args: argparse.Namespace) -> int:
             return 2
         raise
     elapsed = time.perf_counter() - started
+    if args.event_log:
+        print_event_log(spark, args.event_log)
     report = result.report
     if args.json:
         text = json.dumps(result.to_json(), indent=2, default=jsonable) + "\n"

@@ -260,6 +260,21 @@ def test_small_local_masters_get_the_serial_collector() -> None:
     assert small_local_gc("local[2]", {}, "spark.driver.defaultJavaOptions=-XX:+UseG1GC\n") is None
 
 
+def test_local_masters_get_late_c2_and_small_ones_the_serial_collector() -> None:
+    from kgspec.commands.conform import local_java_options
+
+    late = ("-XX:Tier4InvocationThreshold=50000 -XX:Tier4MinInvocationThreshold=6000 "
+            "-XX:Tier4CompileThreshold=150000 -XX:Tier4BackEdgeThreshold=400000")
+    assert local_java_options("local[1]", {}, "") == f"-XX:+UseSerialGC {late}"
+    assert local_java_options("local[2]", {}, "") == f"-XX:+UseSerialGC {late}"
+    assert local_java_options("local[8]", {}, "") == late
+    assert local_java_options("yarn", {}, "") is None
+    assert local_java_options("spark://h:7077", {}, "") is None
+    # the user's Java options win, wherever they are set
+    assert local_java_options("local[8]", {"spark.driver.extraJavaOptions": "-Xss4m"}, "") is None
+    assert local_java_options("local[2]", {}, "spark.driver.defaultJavaOptions -XX:+UseG1GC\n") is None
+
+
 def test_byte_sizes_as_spark_writes_them() -> None:
     from kgspec.conformance.spark.pipeline import byte_size
 
@@ -432,3 +447,14 @@ def test_a_native_line_with_a_bom_is_parsed_again_never_unpickled() -> None:
     assert dumps(event)[:2] == PICKLE_MAGIC
     again = event_from_payload(dumps(event), 9, 0.0)
     assert (again.kind, again.line, again.ts_ms) == ("tick", 9, 5.0)
+
+
+def test_lines_are_spread_only_when_every_input_is_read_whole() -> None:
+    """gzip and the other codecs but bzip2 are read in one task per file (``_spread_lines``)."""
+    from kgspec.conformance.spark.pipeline import _all_unsplittable
+
+    assert _all_unsplittable(["/t/a.jsonl.gz"])
+    assert _all_unsplittable(["/t/a.gz", "hdfs://nn/t/b.log.zst", "/t/c.snappy"])
+    assert not _all_unsplittable(["/t/a.gz", "/t/b.jsonl"])  # a split file keeps its blocks
+    assert not _all_unsplittable(["/t/a.jsonl.bz2"])  # bzip2 splits
+    assert not _all_unsplittable([])

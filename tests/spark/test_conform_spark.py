@@ -17,7 +17,7 @@ from kgspec.conformance.checker import check_items
 from kgspec.conformance.findings import Report
 from kgspec.conformance.readers import open_trace
 from kgspec.conformance.spark import ConformOptions, keep, run_conform
-from kgspec.conformance.spark.pipeline import _remote_gzip_finding
+from kgspec.conformance.spark.pipeline import _remote_gzip_finding, _spread_lines
 
 from kgspec.cli import main
 from tests.spark.data import GROUPS, MUTATED, Dataset, make_admin_trace
@@ -206,20 +206,23 @@ def test_cli_exit_status_and_json(spark: Any, dataset: Dataset, tmp_path: Path,
 @pytest.mark.spark
 @pytest.mark.slow
 def test_cli_session_on_two_local_cores_runs_the_serial_collector() -> None:
-    """build_session passes small_local_gc's option to the JVM it starts (a fresh process: the
-    tests' own session has its JVM already); Java options of the user's keep G1."""
+    """build_session passes local_java_options' options (the serial collector, late C2) to the JVM
+    it starts (a fresh process: the tests' own session has its JVM already); Java options of the
+    user's keep G1 and the JVM's own JIT thresholds."""
     import subprocess
     import sys
 
     script = ("import sys\nfrom kgspec.commands.conform import build_session\n"
               "confs = dict(a.split('=', 1) for a in sys.argv[1:])\n"
               "s = build_session('local[2]', None, confs)\n"
-              "beans = s.sparkContext._jvm.java.lang.management.ManagementFactory.getGarbageCollectorMXBeans()\n"
-              "print([b.getName() for b in beans])\ns.stop()\n")
+              "mx = s.sparkContext._jvm.java.lang.management.ManagementFactory\n"
+              "late = any('Tier4InvocationThreshold=50000' in a for a in mx.getRuntimeMXBean().getInputArguments())\n"
+              "print([b.getName() for b in mx.getGarbageCollectorMXBeans()], late)\ns.stop()\n")
     runs = [subprocess.run([sys.executable, "-c", script, *extra], capture_output=True, text=True, timeout=300,
                            check=True).stdout.strip().splitlines()[-1]
             for extra in ([], ["spark.driver.extraJavaOptions=-XX:+UseG1GC"])]
-    assert runs == ["['Copy', 'MarkSweepCompact']", "['G1 Young Generation', 'G1 Old Generation']"]
+    # local_java_options: late C2 too, unless the user's own Java options are set
+    assert runs == ["['Copy', 'MarkSweepCompact'] True", "['G1 Young Generation', 'G1 Old Generation'] False"]
 
 
 @pytest.mark.spark
@@ -283,3 +286,46 @@ def test_group_config_calls_reach_their_groups_on_spark(spark: Any, tmp_path: Pa
     got.pop("sampling")
     assert got == _check_json(paths)
     assert got["findings"] == []
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+def test_compressed_inputs_parse_in_spread_blocks_as_check_reads_them(spark: Any, dataset: Dataset,
+                                                                       tmp_path: Path) -> None:
+    """gzip files are read in one task each; their lines are spread in blocks of consecutive
+    lines over the parse tasks (``_spread_lines``: here 7 lines a block). Line numbers, a header
+    after blank blocks, dump-log records inheriting another block's timestamp, console and
+    request-log lines: the report is check's."""
+    from pyspark.sql import functions as F
+
+    def gz(name: str, data: bytes) -> Path:
+        path = tmp_path / f"{name}.gz"
+        path.write_bytes(gzip.compress(data))
+        return path
+
+    lines = dataset.fixtures[3].read_text().splitlines()  # offsets.dump.txt
+    no_ts = "\n".join(re.sub(r" CreateTime: \d+", "", line) if i in (9, 10) else line
+                      for i, line in enumerate(lines)) + "\n"
+    inputs = [gz("mutated.jsonl", dataset.native.read_bytes()),
+              gz("late-header.jsonl", b"\n" * 30 + dataset.fixtures[1].read_bytes()),
+              gz("no-ts.dump.txt", no_ts.encode()),
+              gz("offsets.console.txt", dataset.fixtures[2].read_bytes()),
+              gz("request.log", dataset.fixtures[4].read_bytes())]
+    got = _conform_json(spark, inputs, spread_lines=7)
+    got.pop("sampling")
+    expected = _check_json(inputs)
+    assert got == expected
+    assert {g["groupId"] for g in got["groups"] if g["verdict"] == "diverges"} >= MUTATED
+
+    # the blocks: keys are multiples of 7, each block's lines in file order, key 0 starts a file
+    read = spark.read.text(str(inputs[0])).select(F.col("_metadata.file_path").alias("uri"),
+                                                  F.col("_metadata.file_block_start").alias("block"),
+                                                  F.col("value").cast("binary").alias("v"))
+    rows = _spread_lines(read, 3, 7).collect()
+    native = dataset.native.read_bytes().split(b"\n")[:-1]
+    assert len(rows) == len(native)
+    blocks: dict[int, list[bytes]] = {}
+    for r in rows:
+        blocks.setdefault(r["block"], []).append(bytes(r["v"]))
+    assert sorted(blocks) == list(range(0, len(native), 7))
+    assert [v for key in sorted(blocks) for v in blocks[key]] == native
