@@ -130,6 +130,9 @@ def test_a_response_wrong_under_every_load_time_is_flagged_at_its_line(tmp_path:
     move = next(m for m in _moves(report) if m["groupId"] == "group-8" and m["line"] == 7170)
     assert move["window"] == {"fromTsMs": BASE_MS + 1199762, "toTsMs": BASE_MS + 1200825}
     assert move["tsMs"] == BASE_MS + 1200038
+    # --explain stops at its line: the held findings are decided from the lines read so far
+    assert main(["check", "--explain", f"{mutant}:{first}"]) == 0
+    assert main(["check", "--explain", f"{mutant}:{target + 1}"]) == 1
 
 
 def test_the_candidates_are_the_instants_where_an_answer_can_change() -> None:
