@@ -114,7 +114,9 @@ class CoordinatorMoves:
             self.since[gid] = event.ts_ms or 0
         if moved or loaded:
             g = self.checker.groups.get(gid)
-            left = g.last_ts if g is not None and g.last_ts is not None else float("-inf")  # before this call
+            # its last call the old broker answered (not its clock: a topic change moves that)
+            left = (g.last_call if g.last_call is not None else g.last_ts if g.last_ts is not None
+                    else float("-inf")) if g is not None else float("-inf")
             why = f"answered by {broker} after {known}" if moved else \
                 f"{broker or 'the broker'} answered COORDINATOR_LOAD_IN_PROGRESS at line {held[0][0].line}" \
                 if held else ""
@@ -139,6 +141,9 @@ class CoordinatorMoves:
                 else:
                     judged.append(answer)
             self._release(judged)
+        g = self.checker.groups.get(gid)
+        if g is not None and event.ts_ms is not None:
+            g.last_call = event.ts_ms
         return False
 
     def failover(self, gid: str, event: Event, kind: str, before: str | None, after: str | None,
@@ -169,17 +174,16 @@ class CoordinatorMoves:
         broker stops leading its ``__consumer_offsets`` partitions together (a restart, a crash, a
         controlled shutdown), so each of its groups fails over now, not at its own next call,
         which may come after topic changes and timers the new coordinator saw after loading.
-        The broker's groups are those it answered before ``left`` (the group's time before this
-        call), not those that came to it after (in a move of other brokers' groups to it)."""
+        The broker's groups are those it answered before ``left`` (the leaving group's last call
+        there), not those that came to it after (in a move of other brokers' groups to it)."""
         checker = self.checker
         ts = event.ts_ms or 0
         for other, broker in list(self.brokers.items()):
-            if broker == old and other != gid:
-                self.load.end(other)  # before this move changes the group's entries
             g = checker.groups.get(other)
             if broker != old or other == gid or g is None or (g.last_ts is not None and g.last_ts > ts) \
                     or self.since.get(other, ts) > left:
                 continue
+            self.load.end(other)  # its earlier move's trial, before this one changes its entries
             del self.brokers[other]
             self.assumed[other] = old
             self.failover(other, event, "coordinator-move", old, None,
