@@ -28,18 +28,22 @@ the window is legal. The checker picks one consistent with the answers, as it ad
   (the recorded events only grow). If none explains the answers, the departure is real: the
   candidate whose first finding comes latest (the current one on a tie) is kept and its
   findings are reported, at their lines;
+- ticks and topic changes meanwhile are recorded too and replayed as the router takes them for
+  the group (its clock; a topic it follows), on a topic image of the replay's own, rebuilt as the
+  shared one was at the move: the shared image is never changed by a replay;
 - the trial ends (its findings, if any, reported; the adopted time written in the report) when
   the group's clock passes every timer the load re-armed (``until``), when the group moves
-  again, before a cluster event (a topic change, a tick: the shared topic image must not change
-  under a replay), before a call that names the group among others (a describe, a listing), at a
+  again or answers NOT_COORDINATOR / COORDINATOR_LOAD_IN_PROGRESS, before a native failover tick,
+  before a call that names the group among others (a describe, a listing: not replayed), at a
   malformed or unsupported finding of the group, and at the end.
 
 Deterministic: candidates in a fixed order, replays of the same events. Bounded: at most
-``MAX_CANDIDATES`` candidates (the latest) and ``MAX_BUFFERED`` recorded events per trial
-(beyond, the trial ends with the time adopted so far); each candidate is replayed at most once
-per search and a refuted one never again, so a move costs at most ``MAX_CANDIDATES`` searches of
-``MAX_CANDIDATES`` replays of ``MAX_BUFFERED`` events, and only moves with a finding within the
-horizon search at all. A move whose answers all agree costs one copy of the group's state.
+``MAX_CANDIDATES`` candidates (the latest) per search, ``MAX_SEARCHES`` searches and
+``MAX_BUFFERED`` recorded events per trial (beyond either, the trial ends with the time adopted
+so far); a refuted candidate is never replayed again. So a move costs at most
+``MAX_SEARCHES * MAX_CANDIDATES`` replays of at most ``MAX_BUFFERED`` events, only a move
+followed by a finding within the horizon searches at all, and one whose answers all agree costs
+a copy of the group's state and the recording.
 """
 
 from __future__ import annotations
@@ -64,6 +68,7 @@ if TYPE_CHECKING:
 
 MAX_CANDIDATES: Final = 64
 MAX_BUFFERED: Final = 4096
+MAX_SEARCHES: Final = 16
 # A coordinator's attributes shared with the checker or immutable: a copy of the group keeps them.
 _SHARED: Final = ("profile", "config", "mutants", "assignors", "task_assignors", "migration", "topics",
                   "_versions", "_member_ids", "_timer_watch")
@@ -130,6 +135,7 @@ class Trial:
     held: list[tuple[GroupSession | None, Finding]] = field(default_factory=list)
     first_held: int = -1  # the buffer index of the first held finding's event
     refuted: set[float] = field(default_factory=set)
+    searches: int = 0
     untimely: set[int] = field(default_factory=set)  # recorded cluster events whose time the router ignored
     pending: bool = False  # a finding waits for a search
     ending: bool = False  # a malformed or unsupported finding: end before the next event
@@ -282,6 +288,7 @@ class LoadTimes:
     def _search(self, trial: Trial) -> None:
         """Adopt the latest candidate under which the recorded events give no finding (module doc)."""
         self.searches += 1
+        trial.searches += 1
         trial.pending = False
         trial.refuted.add(trial.adopted)
         g = self.checker.groups[trial.gid]
@@ -290,7 +297,9 @@ class LoadTimes:
             calls.append(trial.trigger[0].ts_ms)
         best: tuple[int, float] = (trial.first_held, trial.adopted)
         tried = False
-        for t in trial.window.candidates(trial.old_deadlines, trial.delays, calls):
+        candidates = trial.window.candidates(trial.old_deadlines, trial.delays, calls) \
+            if trial.searches <= MAX_SEARCHES else []
+        for t in candidates:
             if t in trial.refuted:
                 continue
             tried = True
