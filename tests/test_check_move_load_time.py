@@ -75,7 +75,8 @@ ADOPTED = {
 
 
 @pytest.mark.parametrize("seed", sorted(ADOPTED))
-def test_the_load_time_is_adopted_from_the_answers(seed: int, tmp_path: Path) -> None:
+def test_the_load_time_is_adopted_from_the_answers(seed: int, tmp_path: Path,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
     """Up to the session expiries that follow the second move: the estimated time diverged in one
     group; the adopted one conforms, and the report gives the window and the time adopted."""
     log = _cluster_log(tmp_path, seed, 1260000)
@@ -95,6 +96,12 @@ def test_the_load_time_is_adopted_from_the_answers(seed: int, tmp_path: Path) ->
     for move in moves:  # every move says where it may have happened
         assert move["window"]["fromTsMs"] <= move["tsMs"] <= move["window"]["toTsMs"]
     assert problems(report, REPORT_SCHEMA) == []  # the published schema names the window
+    # the human summary counts them
+    capsys.readouterr()
+    assert main(["check", str(log)]) == 0
+    assert capsys.readouterr().out.splitlines()[-2].startswith(
+        "20 coordinator move(s) inferred or supplied in 10 group(s), replayed as failovers "
+        "(1 at a load time the answers show, inside its window); 0 NOT_COORDINATOR answer(s)")
 
 
 def test_a_group_that_came_to_a_broker_after_another_left_it_stays(tmp_path: Path) -> None:
