@@ -48,9 +48,10 @@ a copy of the group's state and the recording.
 
 from __future__ import annotations
 
-import copy
 import dataclasses
+import io
 import math
+import pickle
 from collections import deque
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Final
@@ -64,7 +65,6 @@ from kgspec.model.topics import MAX_PARTITIONS, TopicsImage
 
 if TYPE_CHECKING:
     from kgspec.conformance.checker import TraceChecker
-    from kgspec.model.coordinator import Coordinator
 
 MAX_CANDIDATES: Final = 64
 MAX_BUFFERED: Final = 4096
@@ -106,11 +106,10 @@ class LoadWindow:
 
 @dataclass(slots=True)
 class _Saved:
-    """The group's state just before the move (deep copies; ``restore`` copies them again)."""
+    """The group's state just before the move (``LoadTimes._save``; each restore unpickles it again)."""
 
-    session: GroupSession
-    classic: Any  # the classic checks' state of the group, or None
-    moves: tuple[Any, ...]  # the move tracker's entries for the group
+    state: bytes  # the session's fields, the model's attributes, the classic and move entries
+    records: tuple[Any, ...]  # the records the session expects
     inferred: int  # how many report.inferred notes there were
     topics: tuple[tuple[str, str, int], ...]  # the shared topic image: (name, topic id, partitions)
 
@@ -172,11 +171,16 @@ class LoadTimes:
             checker.catch_up(g)
         lo = max(g.last_ts if g.last_ts is not None else hi, since if since is not None else float("-inf"))
         note["window"] = LoadWindow(min(lo, hi), hi).to_json()
-        if not self.enabled or g.retired or not lo < hi:
+        saved = None
+        if self.enabled and not g.retired and lo < hi:
+            try:
+                saved = self._save(g)
+            except (pickle.PicklingError, TypeError, AttributeError):  # a plugin's object, say: no trial
+                saved = None
+        if saved is None:
             note["message"] = message + f": replayed as a failover at tsMs {num(hi)}"
             return self._failover(g, hi, event.line)
         old = tuple(sorted({t["deadlineMs"] for t in g.coord.timers.snapshot().values() if lo < t["deadlineMs"] <= hi}))
-        saved = self._save(g)
         if not self._failover(g, hi, event.line):
             note["message"] = message + f": replayed as a failover at tsMs {num(hi)}"
             return False
@@ -425,38 +429,38 @@ class LoadTimes:
 
     # --- the group's state ------------------------------------------------------------------
 
-    def _memo(self, coord: Coordinator, session: GroupSession) -> dict[int, Any]:
-        """What a copy of the group shares with the checker (the topic image, configs, plugins),
-        and the records it expects, copied shallow (records are never changed; in a request log,
-        which has none, they are all the records the model wrote)."""
-        state = vars(coord)
-        memo = {id(state[name]): state[name] for name in _SHARED if name in state}
-        memo[id(session.expected_records)] = deque(session.expected_records)
-        return memo
-
     def _save(self, g: GroupSession) -> _Saved:
+        """The group's state: its session's fields, its model's attributes, the classic checks' and
+        the move tracker's entries of it, pickled (several times faster than a deep copy); what the
+        model shares with the checker (the topic image, configs, plugins, the timer watch) stays
+        shared, by name. The records it expects are kept as they are (never changed; in a request
+        log, which has none, they are all the records the model wrote), its steady answers not
+        at all (stale after the failover: its generation moves on)."""
         checker = self.checker
         gid = g.summary.group_id
-        memo = self._memo(g.coord, g)
-        memo[id(g.steady)] = {}  # stale after the failover anyway (its generation moves on)
         moves = checker.moves
-        return _Saved(copy.deepcopy(g, memo), copy.deepcopy(checker.classic.groups.get(gid), memo),
-                      copy.deepcopy((moves.brokers.get(gid), moves.since.get(gid), moves.held.get(gid),
-                                     moves.assumed.get(gid)), memo),
-                      len(checker.report.inferred), self._topics_now())
+        fields = {name: getattr(g, name) for name in _SESSION_FIELDS if name not in ("steady", "expected_records")}
+        payload = (fields, vars(g.coord), checker.classic.groups.get(gid),
+                   (moves.brokers.get(gid), moves.since.get(gid), moves.held.get(gid), moves.assumed.get(gid)))
+        state = vars(g.coord)
+        shared = {id(state[name]): name for name in _SHARED if state.get(name) is not None}
+        out = io.BytesIO()
+        _Pickler(out, shared).dump(payload)
+        return _Saved(out.getvalue(), tuple(g.expected_records), len(checker.report.inferred), self._topics_now())
 
     def _restore(self, g: GroupSession, saved: _Saved) -> None:
         """Put the saved state back into the group's own objects (the topic image and the timer
         watch keep pointing at them)."""
         checker = self.checker
         gid = g.summary.group_id
-        memo = self._memo(g.coord, saved.session)
-        session, classic, entries = copy.deepcopy((saved.session, saved.classic, saved.moves), memo)
         coord = g.coord
-        for name in _SESSION_FIELDS:
-            setattr(g, name, getattr(session, name))
+        fields, state, classic, entries = _Unpickler(io.BytesIO(saved.state), vars(coord)).load()
+        for name, value in fields.items():
+            setattr(g, name, value)
+        g.steady = {}
+        g.expected_records = deque(saved.records)
         vars(coord).clear()
-        vars(coord).update(vars(session.coord))
+        vars(coord).update(state)
         g.wake = None  # its heap entries are stale; the replay queues it again
         key = coord.follow_topics()
         coord.topics.touched(key)  # its subscriptions may differ from the replayed-away ones
@@ -473,6 +477,28 @@ class LoadTimes:
                 table[gid] = value
         inferred = checker.report.inferred
         inferred[saved.inferred:] = [n for n in inferred[saved.inferred:] if n.get("groupId") != gid]
+
+
+class _Pickler(pickle.Pickler):
+    """Pickles a group's state, the objects its model shares with the checker by name."""
+
+    def __init__(self, out: io.BytesIO, shared: dict[int, str]) -> None:
+        super().__init__(out, pickle.HIGHEST_PROTOCOL)
+        self.shared = shared
+
+    def persistent_id(self, obj: Any) -> str | None:
+        return self.shared.get(id(obj))
+
+
+class _Unpickler(pickle.Unpickler):
+    """Unpickles a group's state, the shared objects taken from the model being restored."""
+
+    def __init__(self, data: io.BytesIO, shared: dict[str, Any]) -> None:
+        super().__init__(data)
+        self.shared = shared
+
+    def persistent_load(self, pid: Any) -> Any:
+        return self.shared[pid]
 
 
 def _api_of(call: Event) -> int | None:
