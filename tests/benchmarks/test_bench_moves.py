@@ -10,8 +10,9 @@ Inputs: simulated runs written as the request log of three brokers (``write_requ
 - ``half-hour``: 10 groups, 30 minutes, a move every 10 minutes (20 moves, searches in the groups
   whose timers show the load time).
 
-``extra_info`` holds the CPU seconds of both checks (best of ``ROUNDS``), their ratio, and the
-searches and replays made. The machine is shared: the ratio, not the seconds, is asserted.
+``extra_info`` holds the CPU seconds of both checks (best of ``ROUNDS`` rounds of both), their
+ratio, and the searches and replays made. The machine is shared: the ratio, not the
+seconds, is asserted.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ from kgspec.conformance.writers import write_request_log
 from kgspec.cli import main
 
 BROKERS = ("10.0.0.1:9092", "10.0.0.2:9092", "10.0.0.3:9092")
-ROUNDS = 3
+ROUNDS = 5
 RUNS = {
     "moves-150": ["--groups", "150", "--failover-every", "30000", "--seed", "1"],
     "half-hour": ["--groups", "10", "--duration-ms", "1800000", "--failover-every", "600000", "--loss", "0.01",
@@ -58,22 +59,23 @@ def test_adopting_load_times(benchmark: Any, run: str, tmp_path: Path) -> None:
         write_request_log((json.loads(line) for line in native.read_text(encoding="utf-8").splitlines()), out,
                           brokers=BROKERS)
     items = list(open_trace(str(log), "auto"))  # read once: the reader's cost is not the inference's
-    fixed = min(_check(str(log), items, False)[0] for _ in range(ROUNDS))
+    first_answer: list[float] = []
     adopted: list[float] = []
     last: list[tuple[Report, TraceChecker]] = []
 
-    def adopt() -> None:
+    def pair() -> None:  # both checks in each round: the machine's load drifts between rounds
+        first_answer.append(_check(str(log), items, False)[0])
         cpu, report, checker = _check(str(log), items, True)
         adopted.append(cpu)
         last[:] = [(report, checker)]
 
-    benchmark.pedantic(adopt, rounds=ROUNDS, iterations=1)
+    benchmark.pedantic(pair, rounds=ROUNDS, iterations=1)
     report, checker = last[0]
     assert report.findings == []
-    cpu = min(adopted)
+    fixed, cpu = min(first_answer), min(adopted)
     benchmark.extra_info.update({
         "events": len(items), "moves": sum(n["kind"] == "coordinator-move" for n in report.inferred),
         "cpu_s_first_answer": round(fixed, 3), "cpu_s_adopted": round(cpu, 3),
         "ratio": round(cpu / fixed, 3), "searches": checker.moves.load.searches,
         "replays": checker.moves.load.replays})
-    assert cpu / fixed < 1.75  # a copy of the group per move, its events recorded: measured 1.07 and 1.38
+    assert cpu / fixed < 1.75  # a copy of the group per move, its events recorded
