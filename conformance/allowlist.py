@@ -274,6 +274,7 @@ class AllowingChecker(TraceChecker):
         self.allowed = allowed
         self._current: Event | None = None
         self.moves.hold_errors = False  # a peer's coordinator errors are judged call by call
+        self.moves.load.enabled = False  # and its moves replayed at their first call (findings are judged per item)
         self._first_finding = len(report.findings)  # this checker's findings follow (--merge: of every input)
         self._pending: list[Finding] = []  # target departures seen while computing
         # While an item is fed: the checker's findings, judged against the list after it (feed).

@@ -124,6 +124,7 @@ class TraceChecker:
         self.records = RecordChecks(self)  # coordinator records (conformance/records.py)
         self.offsets = OffsetChecks(self)  # OffsetCommit, OffsetFetch (conformance/offsets.py)
         self.moves = CoordinatorMoves(self)  # coordinator moves in broker logs (conformance/moves.py)
+        self._trials = self.moves.load.trials  # moves whose load time is being adopted (conformance/load_time.py)
         # Sees each finding first (kgspec check: adds the event's context, streams it, applies
         # --group/--since/--first); False drops the finding, as if never found.
         self.listener: Callable[[GroupSession | None, Finding], bool] | None = None
@@ -137,6 +138,8 @@ class TraceChecker:
             feed(item)
 
     def feed(self, item: ReadItem) -> None:
+        if self._trials:
+            self.moves.load.before(item)
         if type(item) is Event and not self._first:
             kind = item.kind
             if kind == "call" or kind == "record":  # the common cases first
@@ -509,7 +512,9 @@ class TraceChecker:
 
     def finding(self, g: GroupSession | None, finding: Finding) -> None:
         """Report a finding: it marks its line and group (``mark``) and is listed, up to
-        ``MAX_FINDINGS_PER_GROUP`` per group."""
+        ``MAX_FINDINGS_PER_GROUP`` per group. A group whose load time is being adopted holds it."""
+        if self._trials and g is not None and self.moves.load.hold(g, finding):
+            return
         if self.listener is not None and not self.listener(g, finding):
             return
         self.mark(g, finding)

@@ -86,6 +86,7 @@ class ConsumerChecks:
         timers.schedule(timer_at(entry.session_timer, now + entry.delay))
         summary.events += 1
         g.saw_calls = True
+        g.last_call = ts
         checker.steady_hits += 1
         if checker.clients:
             self.check_client(g, event, event.response)

@@ -8,7 +8,8 @@ carrying ``coordinatorFailover``; a broker's request log does not, but shows it:
   broker that answered it (``<broker host:port>-<client host:port>[-<n>]``). When a group's
   calls, answered by one broker until then, are answered by another, the coordinator moved
   and the new one loaded the group from its records: the checker replays a failover for that
-  group (``Coordinator.failover``, what the native tick does) at the call's time, before it.
+  group (``Coordinator.failover``, what the native tick does) before the call, at a load time
+  adopted from the answers within the window the log leaves (``load_time.py``).
 - **the broker leaves**: a broker stops leading its partitions together (a restart, a crash),
   so the first group seen to leave a broker takes the broker's other groups with it: each is
   failed over at that call (``_broker_left``), and its later calls on another broker are that move.
@@ -26,7 +27,8 @@ carrying ``coordinatorFailover``; a broker's request log does not, but shows it:
 
 Every inferred move is listed in the report (``Report.inferred``, the JSON report's
 ``inferred``: path, line, group, kind, time, from and to, and the lines of the answers it
-explains) and never counts as a finding. Kinds: ``coordinator-move``, ``failover-option``
+explains; for a ``coordinator-move``, the ``window`` the load happened in and, as its time, the
+one adopted) and never counts as a finding. Kinds: ``coordinator-move``, ``failover-option``
 (``--failover``), ``not-coordinator`` (another broker's answer, not judged), ``failover-explains``
 (held answers a move explained).
 """
@@ -37,6 +39,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 from kgspec.conformance.connection import broker_of
 from kgspec.conformance.events import Event
+from kgspec.conformance.load_time import LoadTimes
 from kgspec.conformance.session import num
 
 if TYPE_CHECKING:
@@ -59,6 +62,17 @@ class CoordinatorMoves:
         self.assumed: dict[str, str] = {}  # group id -> the broker it left with that broker's other groups
         self.since: dict[str, float] = {}  # group id -> when its current broker first answered it
         self._releasing: Event | None = None
+        self.load = LoadTimes(checker)  # each inferred move's load time, adopted from the answers (load_time.py)
+
+    def may_move(self, event: Event, gid: str) -> bool:
+        """Whether the group's call may show a move (another broker, a coordinator error): the
+        group's load-time trial ends before it (``LoadTimes.before``)."""
+        response = event.response
+        if type(response) is dict and response.get("errorCode") in MOVE_ERRORS:
+            return True
+        broker = broker_of(event.connection)
+        known = self.brokers.get(gid)
+        return broker is not None and known is not None and broker != known
 
     def call(self, event: Event, api: int | None, gid: str) -> bool:
         """Before a group's call: True when the call is held (not for the model now)."""
@@ -100,13 +114,18 @@ class CoordinatorMoves:
             self.since[gid] = event.ts_ms or 0
         if moved or loaded:
             g = self.checker.groups.get(gid)
-            left = g.last_ts if g is not None and g.last_ts is not None else float("-inf")  # before this call
+            # its last call the old broker answered (not its clock: a topic change moves that)
+            left = (g.last_call if g.last_call is not None else g.last_ts if g.last_ts is not None
+                    else float("-inf")) if g is not None else float("-inf")
             why = f"answered by {broker} after {known}" if moved else \
                 f"{broker or 'the broker'} answered COORDINATOR_LOAD_IN_PROGRESS at line {held[0][0].line}" \
                 if held else ""
+            # A broker answering 14 was still loading: the load came after its last such answer.
+            loading = [h.ts_ms for h, _, _ in held or () if h.ts_ms is not None
+                       and h.response.get("errorCode") == COORDINATOR_LOAD_IN_PROGRESS]
             self.failover(gid, event, "coordinator-move", known, broker,
-                          f"group {gid}'s coordinator moved ({why}): replayed as a failover at tsMs "
-                          f"{num(event.ts_ms or 0)}", held)
+                          f"group {gid}'s coordinator moved ({why})", held,
+                          trigger=(event, api, self.checker.path), since=max(loading, default=None))
             if moved and known is not None:
                 self._broker_left(known, gid, event, left)
         elif held is not None:
@@ -122,12 +141,18 @@ class CoordinatorMoves:
                 else:
                     judged.append(answer)
             self._release(judged)
+        g = self.checker.groups.get(gid)
+        if g is not None and event.ts_ms is not None:
+            g.last_call = event.ts_ms
         return False
 
     def failover(self, gid: str, event: Event, kind: str, before: str | None, after: str | None,
-                 message: str, held: list[Held] | None = None, ts: float | None = None) -> None:
-        """Replay a failover for one group at ``ts`` (default: the event's time), as the native
-        tick does for every group."""
+                 message: str, held: list[Held] | None = None, ts: float | None = None,
+                 trigger: tuple[Event, int | None, str] | None = None, since: float | None = None) -> None:
+        """Replay a failover for one group, as the native tick does for every group: an inferred
+        move's (``coordinator-move``) at a load time adopted from the answers (``load_time.py``;
+        ``trigger``: the group's call that showed it, ``since``: a lower bound of the load),
+        any other at ``ts`` (default: the event's time)."""
         checker = self.checker
         if ts is None:
             ts = event.ts_ms or 0
@@ -136,7 +161,11 @@ class CoordinatorMoves:
         if held:
             note["explains"] = [h.line for h, _, _ in held]
         g = checker.groups.get(gid)
-        if g is not None and checker.advance(g, ts, event.line):
+        if g is None:
+            return
+        if kind == "coordinator-move":
+            self.load.failover(g, since, event, note, message, trigger)
+        elif checker.advance(g, ts, event.line):
             g.generation += 1
             g.coord.failover(int(ts))
 
@@ -145,8 +174,8 @@ class CoordinatorMoves:
         broker stops leading its ``__consumer_offsets`` partitions together (a restart, a crash, a
         controlled shutdown), so each of its groups fails over now, not at its own next call,
         which may come after topic changes and timers the new coordinator saw after loading.
-        The broker's groups are those it answered before ``left`` (the group's time before this
-        call), not those that came to it after (in a move of other brokers' groups to it)."""
+        The broker's groups are those it answered before ``left`` (the leaving group's last call
+        there), not those that came to it after (in a move of other brokers' groups to it)."""
         checker = self.checker
         ts = event.ts_ms or 0
         for other, broker in list(self.brokers.items()):
@@ -154,16 +183,18 @@ class CoordinatorMoves:
             if broker != old or other == gid or g is None or (g.last_ts is not None and g.last_ts > ts) \
                     or self.since.get(other, ts) > left:
                 continue
+            self.load.end(other)  # its earlier move's trial, before this one changes its entries
             del self.brokers[other]
             self.assumed[other] = old
             self.failover(other, event, "coordinator-move", old, None,
                           f"group {other}'s coordinator moved with broker {old}'s groups (group {gid}'s calls "
-                          f"left it here): replayed as a failover at tsMs {num(ts)}")
+                          f"left it here)")
 
     def settle(self) -> None:
         """Before a tick, a topic event or the end: held answers nothing explained are judged,
         in their place (a native failover tick does not explain them: the model answers parked
-        classic calls NOT_COORDINATOR at a failover itself)."""
+        classic calls NOT_COORDINATOR at a failover itself). The load-time trials end first."""
+        self.load.end_all()
         held, self.held = self.held, {}
         for answers in held.values():
             self._release(answers)
@@ -171,6 +202,7 @@ class CoordinatorMoves:
     def failover_option(self, gid: str, ts: float, event: Event) -> None:
         """A failover the user supplied (``--failover GROUP@TS``), noted on ``event``, the first
         event at or after ``ts``: it explains the group's held answers."""
+        self.load.end(gid)
         held = self.held.pop(gid, None)
         before = self.brokers.pop(gid, None)
         self.assumed[gid] = before or ""  # its next call on another broker is this move, not a new one

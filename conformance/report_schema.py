@@ -88,7 +88,12 @@ REPORT_SCHEMA: Final[dict[str, Any]] = {
                 "required": ["path", "line", "groupId", "kind", "message"],
                 "properties": {"path": _TEXT, "line": {"type": "integer"}, "groupId": _TEXT, "kind": _TEXT,
                                "tsMs": {"type": ["number", "null"]}, "from": {"type": ["string", "null"]},
-                               "to": {"type": ["string", "null"]}, "message": _TEXT},
+                               "to": {"type": ["string", "null"]}, "message": _TEXT,
+                               # coordinator-move: when the load may have happened (tsMs is the time adopted)
+                               "window": {"type": "object", "required": ["fromTsMs", "toTsMs"],
+                                          "properties": {"fromTsMs": {"type": "number"},
+                                                         "toTsMs": {"type": "number"}}},
+                               "explains": {"type": "array", "items": {"type": "integer"}}},
             },
         },
         "allowList": {"description": "with --allow: the allow-list's matches", "type": "object"},

@@ -32,6 +32,9 @@ class GroupSession:
     coord: Coordinator
     summary: GroupSummary
     last_ts: float | None = None
+    # The time of its last call the model answered (its clock, last_ts, moves at cluster events
+    # too): a broker's groups are those it answered before another group left it (moves.py).
+    last_call: float | None = None
     expected_records: deque[tuple[int, Record]] = field(default_factory=deque)
     saw_calls: bool = False
     saw_records: bool = False

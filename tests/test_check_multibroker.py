@@ -342,10 +342,9 @@ def test_a_first_call_to_the_wrong_broker_is_not_judged(tmp_path: Path) -> None:
 
 
 def test_the_move_time_the_user_knows_takes_precedence(tmp_path: Path) -> None:
-    """An inferred move is replayed at the first call the new broker answers; the load happened
-    earlier (here 0.1-0.7 s), and a timer due in between (a session expiry 45 s later, an
-    assignment) can then be seen at a different call. The times from the brokers' own logs,
-    given with --failover, make the check exact; the moves are then not inferred again."""
+    """An inferred move's load time is adopted from the answers (tests/test_check_move_load_time.py);
+    the times from the brokers' own logs, given with --failover, are taken as they are: the moves
+    are then not inferred again."""
     native = tmp_path / "half-hour.jsonl"
     assert main(["simulate", "--groups", "10", "--duration-ms", "1800000", "--failover-every", "600000",
                  "--loss", "0.01", "--seed", "1", "-o", str(native)]) == 0
@@ -353,10 +352,8 @@ def test_the_move_time_the_user_knows_takes_precedence(tmp_path: Path) -> None:
     log = tmp_path / "cluster.log"
     with log.open("w", encoding="utf-8") as out:
         write_request_log(events, out, brokers=BROKERS)
-    status, inferred = _kgspec_check(str(log))
-    assert status == 1
-    assert 0 < len({f["groupId"] for f in inferred["findings"]}) <= 3
     failovers = [e["tsMs"] for e in events if (e.get("tick") or {}).get("coordinatorFailover")]
     status, report = _kgspec_check(str(log), *(f"--failover=*@{BASE_MS + ts}" for ts in failovers))
     assert (status, report["findings"]) == (0, [])
     assert {n["kind"] for n in report["inferred"]} == {"failover-option"}
+    assert {n["tsMs"] - BASE_MS for n in report["inferred"]} == {600000, 1200000}  # the last has no event after it

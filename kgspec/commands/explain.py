@@ -64,6 +64,9 @@ def explain(spec: str, fmt: str, tz: str | None, options: dict[str, Any], out: T
             before = snapshot(checker.groups[group_id].coord, group_id, checker.topics.names_by_id()) \
                 if group_id in checker.groups else GroupSnapshot(group_id, "absent")
         checker.feed(item)
+    # A move's load time being adopted holds the group's findings (conformance/load_time.py):
+    # decided now, from the lines read so far.
+    checker.moves.load.end_all()
     if event is None or group_id is None or before is None:
         raise UsageError(f"--explain {spec}: line {line} of {path} carries no event of a group "
                          f"({checker.input.lines} line(s) read)")

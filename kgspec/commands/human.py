@@ -79,8 +79,11 @@ class HumanReport:
                 moves = [n for n in report.inferred if n["kind"] != "not-coordinator"]
                 groups = len({n["groupId"] for n in moves})
                 first = moves[0] if moves else report.inferred[0]
+                # moves whose load time the answers placed before the new broker's first answer
+                adopted = sum(1 for n in moves if "window" in n and n["tsMs"] != n["window"]["toTsMs"])
                 put(f"{len(moves)} coordinator move(s) inferred or supplied in {groups} group(s), replayed as "
-                    f"failovers; {len(report.inferred) - len(moves)} NOT_COORDINATOR answer(s) of other brokers "
+                    f"failovers{f' ({adopted} at a load time the answers show, inside its window)' if adopted else ''}; "
+                    f"{len(report.inferred) - len(moves)} NOT_COORDINATOR answer(s) of other brokers "
                     f"not judged (JSON report: inferred); first: {first['path']}:{first['line']}: {first['message']}")
             for note in notes:
                 put(note)
