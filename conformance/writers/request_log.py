@@ -145,11 +145,12 @@ def _call_body(event: dict[str, Any], index: int, known: dict[str, tuple[str, in
                total_time_ms: Callable[[int], float], connection: str) -> dict[str, Any] | None:
     if "requestHeader" in event:
         header = dict(event["requestHeader"])
-        api = header.get("requestApiKey")
+        api: int | None = header.get("requestApiKey")
+        name = API_KEY_NAMES.get(api, f"API_{api}") if api is not None else None
         log_header = {"requestApiKey": api, "requestApiVersion": header.get("requestApiVersion", 0),
                       "correlationId": header.get("correlationId", index),
                       "clientId": header.get("clientId", ""),
-                      "requestApiKeyName": header.get("requestApiKeyName", API_KEY_NAMES.get(api, f"API_{api}"))}
+                      "requestApiKeyName": header.get("requestApiKeyName", name)}
         if api is None:  # an API known by name only (the Connect draft's have no Kafka key)
             del log_header["requestApiKey"]
         response = event["response"]
