@@ -28,6 +28,7 @@ from kgspec.model.consumer.heartbeat import steady_timer_ops
 from kgspec.model.consumer.member import STATE_NAMES
 from kgspec.model.coordinator import Coordinator
 from kgspec.model.errors import error_name
+from kgspec.model.step import Decision
 from kgspec.model.timers import Timer
 
 if TYPE_CHECKING:
@@ -99,7 +100,8 @@ class ConsumerChecks:
             self.check_client(g, event, event.response)
         return True
 
-    def remember_steady(self, g: GroupSession, event: Event, version: int, kwargs: dict[str, Any]) -> None:
+    def remember_steady(self, g: GroupSession, event: Event, version: int, kwargs: dict[str, Any],
+                        decided: Decision) -> None:
         """Cache a heartbeat the model answers on its fast path (checked without side effects)."""
         req = event.request
         member_id = req.get("memberId")
@@ -107,7 +109,10 @@ class ConsumerChecks:
                 or g.summary.type != "consumer":
             return
         now = kwargs["now"]
-        ops = steady_timer_ops(g.coord, req, kwargs["client_id"], kwargs["client_host"], now)
+        # Answered on the fast path just now: it changed only its timers, so deciding again from
+        # the committed state would give these same operations.
+        ops = decided.timer_ops if decided.fast_path \
+            else steady_timer_ops(g.coord, req, kwargs["client_id"], kwargs["client_host"], now)
         if ops is None or len(ops) != 1 or ops[0][0] != "schedule" or not isinstance(ops[0][1], Timer):
             return  # not the fast path, or it changed more than the one session timer
         timer = ops[0][1]
@@ -154,7 +159,7 @@ class ConsumerChecks:
             g.generation += 1
             g.member_scoped += 1  # what they change, the cache sees by itself (steady_hit)
         elif not diffs and self.checker.steady_cache and version == event.api_version:
-            self.remember_steady(g, event, version, kwargs)
+            self.remember_steady(g, event, version, kwargs, result)
         if classify:
             broken += observed_epoch_problems(epochs_before, coord.groups.get(gid), member_id, obs)
         for record in result.records:

@@ -113,3 +113,30 @@ def test_cached_answers_survive_other_members_records(tmp_path: Path) -> None:
     report, hits = _same_with_and_without(path)
     assert report["findings"] == baseline["findings"] == []
     assert hits == base_hits - 3
+
+
+def test_fast_path_decisions_carry_the_timers_deciding_again_gives(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """``remember_steady`` takes a fast-path decision's timer operations instead of deciding
+    again after the commit: on a churning run, every one equals what deciding again gives."""
+    from kgspec.conformance import consumer
+    from kgspec.model.consumer.heartbeat import steady_timer_ops
+    from kgspec.model.step import Decision
+
+    compared: list[bool] = []
+    original = consumer.ConsumerChecks.remember_steady
+
+    def remember(self: Any, g: Any, event: Any, version: int, kwargs: dict[str, Any], decided: Decision) -> None:
+        if decided.fast_path:
+            again = steady_timer_ops(g.coord, event.request, kwargs["client_id"], kwargs["client_host"], kwargs["now"])
+            compared.append(again == decided.timer_ops)
+        original(self, g, event, version, kwargs, decided)
+
+    monkeypatch.setattr(consumer.ConsumerChecks, "remember_steady", remember)
+    sim = run_scenario(Scenario(groups=20, members=5, duration_ms=120_000, seed=3, loss=0.02,
+                                failover_every_ms=50_000))
+    path = tmp_path / "churn.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in sim.finish()))
+    report, _ = _check(path, True)
+    assert report["findings"] == []
+    assert len(compared) > 500 and all(compared)
