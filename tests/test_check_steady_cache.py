@@ -139,4 +139,5 @@ def test_fast_path_decisions_carry_the_timers_deciding_again_gives(tmp_path: Pat
     path.write_text("".join(json.dumps(e) + "\n" for e in sim.finish()))
     report, _ = _check(path, True)
     assert report["findings"] == []
-    assert len(compared) > 500 and all(compared)
+    assert len(compared) > 500
+    assert all(compared)
