@@ -28,6 +28,7 @@ from kgspec.model.consumer.heartbeat import steady_timer_ops
 from kgspec.model.consumer.member import STATE_NAMES
 from kgspec.model.coordinator import Coordinator
 from kgspec.model.errors import error_name
+from kgspec.model.step import Decision
 from kgspec.model.timers import Timer
 
 if TYPE_CHECKING:
@@ -44,17 +45,27 @@ class ConsumerChecks:
         """Answer a repeated steady heartbeat from the cache; False: take the full path.
 
         Sound because the model's answer to a heartbeat is a function of the request, the
-        API version, the client id and host, the group's state (changed only by records,
-        timers, topics and failover, each of which bumps ``generation``) and, on the fast
-        path, the clock only through the metadata-refresh deadline, re-read here. A hit does
-        what the fast path does: the same response, no records, the session timer re-armed.
+        API version, the client id and host, the group's state and, on the fast path, the
+        clock only through the metadata-refresh deadline, re-read here. Of the group's state
+        the fast path reads the group, the member and the group's two epochs (compared here):
+        the records of other members' heartbeats leave those alone, so they keep the answer
+        (``member_scoped``); timers, topics, failover and every other record bump
+        ``generation`` and drop it. A hit does what the fast path does: the same response, no
+        records, the session timer re-armed.
         """
         req = event.request
         member_id = req.get("memberId")
-        entry = g.steady.get(member_id) if type(member_id) is str else None
+        if type(member_id) is not str:
+            return False
+        entry = g.steady.get(member_id)
+        if entry is None:
+            return False
+        group = g.coord.groups.get(g.summary.group_id)
         # A request log's repeated calls share their request and response objects (the reader's
         # CallMemo): identity settles those comparisons without walking the dicts.
-        if entry is None or entry.generation != g.generation \
+        if group is None or entry.generation != g.generation - g.member_scoped or group is not entry.group \
+                or group.members.get(member_id) is not entry.member \
+                or group.group_epoch != entry.group_epoch or group.assignment_epoch != entry.assignment_epoch \
                 or (req is not entry.request and req != entry.request) \
                 or (event.response is not entry.response and event.response != entry.response) \
                 or event.api_version != entry.version \
@@ -72,19 +83,17 @@ class ConsumerChecks:
         now = int(ts)
         if timers.maybe_due(now):
             checker.advance(g, ts, event.line)
-            if entry.generation != g.generation:
+            if entry.generation != g.generation - g.member_scoped:
                 return False  # timers fired; the full path runs at the same time (advancing again is a no-op)
         else:
             g.last_ts = ts
             if checker.high is None or ts > checker.high:
                 checker.high = ts
         coord.now = now
-        summary = g.summary
-        group = coord.groups.get(summary.group_id)
-        if group is None or consumer_ops.metadata_expired(coord, group):
+        if consumer_ops.metadata_expired(coord, group):
             return False
         timers.schedule(timer_at(entry.session_timer, now + entry.delay))
-        summary.events += 1
+        g.summary.events += 1
         g.saw_calls = True
         g.last_call = ts
         checker.steady_hits += 1
@@ -92,7 +101,8 @@ class ConsumerChecks:
             self.check_client(g, event, event.response)
         return True
 
-    def remember_steady(self, g: GroupSession, event: Event, version: int, kwargs: dict[str, Any]) -> None:
+    def remember_steady(self, g: GroupSession, event: Event, version: int, kwargs: dict[str, Any],
+                        decided: Decision) -> None:
         """Cache a heartbeat the model answers on its fast path (checked without side effects)."""
         req = event.request
         member_id = req.get("memberId")
@@ -100,12 +110,17 @@ class ConsumerChecks:
                 or g.summary.type != "consumer":
             return
         now = kwargs["now"]
-        ops = steady_timer_ops(g.coord, req, kwargs["client_id"], kwargs["client_host"], now)
+        # Answered on the fast path just now: it changed only its timers, so deciding again from
+        # the committed state would give these same operations.
+        ops = decided.timer_ops if decided.fast_path \
+            else steady_timer_ops(g.coord, req, kwargs["client_id"], kwargs["client_host"], now)
         if ops is None or len(ops) != 1 or ops[0][0] != "schedule" or not isinstance(ops[0][1], Timer):
             return  # not the fast path, or it changed more than the one session timer
         timer = ops[0][1]
+        group = g.coord.groups[g.summary.group_id]  # the fast path answered: the group and member exist
         g.steady[member_id] = SteadyAnswer(req, event.response, event.api_version, event.client_id, event.connection,
-                                      g.generation, timer, timer.deadline_ms - now)
+                                           g.generation - g.member_scoped, timer, timer.deadline_ms - now, group,
+                                           group.members[member_id], group.group_epoch, group.assignment_epoch)
 
     def heartbeat(self, g: GroupSession, event: Event, version: int) -> None:
         coord, req, obs = g.coord, event.request, event.response
@@ -143,8 +158,9 @@ class ConsumerChecks:
         coord.commit(result)
         if result.records:
             g.generation += 1
+            g.member_scoped += 1  # what they change, the cache sees by itself (steady_hit)
         elif not diffs and self.checker.steady_cache and version == event.api_version:
-            self.remember_steady(g, event, version, kwargs)
+            self.remember_steady(g, event, version, kwargs, result)
         if classify:
             broken += observed_epoch_problems(epochs_before, coord.groups.get(gid), member_id, obs)
         for record in result.records:

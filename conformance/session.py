@@ -17,6 +17,8 @@ from kgspec.conformance.invariant_hooks import ObservedTarget
 from kgspec.invariants.client import ClientLedger
 from kgspec.invariants.record_epochs import RecordEpochs
 from kgspec.invariants.streams import ReplayedStateProblems
+from kgspec.model.consumer.group import ConsumerGroup
+from kgspec.model.consumer.member import ConsumerMember
 from kgspec.model.coordinator import Coordinator
 from kgspec.model.records import Record
 from kgspec.model.timers import Timer
@@ -49,6 +51,9 @@ class GroupSession:
     # Bumped whenever the group's model may have changed (records applied, timers fired,
     # topics, failover): steady answers cached at an older generation are stale.
     generation: int = 0
+    # The part of ``generation`` that consumer heartbeats' own records made: a steady answer
+    # outlives those unless its member or the group's epochs changed (SteadyAnswer.member).
+    member_scoped: int = 0
     steady: dict[str, SteadyAnswer] = field(default_factory=dict)  # member id -> cached steady heartbeat
     streams_state: ReplayedStateProblems = field(default_factory=ReplayedStateProblems)  # record replay
     record_epochs: RecordEpochs = field(default_factory=RecordEpochs)  # record replay: the epochs shown
@@ -82,9 +87,15 @@ class SteadyAnswer:
     version: int | None
     client_id: str | None
     connection: str | None
-    generation: int
+    generation: int  # GroupSession.generation - member_scoped when answered
     session_timer: Timer  # what the fast path re-armed, ``delay`` after the call
     delay: int
+    # The rest of what the fast path read (ConsumerHeartbeat._steady): records replace a member
+    # object rather than change it, so the same objects and epochs mean the same answer.
+    group: ConsumerGroup
+    member: ConsumerMember
+    group_epoch: int
+    assignment_epoch: int
 
 
 def ts_of(event: Event) -> float:

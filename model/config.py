@@ -129,8 +129,21 @@ class Config:
 
     def assignors(self) -> list[str]:
         raw = self._values["group.consumer.assignors"]
-        names = raw if isinstance(raw, list) else str(raw).split(",")
-        return [n.strip() for n in names if n.strip()]
+        if type(raw) is str:  # every consumer heartbeat asks: the split is kept per text
+            names = _ASSIGNOR_LISTS.get(raw)
+            if names is None:
+                names = _ASSIGNOR_LISTS[raw] = _assignor_names(raw.split(","))
+                if len(_ASSIGNOR_LISTS) > 64:
+                    _ASSIGNOR_LISTS.clear()
+            return list(names)
+        return list(_assignor_names(raw if isinstance(raw, list) else str(raw).split(",")))
+
+
+_ASSIGNOR_LISTS: dict[str, tuple[str, ...]] = {}
+
+
+def _assignor_names(names: list[Any]) -> tuple[str, ...]:
+    return tuple(n.strip() for n in names if n.strip())
 
 
 # Configs whose names end so are numbers (times, sizes, counts).

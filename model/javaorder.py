@@ -232,7 +232,10 @@ def topic_order(topic_ids: Iterable[str]) -> list[str]:
     """The order Kafka lists a ``HashMap<Uuid, Set<Integer>>`` assignment's topics in (records 7
     and 8, heartbeat responses). Ties within a bucket follow insertion order in Java, which the
     model does not track: sorting first makes them deterministic whatever Python's hash seed."""
-    return uuid_hashmap_order(sorted(topic_ids))
+    ids = sorted(topic_ids)
+    if len(ids) < 2:  # most assignments hold one topic: no order to compute
+        return ids
+    return uuid_hashmap_order(ids)
 
 
 class JavaPriorityQueue(Generic[T]):

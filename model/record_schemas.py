@@ -41,7 +41,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import functools
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -307,9 +307,60 @@ class _Check:
 class _Compiled:
     schema: Sequence[FieldSchema]  # kept, so the id in the cache key stays this schema's
     present: dict[str, _Check]
+    # True only for a body ``validate_fields`` finds nothing in (False: ask it); built on first use
+    clean: list[Callable[[Mapping[str, Any]], bool]]
 
 
 _COMPILED: dict[tuple[int, int], _Compiled] = {}
+_MISSING: Final = object()
+
+
+def _clean_check(compiled: _Compiled, version: int) -> Callable[[Mapping[str, Any]], bool]:
+    """A function of one body, generated from the schema's checks for ``version``: True when
+    ``validate_fields`` finds nothing but required fields of the body's own level left out
+    (every name present in the version, no null where none may be, every value of its JSON
+    type and range, nested structs whole), False when it may find something. Bodies are
+    almost always clean, and this answers in one straight pass; a False costs the full check,
+    which names the problem. (Traces leave top-level fields out, ``throttleTimeMs``:
+    ``validate_fields`` lists those itself.)"""
+    env: dict[str, Any] = {"_M": _MISSING, "_names": frozenset(compiled.present), "_uuid": _is_kafka_uuid,
+                           "_clean_of": _clean_of, "_version": version}
+    lines = ["def clean(d):", "    if d.__class__ is not dict or not _names.issuperset(d): return False"]
+    for i, c in enumerate(compiled.present.values()):
+        lines.append(f"    v = d.get({c.name!r}, _M)")
+        lines.append("    if v is _M: pass")  # required or not: validate_fields lists what is left out
+        lines.append(f"    elif v is None: {'pass' if c.nullable else 'return False'}")
+        if c.kind == _STRUCT_KIND:
+            env[f"_s{i}"] = _compiled(c.fields, version)
+        if c.array:
+            lines.append("    elif v.__class__ is not list: return False")
+            lines.append("    else:")
+            lines.append("        for x in v:")
+            lines.append(f"            if x is None or not ({_clean_item(c, i, 'x', version)}): return False")
+        else:
+            lines.append(f"    elif not ({_clean_item(c, i, 'v', version)}): return False")
+    lines.append("    return True")
+    exec("\n".join(lines), env)  # generated from the schema tables above: no text from a trace
+    check: Callable[[Mapping[str, Any]], bool] = env["clean"]
+    return check
+
+
+def _clean_item(c: _Check, i: int, v: str, version: int) -> str:
+    """The generated test of one non-null element ``v`` of the field ``c`` (see _clean_check)."""
+    if c.kind == _INT_KIND:
+        return f"{v}.__class__ is int and {c.lo} <= {v} <= {c.hi}"
+    if c.kind == _STRING_KIND or c.kind == _BYTES_KIND:
+        return f"{v}.__class__ is str"
+    if c.kind == _UUID_KIND:
+        return f"{v}.__class__ is str and _uuid({v})"
+    if c.kind == _BOOL_KIND:
+        return f"{v}.__class__ is bool"
+    if c.kind == _FLOAT_KIND:
+        return f"({v}.__class__ is int or {v}.__class__ is float)"
+    # a nested struct must be whole: a required field left out of it is a finding
+    whole = "".join(f" and {name!r} in {v}" for name, n in _compiled(c.fields, version).present.items()
+                    if n.required)
+    return f"{v}.__class__ is dict and _clean_of(_s{i}, _version)({v}){whole}"
 
 
 def _compiled(schema: Sequence[FieldSchema], version: int) -> _Compiled:
@@ -325,8 +376,14 @@ def _compiled(schema: Sequence[FieldSchema], version: int) -> _Compiled:
             kind = _INT_KIND if t in _INT_RANGES else _KINDS.get(t, _STRUCT_KIND)
             checks[f.name] = _Check(f.name, not f.tagged_in(version), f.nullable_in(version), f.is_array,
                                     kind, t, lo, hi, f.fields)
-        entry = _COMPILED[key] = _Compiled(schema, checks)
+        entry = _COMPILED[key] = _Compiled(schema, checks, [])
     return entry
+
+
+def _clean_of(compiled: _Compiled, version: int) -> Callable[[Mapping[str, Any]], bool]:
+    if not compiled.clean:
+        compiled.clean.append(_clean_check(compiled, version))
+    return compiled.clean[0]
 
 
 _UUIDS: dict[str, bool] = {}  # memo of _is_kafka_uuid (ids repeat), emptied when full
@@ -384,8 +441,15 @@ def validate_fields(
     data: Mapping[str, Any], schema: Sequence[FieldSchema], version: int, prefix: str = ""
 ) -> list[str]:
     """Unknown fields, missing non-tagged fields, nullability and JSON types, recursively."""
+    compiled = _compiled(schema, version)
+    clean = compiled.clean
+    if (clean[0] if clean else _clean_of(compiled, version))(data):
+        if len(data) == len(compiled.present):
+            return []
+        return [f"missing required field `{prefix}{name}`" for name, c in compiled.present.items()
+                if c.required and name not in data]
     findings: list[str] = []
-    present = _compiled(schema, version).present
+    present = compiled.present
     for name in data:
         if name not in present:
             known = any(f.name == name for f in schema)

@@ -90,6 +90,9 @@ class Decision:
     member_ids_drawn: int = 0
     # Set by commit: a decision is committed at most once.
     committed: bool = False
+    # A consumer heartbeat answered on its steady fast path (ConsumerHeartbeat._steady): no
+    # records, no soft state, the member's session timer re-armed and nothing else.
+    fast_path: bool = False
 
 
 

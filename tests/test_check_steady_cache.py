@@ -1,9 +1,10 @@
 """The checker's steady-heartbeat cache changes speed, never reports.
 
-Every trace is checked with and without the cache and the JSON reports must be equal:
-the golden traces, simulated runs with loss, duplicates and coordinator failovers (with
-and without seeded bugs), and a steady trace with departures planted among cached
-heartbeats, which the cached run must still flag at their lines.
+Every trace is checked with and without the cache and the JSON reports must be equal, byte
+for byte: the golden traces, simulated runs with loss, duplicates and coordinator failovers
+(with and without seeded bugs), a churning run (native and as a request log), and a steady
+trace with departures planted among cached heartbeats, which the cached run must still flag
+at their lines. A member's cached answer survives the records of the others' heartbeats.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from kgspec.conformance.checker import TraceChecker
 from kgspec.conformance.findings import Report
 from kgspec.conformance.readers import open_trace
 from kgspec.conformance.steady import write_steady_trace
+from kgspec.conformance.writers import write_request_log
 from kgspec.model.mutants import Mutants
 
 from kgspec.sim.scenario import Scenario, run_scenario
@@ -36,7 +38,7 @@ def _same_with_and_without(path: Path, **options: Any) -> tuple[dict[str, Any], 
     cached, hits = _check(path, True, **options)
     uncached, none = _check(path, False, **options)
     assert none == 0
-    assert cached == uncached
+    assert json.dumps(cached) == json.dumps(uncached)  # the same findings, in the same order
     return cached, hits
 
 
@@ -79,3 +81,63 @@ def test_departures_among_cached_heartbeats_are_flagged(tmp_path: Path) -> None:
     assert [(f["line"], f["kind"], f.get("field")) for f in report["findings"]] == [
         (epoch_at + 1, "response-mismatch", "memberEpoch"), (epoch_at + 1, "invariant", "epoch-monotonicity"),
         (host_at + 1, "response-mismatch", "heartbeatIntervalMs")]
+
+
+def test_churn_native_and_request_log(tmp_path: Path) -> None:
+    """Members joining, leaving, crashing and topics growing: records in every group all along."""
+    sim = run_scenario(Scenario(groups=20, members=5, duration_ms=120_000, seed=0))
+    native = tmp_path / "churn.jsonl"
+    native.write_text("".join(json.dumps(e) + "\n" for e in sim.finish()))
+    log = tmp_path / "kafka-request.log"
+    with native.open(encoding="utf-8") as lines, log.open("w", encoding="utf-8") as out:
+        write_request_log((json.loads(line) for line in lines), out)
+    for path in (native, log):
+        report, hits = _same_with_and_without(path)
+        assert report["findings"] == []
+        assert hits > 1000
+
+
+def test_cached_answers_survive_other_members_records(tmp_path: Path) -> None:
+    """One member's metadata change (a new client id: a member record) drops its own cached
+    answer only: its next two heartbeats take the full path (the change back writes a record
+    too, and the one after meets a new member object), the group's others stay answered."""
+    path = tmp_path / "steady.jsonl"
+    write_steady_trace(path, 900, groups=1, members=3, partitions=6)
+    baseline, base_hits = _same_with_and_without(path)
+    lines = path.read_text().splitlines()
+    late = [i for i, line in enumerate(lines) if '"g0-m1"' in line][-5]
+    event = json.loads(lines[late])
+    event["requestHeader"]["clientId"] = "another-client"
+    lines[late] = json.dumps(event)
+    path.write_text("\n".join(lines) + "\n")
+    report, hits = _same_with_and_without(path)
+    assert report["findings"] == baseline["findings"] == []
+    assert hits == base_hits - 3
+
+
+def test_fast_path_decisions_carry_the_timers_deciding_again_gives(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """``remember_steady`` takes a fast-path decision's timer operations instead of deciding
+    again after the commit: on a churning run, every one equals what deciding again gives."""
+    from kgspec.conformance import consumer
+    from kgspec.model.consumer.heartbeat import steady_timer_ops
+    from kgspec.model.step import Decision
+
+    compared: list[bool] = []
+    original = consumer.ConsumerChecks.remember_steady
+
+    def remember(self: Any, g: Any, event: Any, version: int, kwargs: dict[str, Any], decided: Decision) -> None:
+        if decided.fast_path:
+            again = steady_timer_ops(g.coord, event.request, kwargs["client_id"], kwargs["client_host"], kwargs["now"])
+            compared.append(again == decided.timer_ops)
+        original(self, g, event, version, kwargs, decided)
+
+    monkeypatch.setattr(consumer.ConsumerChecks, "remember_steady", remember)
+    sim = run_scenario(Scenario(groups=20, members=5, duration_ms=120_000, seed=3, loss=0.02,
+                                failover_every_ms=50_000))
+    path = tmp_path / "churn.jsonl"
+    path.write_text("".join(json.dumps(e) + "\n" for e in sim.finish()))
+    report, _ = _check(path, True)
+    assert report["findings"] == []
+    assert len(compared) > 500
+    assert all(compared)

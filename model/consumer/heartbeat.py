@@ -133,6 +133,7 @@ class ConsumerHeartbeat:
         self.explain: list[str] = []  # why the outcome is what it is, for findings
         # Online migration: in-memory changes applied after the records (see Decision.effects).
         self.effects: list[Callable[[], None]] = []
+        self.fast_path = False  # answered by _steady (Decision.fast_path)
 
     # --- entry points ---------------------------------------------------------------
 
@@ -207,6 +208,7 @@ class ConsumerHeartbeat:
         if consumer_ops.metadata_expired(coord, group):
             return None
         consumer_ops.schedule_session_timeout(coord, group.group_id, member.member_id, self.now)
+        self.fast_path = True
         full_request = timeout != -1 and (names is not None or req.get("subscribedTopicRegex") is not None) \
             and req.get("topicPartitions") is not None
         return {

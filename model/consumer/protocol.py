@@ -41,8 +41,10 @@ class ConsumerProtocol(OwnsGroups):
         if call.api_key == CONSUMER_GROUP_DESCRIBE:
             return Decision(describe_consumer_groups(coord, request, call.version))
         step = ConsumerHeartbeat(coord, request, call.client_id, call.client_host, call.now)
-        return coord.run_step(step, lambda: validate(request, call.version, coord.config.assignors()),
-                              error_response)
+        decision = coord.run_step(step, lambda: validate(request, call.version, coord.config.assignors()),
+                                  error_response)
+        decision.fast_path = step.fast_path
+        return decision
 
     def fire(self, coord: Coordinator, timer: Timer) -> tuple[list[Record], str]:
         return ops.fire(coord, timer)

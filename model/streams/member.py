@@ -55,8 +55,10 @@ def normalize(h: Holdings) -> Holdings:
     """Drop empty subtopologies; standby/warm-up tasks carry no epoch (stored as 0)."""
     out: Holdings = {}
     for role in ROLES:
-        src = h.get(role, {})
-        if role == ACTIVE:
+        src = h.get(role)
+        if not src:  # most members hold no standby or warm-up tasks
+            out[role] = {}
+        elif role == ACTIVE:
             out[role] = {s: dict(p) for s, p in src.items() if p}
         else:
             out[role] = {s: dict.fromkeys(p, 0) for s, p in src.items() if p}

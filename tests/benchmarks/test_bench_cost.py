@@ -11,6 +11,8 @@ Run: .venv/bin/python -m pytest tests/benchmarks/test_bench_cost.py --benchmark-
   goal 40,000 events per CPU second (not met: see docs/status.md);
 - classic churn: ``classic_churn`` (workloads.py; ``kgspec simulate`` has no classic clients)
   with 200 (and 1,000) groups of 5, checked natively and as a request log; goal 80,000.
+- streams churn: the same with ``--protocol streams`` (stream threads joining, leaving,
+  crashing, whole processes dying, source topics growing); goal 30,000 events per CPU second.
 
 Each figure is measured in the run itself (``time.process_time`` around the check), so ratios
 compare runs made under the same load. ``extra_info`` holds the figures.
@@ -110,3 +112,23 @@ def test_classic_churn_events_per_cpu_second(benchmark: Any, groups: int, fmt: s
     benchmark.extra_info["events_per_cpu_second"] = round(rates[0])
     benchmark.extra_info["goal"] = 80_000
     assert rates[0] > 10_000  # a floor against regressions (~30,000 native, ~24,000 request log before the fast path)
+
+
+@pytest.mark.parametrize("groups", [200, pytest.param(1000, marks=pytest.mark.slow)])
+def test_streams_churn_events_per_cpu_second(benchmark: Any, groups: int, tmp_path: Path) -> None:
+    sim = run_scenario(Scenario(groups=groups, members=5, duration_ms=120000, seed=1, protocol="streams"))
+    path = tmp_path / "streams-churn.jsonl"
+    write_trace(sim.events, path)
+    rates: list[float] = []
+
+    def run() -> None:
+        cost, report = _cpu_per_event(path, rounds=1)
+        # Known, not this benchmark's business (docs/status.md, issue #19): at 1,000 groups two of
+        # the model's own groups trip this invariant (tasks given while the topology is not ready).
+        assert [f for f in report.findings if f.field != "streams-no-tasks-while-not-ready"] == []
+        rates.append(1 / cost)
+
+    benchmark.pedantic(run, rounds=1, iterations=1)
+    benchmark.extra_info["events_per_cpu_second"] = round(rates[0])
+    benchmark.extra_info["goal"] = 30_000
+    assert rates[0] > 2_500  # a floor against regressions (5,000-5,500 on the loaded machine when added)
