@@ -513,7 +513,7 @@ class TraceChecker:
                 return
             if g.findings == MAX_FINDINGS_PER_GROUP:
                 finding.message += f" (further findings for this group are not listed; limit {MAX_FINDINGS_PER_GROUP})"
-        self.report.findings.append(finding)
+        self.report.add(finding)
 
     def mark(self, g: GroupSession | None, finding: Finding) -> None:
         """What a finding says of its line (a malformed one is no event) and of its group's
