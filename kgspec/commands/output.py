@@ -19,6 +19,7 @@ import os
 import stat
 import sys
 import tempfile
+import weakref
 from collections.abc import Iterable
 from typing import Final, NoReturn
 
@@ -108,6 +109,9 @@ class ReportFile:
                 # Through a symbolic link, the file it names is replaced (as writing through it did).
                 self._target = os.path.realpath(path)
                 self._fd, self._temp = _temporary(self._target, None if before is None else before.st_mode)
+                # A report file dropped unwritten (a usage error found after it, an exception)
+                # takes its temporary file with it.
+                self._forget = weakref.finalize(self, _remove, self._temp)
             else:
                 self._target = path
                 self._fd = os.open(path, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0))
@@ -132,6 +136,7 @@ class ReportFile:
                 self._fd = -1
                 os.replace(self._temp, self._target)
                 self._temp = None
+                self._forget.detach()
         except BrokenPipeError:  # a pipe whose reader left: as a closed standard output, not an error
             self._close()
             return
@@ -155,8 +160,7 @@ class ReportFile:
         self._close()
         self._pending.clear()
         if self._temp is not None:
-            with contextlib.suppress(OSError):
-                os.unlink(self._temp)
+            self._forget()
             self._temp = None
 
     def _close(self) -> None:
@@ -167,6 +171,11 @@ class ReportFile:
 
 
 _FLUSH_BYTES: Final = 1 << 20
+
+
+def _remove(path: str) -> None:
+    with contextlib.suppress(OSError):
+        os.unlink(path)
 
 
 def _temporary(target: str, mode: int | None) -> tuple[int, str]:

@@ -189,3 +189,11 @@ def test_permissions_and_links_are_kept(tmp_path: Path) -> None:
         assert _leftovers(tmp_path / "real") == []
     finally:
         os.umask(umask)
+
+
+def test_a_usage_error_found_after_the_report_was_opened_leaves_nothing(tmp_path: Path) -> None:
+    """``--json`` is opened (its temporary file created) before ``--html``'s inputs are judged:
+    the usage error leaves neither a report nor a temporary file."""
+    out = tmp_path / "r.json"
+    assert main(["check", "-", "--json", str(out), "--html", str(tmp_path / "p.html")]) == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == []
