@@ -18,11 +18,11 @@ lines elsewhere must not disturb them), and memory stays under 1 GiB.
 Measured 2026-11-28 (shared 2-core machine): 77.5 CPU s (12.9k lines per CPU second), peak
 1.70 GB, about half of it the report: every finding is listed up to 200 per group (here about
 450k findings over 6,400 groups) and the JSON report is built as one string before it is written.
-Later that day, before the report was streamed (the same input, 513,313 findings over 7,600
-groups, a 1.08 GB report): 96.2 and 102.9 CPU s, peak 4,464 MB; with the findings spooled to
-disk as they are found and the report written in pieces (``kgspec/commands/report_json.py``),
-alternating with those runs: 108.9 and 103.8 CPU s (the machine's load varied; the pair run
-back to back: 102.9 / 103.8), peak 331 and 330 MB; the two reports byte-identical.
+Later that day, the same input (513,313 findings over 7,600 groups, a 1.08 GB report), before
+and after the report was streamed (findings spooled to disk as they are found, the report
+written in pieces: ``kgspec/commands/report_json.py``), CPU s before / after, run back to back:
+on a quiet machine 88.7 / 86.5; under load 102.9 / 103.8 and 90.4 / 103.8 (CPU time grows with
+the machine's load); peak 4,464 MB before in every run, 330-331 MB after; the reports byte-identical.
 """
 
 from __future__ import annotations
