@@ -406,12 +406,14 @@ class TraceChecker:
                 self.bound_members(self.groups[gid], event.line)
         except (AttributeError, TypeError, KeyError, ValueError):
             version = event.api_version if event.api_version is not None else 1
-            problem = call_shape_problem(self.profile, api, version, event.request, event.response)
+            connect = api is None and event.api_name in CONNECT_API_NAMES
+            problem = call_shape_problem(self.profile, event.api_name if connect else api, version,
+                                         event.request, event.response)
             field_name: str | None
             if problem is not None:
                 field_name, message = problem
-            elif api is None and event.api_name in CONNECT_API_NAMES:
-                # The Connect draft's messages have no schema table: name what failed instead.
+            elif connect:
+                # Outside profile kip the draft's schemas are not read: name what failed instead.
                 exc = sys.exc_info()[1]
                 field_name = None
                 message = f"the {event.api_name} call has a value of the wrong type ({type(exc).__name__}: {exc})"
@@ -524,7 +526,7 @@ class TraceChecker:
                 return
             if g.findings == MAX_FINDINGS_PER_GROUP:
                 finding.message += f" (further findings for this group are not listed; limit {MAX_FINDINGS_PER_GROUP})"
-        self.report.findings.append(finding)
+        self.report.add(finding)
 
     def mark(self, g: GroupSession | None, finding: Finding) -> None:
         """What a finding says of its line (a malformed one is no event) and of its group's

@@ -11,7 +11,9 @@ Legal choices adopted from the trace: which eligible worker computes the assignm
 everyone's). Records (kgspec types 1000-1004) are compared with the model's, the assignments in
 them as sets; ConnectWorkerGroupConnectorsTasksMetadata is the coordinator's *input* (the draft
 does not say where the connectors and tasks come from), so a trace's record of it is applied,
-not predicted. A trace of records alone is replayed. After every event the group must keep the
+not predicted. A trace of records alone is replayed. Requests and responses are checked against
+the draft's message schemas (``model/connect/schemas.py``) first: a mistyped field is a
+``malformed`` finding naming it. After every event the group must keep the
 invariants of ``invariants/connect.py``.
 """
 
@@ -22,6 +24,7 @@ from typing import TYPE_CHECKING, Any
 from kgspec.conformance.connection import client_host
 from kgspec.conformance.findings import Finding
 from kgspec.conformance.record_values import canonical_value
+from kgspec.conformance.shapes import call_shape_problem
 from kgspec.invariants.catalogue import REPLAY
 from kgspec.invariants.connect import group_problems
 from kgspec.model.connect import ops
@@ -49,13 +52,19 @@ class ConnectChecks:
         self.checker = checker
 
     def handle(self, g: GroupSession, event: Event, api: str) -> None:
+        version = event.api_version if event.api_version is not None else 0
+        # A request the draft's schema refuses (a float epoch, an int16 beyond 32767, a null
+        # member id) never reaches the model: a malformed finding naming the field.
+        shape = call_shape_problem(self.checker.profile, api, version, event.request, None)
+        if shape is not None:
+            self._report(g, event, "malformed", shape[1], shape[0])
+            return
         if not self.checker.advance(g, float(event.ts_ms or 0), event.line):
             return
         g.saw_calls = True
         g.generation += 1
         coord, req, obs = g.coord, event.request, event.response
         gid = g.summary.group_id
-        version = event.api_version if event.api_version is not None else 0
         if api == ops.CONNECT_GROUP_HEARTBEAT and isinstance(req.get("memberId"), str) \
                 and isinstance(obs.get("errorCode"), int):
             ops.adopt_selection(coord, gid, req["memberId"], obs["errorCode"] == Errors.COMPUTE_ASSIGNMENT)
@@ -68,6 +77,10 @@ class ConnectChecks:
         for record in result.records:
             g.expected_records.append((event.line, record))
         assert result.response is not None
+        shape = call_shape_problem(self.checker.profile, api, version, None, obs, missing=False)
+        if shape is not None:  # the trace's copy of the answer is mistyped; the model has applied the call
+            self._report(g, event, "malformed", shape[1], shape[0])
+            return
         for name, exp, got in differences(api, result.response, obs):
             self._mismatch(g, event, api, name, exp, got, result.explain)
         self._invariants(g, event)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -128,18 +129,37 @@ class Report:
     # What the checker inferred rather than read (coordinator moves in broker logs,
     # conformance/moves.py): informational, never a finding; the JSON's "inferred" when any.
     inferred: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    # Where listed findings go instead of ``findings`` when set (``kgspec check --json`` spools
+    # them to disk as they are found, so a run's memory does not grow with its findings).
+    sink: Callable[[Finding], None] | None = None
+    sunk: int = 0
+
+    def add(self, finding: Finding) -> None:
+        """List a finding: in ``findings``, or handed to the ``sink``."""
+        if self.sink is None:
+            self.findings.append(finding)
+        else:
+            self.sink(finding)
+            self.sunk += 1
+
+    @property
+    def count(self) -> int:
+        """Findings listed, kept or handed on."""
+        return len(self.findings) + self.sunk
 
     @property
     def ok(self) -> bool:
-        return not self.findings
+        return not self.findings and not self.sunk
+
+    def finding_order(self) -> Callable[[Finding], tuple[str, int, int]]:
+        """The JSON report's order of findings: by input, then group (in the order of ``groups``;
+        findings of no group first), then line; a stable sort keeps the order found among equals."""
+        order = {g.group_id: i for i, g in enumerate(self.groups)}
+        return lambda f: (f.path, order.get(f.group_id or "", -1), f.line)
 
     def to_json(self) -> dict[str, Any]:
         # Findings grouped by input and group, each group's in line order (contract §2).
-        order = {g.group_id: i for i, g in enumerate(self.groups)}
-        findings = sorted(
-            self.findings,
-            key=lambda f: (f.path, order.get(f.group_id or "", -1), f.line),
-        )
+        findings = sorted(self.findings, key=self.finding_order())
         out = {
             "format": "kgspec-report/1",
             "inputs": [i.to_json() for i in self.inputs],

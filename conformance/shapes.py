@@ -13,10 +13,16 @@ The finding names the field as the schema does.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any, Final
 
-from kgspec.model.connect.schemas import CONNECT_RECORD_SCHEMAS
-from kgspec.model.message_schemas import validate_message
+from kgspec.model.connect.ops import (
+    CONNECT_GROUP_HEARTBEAT,
+    CONNECT_GROUP_INSTALL_ASSIGNMENT,
+    CONNECT_GROUP_PREPARE_ASSIGNMENT,
+)
+from kgspec.model.connect.schemas import CONNECT_MESSAGE_SCHEMAS, CONNECT_RECORD_SCHEMAS
+from kgspec.model.message_schemas import validate_against, validate_message
 from kgspec.model.profiles import PROFILES
 from kgspec.model.record_schemas import (
     RECORD_SCHEMAS,
@@ -53,6 +59,12 @@ def release_of(profile: str, api: int | None) -> str | None:
 MESSAGES: Final = {11: "JoinGroup", 12: "Heartbeat", 13: "LeaveGroup", 14: "SyncGroup", 15: "DescribeGroups",
                    16: "ListGroups", 68: "ConsumerGroupHeartbeat",
                    69: "ConsumerGroupDescribe", 88: "StreamsGroupHeartbeat", 89: "StreamsGroupDescribe"}
+# The Connect draft's APIs, by the name traces give them (they have no key); their schemas are
+# the draft's (model/connect/schemas.py), read only under the profile that models the draft (kip): every
+# Kafka release answers them as a broker that does not know them, without reading the body.
+CONNECT_MESSAGES: Final = {CONNECT_GROUP_HEARTBEAT: "ConnectGroupHeartbeat",
+                           CONNECT_GROUP_PREPARE_ASSIGNMENT: "ConnectGroupPrepareAssignment",
+                           CONNECT_GROUP_INSTALL_ASSIGNMENT: "ConnectGroupInstallAssignment"}
 # A value of the wrong type, out of range or wrongly null, or a struct given without one of its
 # fields; not a top-level field left out (traces omit ``throttleTimeMs``) or an unknown one.
 _TYPE_PROBLEM: Final = re.compile(r"field `([^`]+)`(?: must be| is null| = )|missing required field `([^`]+[.\[][^`]*)`")
@@ -75,7 +87,7 @@ def _seed_field_problem(profile: str, api: int | None, version: int,
                    f"\"blind\" or \"topic_metadata_change\" (seed 003), not {reason!r}")
 
 
-def call_shape_problem(profile: str, api: int | None, version: int, request: dict[str, Any] | None,
+def call_shape_problem(profile: str, api: int | str | None, version: int, request: dict[str, Any] | None,
                        response: dict[str, Any] | None, *, missing: bool = True,
                        every_field: bool = False) -> tuple[str, str] | None:
     """(field, message) for the first mistyped field of the call, or None when the schema has none.
@@ -86,7 +98,10 @@ def call_shape_problem(profile: str, api: int | None, version: int, request: dic
     a struct's field left out (what the checks ask of a response before comparing it: a
     hand-written answer with an error code leaves out what it does not need). ``every_field``: a
     top-level field left out counts too (the classic model reads every field its version has).
+    ``api`` is a Kafka API key, or the name of one of the Connect draft's APIs.
     """
+    if isinstance(api, str):
+        return _connect_shape_problem(profile, api, version, request, response, missing=missing)
     seed = _seed_field_problem(profile, api, version, request)
     if seed is not None:
         return seed
@@ -94,10 +109,27 @@ def call_shape_problem(profile: str, api: int | None, version: int, request: dic
     release = release_of(profile, api)
     if name is None or release is None:
         return None
+    return _first_problem(request, response, lambda body, side: validate_message(
+        body, release, f"{name}{side.capitalize()}", version), missing=missing, every_field=every_field)
+
+
+def _connect_shape_problem(profile: str, api: str, version: int, request: dict[str, Any] | None,
+                           response: dict[str, Any] | None, *, missing: bool) -> tuple[str, str] | None:
+    name = CONNECT_MESSAGES.get(api)
+    known = PROFILES.get(profile)
+    if name is None or known is None or not known.kip_text:
+        return None
+    return _first_problem(request, response, lambda body, side: validate_against(
+        body, CONNECT_MESSAGE_SCHEMAS[f"{name}{side.capitalize()}"], version), missing=missing, every_field=False)
+
+
+def _first_problem(request: dict[str, Any] | None, response: dict[str, Any] | None,
+                   validate: Callable[[dict[str, Any], str], list[str]], *, missing: bool,
+                   every_field: bool) -> tuple[str, str] | None:
     for side, body in (("request", request), ("response", response)):
         if body is None:
             continue
-        for problem in validate_message(body, release, f"{name}{side.capitalize()}", version):
+        for problem in validate(body, side):
             found = (_RECORD_PROBLEM if every_field else _TYPE_PROBLEM).search(problem)
             if found is not None and (missing or found.group(1)):
                 return f"{side}.{found.group(1) or found.group(2)}", f"{side}: {problem}"

@@ -63,6 +63,7 @@ __all__ = [
     "find_field",
     "is_nullable",
     "message_schema",
+    "validate_against",
     "validate_message",
 ]
 
@@ -128,7 +129,12 @@ def validate_message(data: Mapping[str, Any], release: str, name: str, version: 
 
     Tagged fields may be omitted. Messages read ``<Name> v<N>: ...``.
     """
-    schema = message_schema(release, name)
+    return validate_against(data, message_schema(release, name), version)
+
+
+def validate_against(data: Mapping[str, Any], schema: MessageSchema, version: int) -> list[str]:
+    """``validate_message`` for a schema outside the release tables (the Connect draft's)."""
+    name = schema.name
     if not schema.supports(version):
         return [f"{name}: version {version} is not valid (valid: {schema.valid_versions})"]
     problems = validate_fields(data, schema.fields, version)

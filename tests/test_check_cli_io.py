@@ -238,6 +238,7 @@ def test_no_report_is_left_when_the_run_fails(tmp_path: Path) -> None:
     assert old.read_text() == "previous report"  # opened before the work, never truncated for nothing
     assert main(["check", str(BAD), "--json", str(old)]) == 1
     assert json.loads(old.read_text())["format"] == "kgspec-report/1"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt", "old.json"]  # no temporary file left
 
 
 # --- options ------------------------------------------------------------------------------------

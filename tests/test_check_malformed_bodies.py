@@ -77,23 +77,26 @@ def test_mistyped_classic_request_never_reaches_the_model(tmp_path: Path) -> Non
     assert report["groups"][0]["verdict"] == "incomplete"
 
 
-def test_connect_calls_without_a_schema_table_become_findings(tmp_path: Path) -> None:
-    """The Connect draft's messages have no schema table: a mistyped value is still a finding at its
-    line (a list where the draft has a string id), and an unreadable task list is shown as such."""
+def test_connect_response_fields_are_named_by_the_drafts_schema(tmp_path: Path) -> None:
+    """The Connect draft's messages have schemas too (``model/connect/schemas.py``): a list where
+    the draft has a string id, or a number where it has a task list, is a malformed finding naming
+    the field (before they had none: the first was a TypeError's text, the second a mismatch)."""
     events = read_jsonl(GOLDEN / "connect/worker_bounces.jsonl")
     assert events[19]["requestHeader"]["requestApiKeyName"] == "CONNECT_GROUP_PREPARE_ASSIGNMENT"
     events[19]["response"]["members"][0]["memberId"] = ["W1"]
     status, report = check_events(tmp_path, events)
     assert status == 1
     assert [(f["line"], f["kind"], f.get("field"), f["message"]) for f in report["findings"]] == [
-        (20, "malformed", None,
-         "the CONNECT_GROUP_PREPARE_ASSIGNMENT call has a value of the wrong type (TypeError: unhashable type: 'list')")]
+        (20, "malformed", "response.members[0].memberId",
+         "response: ConnectGroupPrepareAssignmentResponse v0: field `members[0].memberId` must be a string")]
     events = read_jsonl(GOLDEN / "connect/worker_bounces.jsonl")
     events[19]["response"]["members"][0]["connectorsAndTasks"][0]["tasks"] = 7
     status, report = check_events(tmp_path, events)
     assert status == 1
-    assert [(f["line"], f["kind"], f["field"]) for f in report["findings"]] == [(20, "response-mismatch", "members")]
-    assert "\"'unreadable'\"" in report["findings"][0]["message"]
+    assert [(f["line"], f["kind"], f["field"], f["message"]) for f in report["findings"]] == [
+        (20, "malformed", "response.members[0].connectorsAndTasks[0].tasks",
+         "response: ConnectGroupPrepareAssignmentResponse v0: field `members[0].connectorsAndTasks[0].tasks` "
+         "must be an array")]
 
 
 def _record(ts: int, rtype: int, key: dict[str, Any], value: dict[str, Any]) -> dict[str, Any]:

@@ -28,6 +28,7 @@ from kgspec.commands.output import (
     one_line_errors,
     stdout_closed,
 )
+from kgspec.commands.report_json import FindingSpool, listed_findings, report_chunks
 from kgspec.conformance.allowlist import AllowedReport, AllowingChecker, AllowList, AllowListError
 from kgspec.conformance.checker import TraceChecker
 from kgspec.conformance.events import Event, ReadItem
@@ -205,11 +206,28 @@ def run(args: argparse.Namespace) -> int:
             raise UsageError("--html reads the inputs twice: give files, not standard input or a pipe")
         extra = {option: ReportFile(path, inputs, option) for option, path in
                  (("--html", args.html), ("--junit", args.junit), ("--sarif", args.sarif)) if path}
+        # A run whose one report is the JSON one spools its findings to disk as they are found
+        # (report_json.py); the other reports and the allow-list read them from memory.
+        spool = FindingSpool() if args.json and not extra and allowed is None else None
     except (ValueError, TraceFormatError, AllowListError, UsageError) as exc:
         error("check", str(exc))
         return 2
+    except OSError as exc:  # no temporary file for the findings
+        error("check", f"cannot create a temporary file for the findings: {exc.strerror or exc}")
+        return 2
     options: dict[str, Any] = {"profile": args.profile, "configs": configs, "clients": args.clients,
                                "mutants": Mutants(tuple(args.mutant)), **assignors.coordinator_kwargs()}
+    try:
+        return _run_checks(args, options, failovers, focus, allowed, report_file, extra, spool)
+    finally:
+        if spool is not None:
+            spool.close()
+
+
+def _run_checks(args: argparse.Namespace, options: dict[str, Any], failovers: list[tuple[float, str]],
+                focus: Focus, allowed: AllowedReport | None, report_file: ReportFile | None,
+                extra: dict[str, ReportFile], spool: FindingSpool | None) -> int:
+    """``run`` once the options are read: check, then write the reports."""
     # Inputs are checked in name order, whatever their order on the command line: the same
     # inputs give a byte-identical report (and, with --merge, the same tie-breaks between files).
     paths = sorted(args.traces)
@@ -224,7 +242,7 @@ def run(args: argparse.Namespace) -> int:
                 watch.sources = []
                 watch.tick = progress.ByteMeter(meter, watch.sources).tick
             report = check_traces(paths, args.format, args.tz, allowed, options, merge=args.merge,
-                                  failovers=failovers, watch=watch)
+                                  failovers=failovers, watch=watch, report=Report(sink=spool))
     except (TraceFormatError, InternalError) as exc:
         if report_file is not None:
             report_file.discard()
@@ -241,15 +259,16 @@ def run(args: argparse.Namespace) -> int:
     status = 0 if report.ok else 1
     try:
         if args.json:
-            out = report.to_json()
-            if allowed is not None:
-                out["allowList"] = allowed.to_json()  # an extension of the report (contract §2)
-            text = json.dumps(out, indent=2, default=jsonable) + "\n"
+            # an extension of the report (contract §2)
+            more = {"allowList": allowed.to_json()} if allowed is not None else None
+            chunks = report_chunks(report, spool.texts(report) if spool is not None else listed_findings(report),
+                                   more)
             if report_file is None:
-                sys.stdout.write(text)
+                for chunk in chunks:
+                    sys.stdout.write(chunk)
             else:
                 try:
-                    report_file.write(text)
+                    report_file.write_chunks(chunks)
                 except ReportWriteError as exc:  # still print what was found, then fail
                     error("check", str(exc))
                     status = 2
@@ -343,16 +362,18 @@ def _run_explain(args: argparse.Namespace) -> int:
 def check_traces(paths: list[str], fmt: str, tz: str | None, allowed: AllowedReport | None,
                  options: dict[str, Any], *, merge: bool = False,
                  failovers: list[tuple[float, str]] | None = None, watch: Watch | None = None,
-                 make_checker: Callable[[str, Report], TraceChecker] | None = None) -> Report:
+                 make_checker: Callable[[str, Report], TraceChecker] | None = None,
+                 report: Report | None = None) -> Report:
     """Check each trace in turn into one report (``merge``: all of them as one, by time).
 
     ``TraceFormatError`` for an input that is no trace (exit 2); any other exception is a bug of
     kgspec's and becomes an ``InternalError`` naming the input and the line being read or checked.
     ``failovers``: (tsMs, group or '*') the user says the coordinator moved at (``--failover``).
     ``watch``: the focus options and the findings' context (``focus.py``); ``make_checker``: the
-    checker of each input (default: a plain or allow-listing one).
+    checker of each input (default: a plain or allow-listing one); ``report``: the one to fill
+    (default: a new one keeping its findings in memory).
     """
-    report = Report()
+    report = report if report is not None else Report()
     watch = watch or Watch(Focus(), tz)
     if merge and len(paths) > 1:
         _check_merged(paths, fmt, tz, allowed, options, report, failovers or [], watch, make_checker)

@@ -94,7 +94,7 @@ class HumanReport:
         put(f"{len(report.inputs)} trace(s), {lines} line(s){f' ({buckets})' if buckets else ''}, "
             f"{len(report.groups)} group(s): "
             f"{verdicts.count('conforms')} conform, {verdicts.count('diverges')} diverge, "
-            f"{verdicts.count('incomplete')} incomplete; {len(report.findings)} finding(s)")
+            f"{verdicts.count('incomplete')} incomplete; {report.count} finding(s)")
 
     def _group_summary(self, report: Report) -> None:
         """One line per group with findings (verdict, count, where the first one is); then how many

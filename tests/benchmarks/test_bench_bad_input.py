@@ -13,11 +13,16 @@ spread over 5,000 groups of their own.
 The check runs in a child process so its CPU time and peak resident memory are its own;
 ``extra_info`` holds both, with lines per CPU second. Asserted: exit status 1, the accounting
 identity (lines = events + malformed + skipped, 10^6 in all), the healthy groups conform (bad
-lines elsewhere must not disturb them), and memory stays under 2 GiB.
+lines elsewhere must not disturb them), and memory stays under 1 GiB.
 
 Measured 2026-11-28 (shared 2-core machine): 77.5 CPU s (12.9k lines per CPU second), peak
 1.70 GB, about half of it the report: every finding is listed up to 200 per group (here about
 450k findings over 6,400 groups) and the JSON report is built as one string before it is written.
+Later that day, the same input (513,313 findings over 7,600 groups, a 1.08 GB report), before
+and after the report was streamed (findings spooled to disk as they are found, the report
+written in pieces: ``kgspec/commands/report_json.py``), CPU s before / after, run back to back:
+on a quiet machine 88.7 / 86.5; under load 102.9 / 103.8 and 90.4 / 103.8 (CPU time grows with
+the machine's load); peak 4,464 MB before in every run, 330-331 MB after; the reports byte-identical.
 """
 
 from __future__ import annotations
@@ -129,4 +134,4 @@ def test_check_mixed_bad_input(benchmark: Any, mixed_trace: Path, tmp_path: Path
     assert inp["skipped"] > LINES // 100
     verdicts = {g["groupId"]: g["verdict"] for g in report["groups"]}
     assert [gid for gid in (f"group-{g}" for g in range(100)) if verdicts.get(gid) != "conforms"] == []
-    assert got["peak"] < 2 * 2**30
+    assert got["peak"] < 2**30  # the findings are spooled to disk, not kept (docs/checking.md, "Limits")
