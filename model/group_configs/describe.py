@@ -48,8 +48,11 @@ def to_string(value: int | str | bool) -> str:
     return str(value)
 
 
-def group_value(key: GroupConfigKey, props: Mapping[str, str], config: Config, profile: Profile) -> str:
-    """The value DescribeConfigs shows (``GroupConfig.fromProps(extractGroupConfigMap, props)``)."""
+def group_value(key: GroupConfigKey, props: Mapping[str, str], config: Config, profile: Profile) -> str | None:
+    """The value DescribeConfigs shows (``GroupConfig.fromProps(extractGroupConfigMap, props)``);
+    kip's assignor name: the group's, else the broker's, null when neither sets one."""
+    if key.nullable and key.broker is not None:
+        return str(props.get(key.name) or config[key.broker] or "") or None
     if key.name in props:
         try:
             return to_string(parse_value(key, props[key.name]))
@@ -60,7 +63,7 @@ def group_value(key: GroupConfigKey, props: Mapping[str, str], config: Config, p
     return to_string(key.default)
 
 
-def _synonyms(key: GroupConfigKey, value: str, is_set: bool, config: Config, profile: Profile) -> list[dict[str, Any]]:
+def _synonyms(key: GroupConfigKey, value: str | None, is_set: bool, config: Config, profile: Profile) -> list[dict[str, Any]]:
     if not has_broker_synonyms(profile):
         return [{"name": key.name, "value": value, "source": GROUP_CONFIG if is_set else DEFAULT_CONFIG}]
     out: list[dict[str, Any]] = []
@@ -69,9 +72,11 @@ def _synonyms(key: GroupConfigKey, value: str, is_set: bool, config: Config, pro
     if key.broker is None:
         out.append({"name": key.name, "value": to_string(key.default), "source": DEFAULT_CONFIG})
         return out
-    if config.is_set(key.broker):
+    if config.is_set(key.broker) and not (key.nullable and not config[key.broker]):
         out.append({"name": key.broker, "value": to_string(config[key.broker]), "source": STATIC_BROKER_CONFIG})
-    out.append({"name": key.broker, "value": to_string(DEFAULTS[key.broker]), "source": DEFAULT_CONFIG})
+    default = to_string(DEFAULTS[key.broker])
+    out.append({"name": key.broker, "value": None if key.nullable and not default else default,
+                "source": DEFAULT_CONFIG})
     return out
 
 

@@ -94,7 +94,7 @@ def compute_target(coord: Coordinator, group: StreamsGroup, group_epoch: int,
                                 group.offsets_of(mid).task_offsets,
                                 group.offsets_of(mid).task_end_offsets if seed else {}) for mid in order]
         subtasks = [SubtopologyTasks(sid, s.num_tasks, s.is_stateful) for sid, s in subs.items()]
-        name = seed_assignor_name(coord, subtasks) if seed else STREAMS_ASSIGNOR_NAME
+        name = seed_assignor_name(coord, group.group_id, subtasks) if seed else STREAMS_ASSIGNOR_NAME
         assignor = coord.task_assignors.get(name)
         try:
             if name != STREAMS_ASSIGNOR_NAME and assignor is None:
@@ -144,10 +144,12 @@ def compute_target(coord: Coordinator, group: StreamsGroup, group_epoch: int,
     return records, result
 
 
-def seed_assignor_name(coord: Coordinator, subtopologies: list[SubtopologyTasks]) -> str:
-    """kip: ``group.streams.assignor.name`` when set; else "the AK implementation will choose
-    highly_available for stateful topologies and sticky for stateless topologies"."""
-    configured = str(coord.config["group.streams.assignor.name"] or "")
+def seed_assignor_name(coord: Coordinator, group_id: str, subtopologies: list[SubtopologyTasks]) -> str:
+    """kip: the group's ``streams.assignor.name``, else the broker's ``group.streams.assignor.name``
+    (read at each target computation: a change takes effect at the next one); else "the AK
+    implementation will choose highly_available for stateful topologies and sticky for stateless
+    topologies"."""
+    configured = coord.group_config_str(group_id, "group.streams.assignor.name")
     if configured:
         return configured
     return HIGHLY_AVAILABLE if any(s.stateful for s in subtopologies) else STREAMS_ASSIGNOR_NAME
