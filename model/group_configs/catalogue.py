@@ -85,7 +85,18 @@ KEYS: tuple[GroupConfigKey, ...] = (
 # dynamic group-level configuration that sets the assignor for a specific group." Named as
 # GroupConfig names its configs (Kafka's master branch later added the same name, KAFKA-20790);
 # unset, the broker's ``group.streams.assignor.name`` stands.
+# "Global & Dynamic Group Configuration": "The three core assignment options ...
+# acceptable.recovery.lag, num.warmup.replicas and num.standby.replicas. They can be configured both
+# globally on the broker, and dynamically for specific streams groups through the
+# IncrementalAlterConfigs and DescribeConfigs RPCs"; the "Group Configurations" table adds
+# task.offset.interval.ms (num.standby.replicas is already Kafka's). Unset, the broker's value.
 KIP_KEYS: tuple[GroupConfigKey, ...] = (
+    GroupConfigKey("streams.acceptable.recovery.lag", "INT", 10000, 0, "group.streams.acceptable.recovery.lag",
+                   None, "4.3", optional=True),
+    GroupConfigKey("streams.num.warmup.replicas", "INT", 2, 0, "group.streams.num.warmup.replicas", None, "4.3",
+                   optional=True),
+    GroupConfigKey("streams.task.offset.interval.ms", "INT", 60000, 0, "group.streams.task.offset.interval.ms",
+                   None, "4.3", optional=True),
     GroupConfigKey("streams.assignor.name", "STRING", "", None, "group.streams.assignor.name", None, "4.3",
                    optional=True, nullable=True),
 )

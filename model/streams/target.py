@@ -106,8 +106,8 @@ def compute_target(coord: Coordinator, group: StreamsGroup, group_epoch: int,
             else:  # a registered replacement (Coordinator(task_assignors=...)), or kip's highly_available
                 spec_configs = dict(configs)
                 if seed:
-                    spec_configs |= {LAG_CONFIG: str(coord.config.int("group.streams.acceptable.recovery.lag")),
-                                     WARMUPS_CONFIG: str(coord.config.int("group.streams.num.warmup.replicas"))}
+                    spec_configs |= {LAG_CONFIG: str(coord.group_config_int(group.group_id, "group.streams.acceptable.recovery.lag")),
+                                     WARMUPS_CONFIG: str(coord.group_config_int(group.group_id, "group.streams.num.warmup.replicas"))}
                 assignment = assignor.assign_tasks(TaskGroupSpec(specs, subtasks, replicas, spec_configs))
         except TaskAssignorError as exc:
             raise CoordinatorError(Errors.UNKNOWN_SERVER_ERROR,
@@ -124,8 +124,8 @@ def compute_target(coord: Coordinator, group: StreamsGroup, group_epoch: int,
                         WARMUP: dict(warmups.get(mid, {}))} for mid in order}
         if coord.profile.streams_kip_warmups_in_target:  # "assigning tasks as active, standby or warm-up tasks"
             result = refiner.refine(members, result, group.task_offsets, configured,
-                                    coord.config.int("group.streams.num.warmup.replicas"),
-                                    coord.config.int("group.streams.acceptable.recovery.lag"), True)
+                                    coord.group_config_int(group.group_id, "group.streams.num.warmup.replicas"),
+                                    coord.group_config_int(group.group_id, "group.streams.acceptable.recovery.lag"), True)
     else:
         result = {mid: {ACTIVE: {}, STANDBY: {}, WARMUP: {}} for mid in order}
     if coord.mutants.active("assignor-double-assign"):
