@@ -42,6 +42,9 @@ class GroupConfigKey:
     # kip's streams.assignor.name: null by default, shown as null (not "") when neither the group
     # nor the broker sets it
     nullable: bool = False
+    # kip-only (the seed's): unset, the group's value is the broker's, and DescribeConfigs shows it
+    # ("override the default broker configurations dynamically for specific groups")
+    seed: bool = False
 
 
 def _key(name: str, kind: ConfigType, default: int | str | bool, at_least: int | None, broker: str | None,
@@ -92,13 +95,13 @@ KEYS: tuple[GroupConfigKey, ...] = (
 # task.offset.interval.ms (num.standby.replicas is already Kafka's). Unset, the broker's value.
 KIP_KEYS: tuple[GroupConfigKey, ...] = (
     GroupConfigKey("streams.acceptable.recovery.lag", "INT", 10000, 0, "group.streams.acceptable.recovery.lag",
-                   None, "4.3", optional=True),
+                   None, "4.3", optional=True, seed=True),
     GroupConfigKey("streams.num.warmup.replicas", "INT", 2, 0, "group.streams.num.warmup.replicas", None, "4.3",
-                   optional=True),
+                   optional=True, seed=True),
     GroupConfigKey("streams.task.offset.interval.ms", "INT", 60000, 0, "group.streams.task.offset.interval.ms",
-                   None, "4.3", optional=True),
+                   None, "4.3", optional=True, seed=True),
     GroupConfigKey("streams.assignor.name", "STRING", "", None, "group.streams.assignor.name", None, "4.3",
-                   optional=True, nullable=True),
+                   optional=True, nullable=True, seed=True),
 )
 
 _RELEASES = {"4.1": 1, "4.2": 2, "4.3": 3}

@@ -50,9 +50,12 @@ def to_string(value: int | str | bool) -> str:
 
 def group_value(key: GroupConfigKey, props: Mapping[str, str], config: Config, profile: Profile) -> str | None:
     """The value DescribeConfigs shows (``GroupConfig.fromProps(extractGroupConfigMap, props)``);
-    kip's assignor name: the group's, else the broker's, null when neither sets one."""
-    if key.nullable and key.broker is not None:
-        return str(props.get(key.name) or config[key.broker] or "") or None
+    kip's seed configs: the group's, else the broker's (the assignor: null when neither sets one)."""
+    if key.seed and key.broker is not None and key.name not in props:
+        broker = to_string(config[key.broker])
+        return None if key.nullable and not broker else broker
+    if key.nullable and not props.get(key.name):
+        return None
     if key.name in props:
         try:
             return to_string(parse_value(key, props[key.name]))

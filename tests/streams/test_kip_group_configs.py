@@ -177,3 +177,18 @@ def test_kafka_43_refuses_the_seeds_group_configs() -> None:
     c = coordinator("kafka-4.3")
     for name in ("streams.acceptable.recovery.lag", "streams.num.warmup.replicas", "streams.task.offset.interval.ms"):
         assert alter_error(c, "g", op(name, "1")) == (40, f"Unknown group config name: {name}")
+
+
+def test_describe_shows_the_brokers_value_until_the_group_sets_one() -> None:
+    """Unlike 4.3's optional assignment intervals (GroupConfig's default shown), the seed's group
+    configs "override the default broker configurations": unset, the broker's value is shown."""
+    c = coordinator("kip", **{"group.streams.acceptable.recovery.lag": 500})
+    entry = entries(describe(c, "g", keys=["streams.acceptable.recovery.lag"], synonyms=True))[
+        "streams.acceptable.recovery.lag"]
+    assert (entry["value"], entry["configSource"], entry["synonyms"]) == ("500", 4, [
+        {"name": "group.streams.acceptable.recovery.lag", "value": "500", "source": 4},
+        {"name": "group.streams.acceptable.recovery.lag", "value": "10000", "source": 5}])
+    assert alter_error(c, "g", op("streams.acceptable.recovery.lag", "7")) == (0, None)
+    shown = entries(describe(c, "g"))
+    assert (shown["streams.acceptable.recovery.lag"]["value"], shown["streams.num.warmup.replicas"]["value"],
+            shown["streams.task.offset.interval.ms"]["value"]) == ("7", "2", "60000")
