@@ -53,6 +53,10 @@ DEFAULTS: dict[str, Any] = {
     # Seed KIP-1071 (kip only): "The name of the task assignor used for all streams groups. Can be
     # sticky or highly_available in AK." Default null (here ""): the coordinator picks.
     "group.streams.assignor.name": "",
+    # Seed KIP-1071 "New properties" (kip only): the bounds of the group-level
+    # streams.num.warmup.replicas and streams.task.offset.interval.ms (model/group_configs/).
+    "group.streams.max.warmup.replicas": 20,
+    "group.streams.min.task.offset.interval.ms": 15000,
     # Share groups are not modelled, but their group configs are validated against these
     # (GroupConfig.validateValues; GroupCoordinatorConfig and ShareGroupConfig defaults, 4.3).
     "group.share.session.timeout.ms": 45000,

@@ -41,7 +41,7 @@ from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.model.consumer.protocol import PROTOCOL as CONSUMER
 from kgspec.model.errors import CoordinatorError, require_version
 from kgspec.model.group_configs.protocol import PROTOCOL as GROUP_CONFIGS
-from kgspec.model.group_configs.values import group_int
+from kgspec.model.group_configs.values import group_int, group_str
 from kgspec.model.hashing import compute_group_hash
 from kgspec.model.listing import list_groups
 from kgspec.model.member_ids import MemberIdSource, seeded
@@ -379,6 +379,11 @@ class Coordinator:
         when it has any, else the broker's (``GroupMetadataManager.consumerGroupSessionTimeoutMs(groupId)``
         & co; model/group_configs/values.py)."""
         return group_int(self.group_configs.get(group_id), broker_name, self.config, self.profile)
+
+    def group_config_str(self, group_id: str, broker_name: str) -> str:
+        """The string broker config ``broker_name`` as group ``group_id`` sees it ("" when unset):
+        kip's group-level ``streams.assignor.name`` over the broker's ``group.streams.assignor.name``."""
+        return group_str(self.group_configs.get(group_id), broker_name, self.config, self.profile)
 
     def offsets_owner(self, group_id: str) -> GroupProtocol | None:
         """The protocol that owns ``group_id`` (one namespace across protocols), which validates

@@ -245,8 +245,47 @@ def kip_choices() -> ClassicRecorder:
     return r
 
 
+def kip_rolling_upgrade() -> ClassicRecorder:
+    """kip, seed 004 "Rolling Upgrades (Consumer)", its four phases with its values: A, B and C on
+    (round-robin, 0); A, then B, then C upgraded to list (round-robin, 1) first. The coordinator
+    keeps (round-robin, 0) "since it must choose a version supported by all members" until C's
+    upgrade "allows the coordinator to update the group's protocol". A (strategy, version) pair is
+    a protocol name here (the JoinGroup protocol is a name and its metadata; the metadata is the
+    version as an int16)."""
+    r = ClassicRecorder(profile="kip", records=False)
+    v0 = {"name": "round-robin-v0", "metadata": "AAA="}
+    v1 = {"name": "round-robin-v1", "metadata": "AAE="}
+    names = ("A", "B", "C")
+    ids = {c: r.join(i * 100, client_id=c, protocols=[v0])["response"]["memberId"] for i, c in enumerate(names)}
+    protocols = {c: [v0] for c in names}
+    calls = {c: r.join(1000 + i * 100, ids[c], client_id=c, protocols=protocols[c]) for i, c in enumerate(names)}
+    r.tick(7000)  # phase 1: generation 1, (round-robin, 0)
+    ts, generation = 7000, 1
+    for upgraded in (None, "A", "B", "C"):
+        if upgraded is not None:  # phases 2-4: the upgraded member rejoins, the others are told to rejoin
+            protocols[upgraded] = [v1, v0]
+            ts += 1000
+            calls = {upgraded: r.join(ts, ids[upgraded], client_id=upgraded, protocols=protocols[upgraded])}
+            for c in names:
+                if c != upgraded:
+                    ts += 100
+                    r.heartbeat(ts, ids[c], generation, client_id=c)  # REBALANCE_IN_PROGRESS
+                    calls[c] = r.join(ts + 50, ids[c], client_id=c, protocols=protocols[c])
+            generation += 1
+        answer = calls["A"]["response"]
+        leader, protocol = answer["leader"], answer["protocolName"]
+        for c in names:
+            ts += 100
+            r.sync(ts, ids[c], generation, client_id=c, protocol_name=protocol,
+                   assignments=dict.fromkeys(ids.values(), "AAAA") if ids[c] == leader else None)
+    for i, c in enumerate(names):
+        r.heartbeat(ts + 1000 + i * 100, ids[c], generation, client_id=c)
+    return r
+
+
 SCENARIOS = {"join_sync": join_sync, "static_membership": static_membership, "timeouts": timeouts,
-             "old_versions": old_versions, "kip_join_reason": kip_join_reason, "kip_choices": kip_choices}
+             "old_versions": old_versions, "kip_join_reason": kip_join_reason, "kip_choices": kip_choices,
+             "kip_rolling_upgrade": kip_rolling_upgrade}
 
 
 def main() -> None:

@@ -39,6 +39,12 @@ class GroupConfigKey:
     # 4.3's assignment intervals are ``Optional`` in GroupConfig (KAFKA-20337): a group that does
     # not set one uses the broker's value, whatever GroupConfig's default.
     optional: bool = False
+    # kip's streams.assignor.name: null by default, shown as null (not "") when neither the group
+    # nor the broker sets it
+    nullable: bool = False
+    # kip-only (the seed's): unset, the group's value is the broker's, and DescribeConfigs shows it
+    # ("override the default broker configurations dynamically for specific groups")
+    seed: bool = False
 
 
 def _key(name: str, kind: ConfigType, default: int | str | bool, at_least: int | None, broker: str | None,
@@ -77,6 +83,27 @@ KEYS: tuple[GroupConfigKey, ...] = (
          extracted=None),
 )
 
+# kip only (seed 002, "Assignment"): "The task assignor is configured on the broker side both
+# through a global static configuration that defined the default assignor for all groups, and a
+# dynamic group-level configuration that sets the assignor for a specific group." Named as
+# GroupConfig names its configs (Kafka's master branch later added the same name, KAFKA-20790);
+# unset, the broker's ``group.streams.assignor.name`` stands.
+# "Global & Dynamic Group Configuration": "The three core assignment options ...
+# acceptable.recovery.lag, num.warmup.replicas and num.standby.replicas. They can be configured both
+# globally on the broker, and dynamically for specific streams groups through the
+# IncrementalAlterConfigs and DescribeConfigs RPCs"; the "Group Configurations" table adds
+# task.offset.interval.ms (num.standby.replicas is already Kafka's). Unset, the broker's value.
+KIP_KEYS: tuple[GroupConfigKey, ...] = (
+    GroupConfigKey("streams.acceptable.recovery.lag", "INT", 10000, 0, "group.streams.acceptable.recovery.lag",
+                   None, "4.3", optional=True, seed=True),
+    GroupConfigKey("streams.num.warmup.replicas", "INT", 2, 0, "group.streams.num.warmup.replicas", None, "4.3",
+                   optional=True, seed=True),
+    GroupConfigKey("streams.task.offset.interval.ms", "INT", 60000, 0, "group.streams.task.offset.interval.ms",
+                   None, "4.3", optional=True, seed=True),
+    GroupConfigKey("streams.assignor.name", "STRING", "", None, "group.streams.assignor.name", None, "4.3",
+                   optional=True, nullable=True, seed=True),
+)
+
 _RELEASES = {"4.1": 1, "4.2": 2, "4.3": 3}
 
 
@@ -92,16 +119,16 @@ def release_of(profile: Profile) -> str | None:
 
 def keys_for(profile: Profile) -> dict[str, GroupConfigKey]:
     """The group configs ``profile``'s release defines, by name, in define order (do not change it:
-    one dict per release, shared)."""
-    return _keys_of(release_of(profile))
+    one dict per release, shared). ``kip`` adds the seed's group-level assignor (``KIP_KEYS``)."""
+    return _keys_of(release_of(profile), profile.streams_kip_assignor_selection)
 
 
 @cache
-def _keys_of(release: str | None) -> dict[str, GroupConfigKey]:
+def _keys_of(release: str | None, kip: bool = False) -> dict[str, GroupConfigKey]:
     if release is None:
         return {}
     level = _RELEASES[release]
-    return {k.name: k for k in KEYS if _RELEASES[k.release] <= level}
+    return {k.name: k for k in KEYS + (KIP_KEYS if kip else ()) if _RELEASES[k.release] <= level}
 
 
 def extracted(key: GroupConfigKey, profile: Profile) -> bool:
@@ -112,12 +139,12 @@ def extracted(key: GroupConfigKey, profile: Profile) -> bool:
 
 def by_broker_name(profile: Profile) -> dict[str, GroupConfigKey]:
     """The group configs of ``profile``'s release by the broker config they override."""
-    return _by_broker(release_of(profile))
+    return _by_broker(release_of(profile), profile.streams_kip_assignor_selection)
 
 
 @cache
-def _by_broker(release: str | None) -> dict[str, GroupConfigKey]:
-    return {k.broker: k for k in _keys_of(release).values() if k.broker is not None}
+def _by_broker(release: str | None, kip: bool = False) -> dict[str, GroupConfigKey]:
+    return {k.broker: k for k in _keys_of(release, kip).values() if k.broker is not None}
 
 
 def has_broker_synonyms(profile: Profile) -> bool:

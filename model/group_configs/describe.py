@@ -48,8 +48,14 @@ def to_string(value: int | str | bool) -> str:
     return str(value)
 
 
-def group_value(key: GroupConfigKey, props: Mapping[str, str], config: Config, profile: Profile) -> str:
-    """The value DescribeConfigs shows (``GroupConfig.fromProps(extractGroupConfigMap, props)``)."""
+def group_value(key: GroupConfigKey, props: Mapping[str, str], config: Config, profile: Profile) -> str | None:
+    """The value DescribeConfigs shows (``GroupConfig.fromProps(extractGroupConfigMap, props)``);
+    kip's seed configs: the group's, else the broker's (the assignor: null when neither sets one)."""
+    if key.seed and key.broker is not None and key.name not in props:
+        broker = to_string(config[key.broker])
+        return None if key.nullable and not broker else broker
+    if key.nullable and not props.get(key.name):
+        return None
     if key.name in props:
         try:
             return to_string(parse_value(key, props[key.name]))
@@ -60,7 +66,7 @@ def group_value(key: GroupConfigKey, props: Mapping[str, str], config: Config, p
     return to_string(key.default)
 
 
-def _synonyms(key: GroupConfigKey, value: str, is_set: bool, config: Config, profile: Profile) -> list[dict[str, Any]]:
+def _synonyms(key: GroupConfigKey, value: str | None, is_set: bool, config: Config, profile: Profile) -> list[dict[str, Any]]:
     if not has_broker_synonyms(profile):
         return [{"name": key.name, "value": value, "source": GROUP_CONFIG if is_set else DEFAULT_CONFIG}]
     out: list[dict[str, Any]] = []
@@ -69,9 +75,11 @@ def _synonyms(key: GroupConfigKey, value: str, is_set: bool, config: Config, pro
     if key.broker is None:
         out.append({"name": key.name, "value": to_string(key.default), "source": DEFAULT_CONFIG})
         return out
-    if config.is_set(key.broker):
+    if config.is_set(key.broker) and not (key.nullable and not config[key.broker]):
         out.append({"name": key.broker, "value": to_string(config[key.broker]), "source": STATIC_BROKER_CONFIG})
-    out.append({"name": key.broker, "value": to_string(DEFAULTS[key.broker]), "source": DEFAULT_CONFIG})
+    default = to_string(DEFAULTS[key.broker])
+    out.append({"name": key.broker, "value": None if key.nullable and not default else default,
+                "source": DEFAULT_CONFIG})
     return out
 
 

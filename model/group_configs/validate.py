@@ -86,6 +86,9 @@ BOUNDS: tuple[Bound, ...] = (
     *_pair("streams.num.standby.replicas", None, "group.streams.max.standby.replicas"),
     *_pair("streams.assignment.interval.ms", "group.streams.min.assignment.interval.ms",
            "group.streams.max.assignment.interval.ms", "4.3", True),
+    # kip only (the keys exist only there): the seed's "New properties" bounds
+    *_pair("streams.num.warmup.replicas", None, "group.streams.max.warmup.replicas", "4.3", True),
+    *_pair("streams.task.offset.interval.ms", "group.streams.min.task.offset.interval.ms", None, "4.3", True),
 )
 # session timeout > heartbeat interval, last (validateValues' final checks)
 SESSION_OVER_HEARTBEAT = (

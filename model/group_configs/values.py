@@ -46,3 +46,13 @@ def _parsed(key: GroupConfigKey, raw: str) -> int | None:
         return int(parse_value(key, raw))
     except InvalidGroupConfig:  # never stored: the controller validated it
         return None
+
+
+def group_str(props: Mapping[str, str] | None, broker_name: str, config: Config, profile: Profile) -> str:
+    """The group's value of the string broker config ``broker_name`` (kip's
+    ``group.streams.assignor.name``): its own when set and non-empty, else the broker's."""
+    if props:
+        key = by_broker_name(profile).get(broker_name)
+        if key is not None and props.get(key.name, "").strip():
+            return props[key.name].strip()
+    return str(config[broker_name] or "")

@@ -416,14 +416,14 @@ class StreamsHeartbeat:
             "memberEpoch": reconciled.member_epoch,
             "heartbeatIntervalMs": coord.group_config_int(gid, "group.streams.heartbeat.interval.ms"),
             **ops.recovery_lag_fields(profile, self.api_version,
-                                      coord.config.int("group.streams.acceptable.recovery.lag")),
+                                      coord.group_config_int(gid, "group.streams.acceptable.recovery.lag")),
             "taskOffsetIntervalMs": 0, "status": statuses,
             "activeTasks": None, "standbyTasks": None, "warmupTasks": None,
             "endpointInformationEpoch": 0, "partitionsByUserEndpoint": None,
         }
         if profile.streams_recovery_lag_in_response or profile.streams_kip_response_configs:
             # KAFKA-18652: the task-offset interval from the group's config (4.3 sends 0).
-            response["taskOffsetIntervalMs"] = coord.config.int("group.streams.task.offset.interval.ms")
+            response["taskOffsetIntervalMs"] = coord.group_config_int(gid, "group.streams.task.offset.interval.ms")
         changed = joining or reconciled.assigned != member.assigned
         if changed:
             sets = reconciled.assigned_sets()
@@ -521,9 +521,10 @@ class StreamsHeartbeat:
 
     def _warmup_configs(self) -> tuple[int, int, bool]:
         """(num.warmup.replicas, acceptable.recovery.lag, whether warm-ups are really inserted (kip))."""
-        config = self.coord.config
-        return (config.int("group.streams.num.warmup.replicas"), config.int("group.streams.acceptable.recovery.lag"),
-                self.coord.profile.streams_kip_warmup_promotion)
+        coord, gid = self.coord, self.req["groupId"]  # kip: the group's own values when it sets them
+        return (coord.group_config_int(gid, "group.streams.num.warmup.replicas"),
+                coord.group_config_int(gid, "group.streams.acceptable.recovery.lag"),
+                coord.profile.streams_kip_warmup_promotion)
 
     def validate_epoch(self, member: StreamsMember, received: int, owned_raw: list[Any]) -> None:
         """``throwIfStreamsGroupMemberEpochIsInvalid`` (epoch 0 returns first)."""

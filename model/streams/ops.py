@@ -82,9 +82,15 @@ RACK_AWARE_TAGS = "group.streams.rack.aware.assignment.tags"
 def assignment_configs(coord: Coordinator, group_id: str) -> dict[str, str]:
     """``streamsGroupAssignmentConfigs(groupId)``: a TreeMap with ``num.standby.replicas`` (the
     group's ``streams.num.standby.replicas`` when it sets one) and, on trunk,
-    ``rack.aware.assignment.tags`` when set (KAFKA-20744)."""
+    ``rack.aware.assignment.tags`` when set (KAFKA-20744); kip adds the seed's
+    ``acceptable.recovery.lag`` and ``num.warmup.replicas``."""
     replicas = coord.group_config_int(group_id, "group.streams.num.standby.replicas")
     configs = {"num.standby.replicas": str(replicas)}
+    if coord.profile.streams_kip_warmups_in_target:
+        # kip: the seed's "three core assignment options" all bump the group epoch when the group's
+        # value changes ("When an assignment configuration for the group is updated").
+        configs["acceptable.recovery.lag"] = str(coord.group_config_int(group_id, "group.streams.acceptable.recovery.lag"))
+        configs["num.warmup.replicas"] = str(coord.group_config_int(group_id, "group.streams.num.warmup.replicas"))
     if coord.profile.streams_rack_aware_tags:
         tags = rack_aware_tags(coord)
         if tags:

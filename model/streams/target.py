@@ -94,7 +94,7 @@ def compute_target(coord: Coordinator, group: StreamsGroup, group_epoch: int,
                                 group.offsets_of(mid).task_offsets,
                                 group.offsets_of(mid).task_end_offsets if seed else {}) for mid in order]
         subtasks = [SubtopologyTasks(sid, s.num_tasks, s.is_stateful) for sid, s in subs.items()]
-        name = seed_assignor_name(coord, subtasks) if seed else STREAMS_ASSIGNOR_NAME
+        name = seed_assignor_name(coord, group.group_id, subtasks) if seed else STREAMS_ASSIGNOR_NAME
         assignor = coord.task_assignors.get(name)
         try:
             if name != STREAMS_ASSIGNOR_NAME and assignor is None:
@@ -106,8 +106,8 @@ def compute_target(coord: Coordinator, group: StreamsGroup, group_epoch: int,
             else:  # a registered replacement (Coordinator(task_assignors=...)), or kip's highly_available
                 spec_configs = dict(configs)
                 if seed:
-                    spec_configs |= {LAG_CONFIG: str(coord.config.int("group.streams.acceptable.recovery.lag")),
-                                     WARMUPS_CONFIG: str(coord.config.int("group.streams.num.warmup.replicas"))}
+                    spec_configs |= {LAG_CONFIG: str(coord.group_config_int(group.group_id, "group.streams.acceptable.recovery.lag")),
+                                     WARMUPS_CONFIG: str(coord.group_config_int(group.group_id, "group.streams.num.warmup.replicas"))}
                 assignment = assignor.assign_tasks(TaskGroupSpec(specs, subtasks, replicas, spec_configs))
         except TaskAssignorError as exc:
             raise CoordinatorError(Errors.UNKNOWN_SERVER_ERROR,
@@ -124,8 +124,8 @@ def compute_target(coord: Coordinator, group: StreamsGroup, group_epoch: int,
                         WARMUP: dict(warmups.get(mid, {}))} for mid in order}
         if coord.profile.streams_kip_warmups_in_target:  # "assigning tasks as active, standby or warm-up tasks"
             result = refiner.refine(members, result, group.task_offsets, configured,
-                                    coord.config.int("group.streams.num.warmup.replicas"),
-                                    coord.config.int("group.streams.acceptable.recovery.lag"), True)
+                                    coord.group_config_int(group.group_id, "group.streams.num.warmup.replicas"),
+                                    coord.group_config_int(group.group_id, "group.streams.acceptable.recovery.lag"), True)
     else:
         result = {mid: {ACTIVE: {}, STANDBY: {}, WARMUP: {}} for mid in order}
     if coord.mutants.active("assignor-double-assign"):
@@ -144,10 +144,12 @@ def compute_target(coord: Coordinator, group: StreamsGroup, group_epoch: int,
     return records, result
 
 
-def seed_assignor_name(coord: Coordinator, subtopologies: list[SubtopologyTasks]) -> str:
-    """kip: ``group.streams.assignor.name`` when set; else "the AK implementation will choose
-    highly_available for stateful topologies and sticky for stateless topologies"."""
-    configured = str(coord.config["group.streams.assignor.name"] or "")
+def seed_assignor_name(coord: Coordinator, group_id: str, subtopologies: list[SubtopologyTasks]) -> str:
+    """kip: the group's ``streams.assignor.name``, else the broker's ``group.streams.assignor.name``
+    (read at each target computation: a change takes effect at the next one); else "the AK
+    implementation will choose highly_available for stateful topologies and sticky for stateless
+    topologies"."""
+    configured = coord.group_config_str(group_id, "group.streams.assignor.name")
     if configured:
         return configured
     return HIGHLY_AVAILABLE if any(s.stateful for s in subtopologies) else STREAMS_ASSIGNOR_NAME

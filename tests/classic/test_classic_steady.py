@@ -54,7 +54,7 @@ def _request_log(native: Path, out: Path) -> Path:
 
 def test_the_goldens_with_classic_calls_are_found() -> None:
     assert [f"{p.parent.name}/{p.name}" for p in WITH_CLASSIC] == [
-        "classic/join_sync.jsonl", "classic/kip_choices.jsonl", "classic/kip_join_reason.jsonl",
+        "classic/join_sync.jsonl", "classic/kip_choices.jsonl", "classic/kip_join_reason.jsonl", "classic/kip_rolling_upgrade.jsonl",
         "classic/old_versions.jsonl", "classic/static_membership.jsonl", "classic/timeouts.jsonl",
         "migration/connect_kip.jsonl", "migration/downgrade.jsonl", "migration/streams_kafka-4.1.jsonl", "migration/streams_kafka-4.2.jsonl",
         "migration/streams_kafka-4.3.jsonl", "migration/streams_kafka-trunk.jsonl", "migration/streams_kip.jsonl",

@@ -467,3 +467,21 @@ def test_failover_mid_migration_rearms_each_workers_own_session() -> None:
     assert deadlines == {f"connect-session-g-{W1}": 18_500, f"connect-session-g-{W2}": 18_500,
                          "connect-session-g-W3": 53_500}
     assert r.heartbeat(9000, W1, 2, client_id="W1")["response"]["errorCode"] == 0
+
+
+def test_describe_and_list_groups_of_a_mixed_connect_group() -> None:
+    """The draft is silent on DescribeGroups / ListGroups; `kip` reads them as Kafka does a consumer
+    group with classic members (``GroupMetadataManager.describeGroups`` finds no classic group;
+    ``listGroups`` lists the group under its own type): DescribeGroups v6+ "Group g is not a
+    classic group." (GROUP_ID_NOT_FOUND, 69, state Dead); ListGroups type and protocol type
+    "connect", the draft's group state."""
+    r = MAKE.scenario(upto="mixed")
+    described = r.coord.handle(15, 6, {"groups": ["g"], "includeAuthorizedOperations": False}, now=9000)
+    assert described.response is not None
+    (group,) = described.response["groups"]
+    assert (group["errorCode"], group["errorMessage"], group["groupState"], group["members"]) == (
+        69, "Group g is not a classic group.", "Dead", [])
+    listed = r.coord.handle(16, 5, {"statesFilter": [], "typesFilter": []}, now=9000)
+    assert listed.response is not None
+    assert listed.response["groups"] == [
+        {"groupId": "g", "protocolType": "connect", "groupState": "Stable", "groupType": "connect"}]

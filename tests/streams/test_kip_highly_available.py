@@ -62,9 +62,9 @@ def test_the_broker_picks_by_topology_unless_configured() -> None:
     stateless topologies"; group.streams.assignor.name "Can be sticky or highly_available"."""
     stateful, stateless = [SubtopologyTasks("0", 3, True)], [SubtopologyTasks("0", 3, False)]
     c = coordinator("kip")
-    assert (seed_assignor_name(c, stateful), seed_assignor_name(c, stateless)) == ("highly_available", "sticky")
+    assert (seed_assignor_name(c, "g", stateful), seed_assignor_name(c, "g", stateless)) == ("highly_available", "sticky")
     configured = coordinator("kip", **{"group.streams.assignor.name": "sticky"})
-    assert seed_assignor_name(configured, stateful) == "sticky"
+    assert seed_assignor_name(configured, "g", stateful) == "sticky"
     assert set(builtin_task_assignors()) == {"sticky", "highly_available"}
 
 

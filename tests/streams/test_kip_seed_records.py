@@ -116,7 +116,8 @@ def test_replay_rebuilds_identical_state_from_the_seeds_records() -> None:
     assert (replayed.group_epoch, replayed.validated_topology_epoch, replayed.state) == (4, 0, live.state)
     assert live.state == "RECONCILING"  # m2 has not heartbeated since the bump
     assert replayed.partition_metadata == (("app-store-changelog", CHANGELOG, 8), ("foo", FOO, 8))
-    assert replayed.last_assignment_configs == {"num.standby.replicas": "0"}  # soft: the configs at load
+    assert replayed.last_assignment_configs == {  # soft: the configs at load (the seed's three)
+        "num.standby.replicas": "0", "acceptable.recovery.lag": "10000", "num.warmup.replicas": "2"}
 
 
 def test_group_deletion_tombstones_the_partition_metadata() -> None:
