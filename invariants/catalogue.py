@@ -198,7 +198,9 @@ ENTRIES: tuple[Entry, ...] = (
           (STREAMS,), LIVENESS, _INV + "streams_group:lost_assignments", None,
           no_symbolic="a Kafka gap the simulator reports, not an invariant"),
     Entry(NO_TASKS_WHILE_NOT_READY,
-          "A streams group whose topology is not ready (NotReady) has empty targets and grants no member a task.",
+          "A target computed while a streams group's topology is not ready (NotReady) is empty, and while NotReady "
+          "a member is granted only tasks of its target computed earlier, when the topology was ready (kept by "
+          "4.3's assignment interval: ASSIGNMENT_DELAYED, the assignment epoch below the group epoch).",
           (STREAMS,), STATE, _INV + "streams_group:no_tasks_while_not_ready", None,
           no_symbolic="the encoding has no topology (readiness, internal topics)"),
     Entry(REPLAY,

@@ -7,7 +7,8 @@
   exception, trunk's in-place demotion (KAFKA-20665): the *same member* may hold the task as an
   active task pending revocation and as its new standby/warm-up — the client recycles the task;
 * ``streams-no-tasks-while-not-ready``: a group whose topology is not validated (NotReady) gives
-  no member any task;
+  no member any task — but one from a target computed while it was ready and kept by 4.3's
+  assignment interval (:func:`not_ready_grants`);
 * ``streams-epoch-while-revoking``: a member that still owns a task it must revoke keeps its
   member epoch;
 * ``streams-target-validity``: at record 20 (target complete) each active task is in at most one
@@ -203,6 +204,23 @@ class ReplayedStateProblems:
             self._conflicts -= 1
 
 
+def not_ready_grants(group: StreamsGroup, member_id: str,
+                     gained: list[tuple[str, str, int]]) -> list[tuple[str, str, int]]:
+    """The tasks of ``gained`` (role, subtopology, partition) a NotReady group must not grant.
+
+    A target computed while NotReady is empty (``TargetAssignmentBuilder.build``). But the
+    heartbeat that finds the topology not ready (bumping the group epoch) may fall inside 4.3's
+    assignment interval (KAFKA-20291): it answers ASSIGNMENT_DELAYED and reconciles the member
+    toward the last target, computed while the topology was ready (``fromLastTargetAssignment``).
+    So while that older target stands (assignment epoch below the group epoch) the member may be
+    granted the tasks of its target, and only those; otherwise none.
+    """
+    if group.state != NOT_READY:
+        return []
+    kept = group.target.get(member_id, {}) if group.assignment_epoch < group.group_epoch else {}
+    return [(role, sid, p) for role, sid, p in gained if p not in kept.get(role, {}).get(sid, ())]
+
+
 def response_problems(group: StreamsGroup | None, member_id: str, process_id: str,
                       before: Holds | None, before_pending: Holds | None, before_epoch: int | None,
                       observed: TaskSets | None, observed_epoch: int | None,
@@ -219,8 +237,9 @@ def response_problems(group: StreamsGroup | None, member_id: str, process_id: st
         holdings[member_id] = (process_id, [observed])
         problems.extend(holdings_problems(holdings))
         gained = [t for t in _tasks(observed) if t[2] not in (before or {}).get(t[0], {}).get(t[1], ())]
-        if group.state == NOT_READY and gained:
-            role, sid, p = gained[0]
+        refused = not_ready_grants(group, member_id, gained)
+        if refused:
+            role, sid, p = refused[0]
             problems.append((STREAMS_NO_TASKS_WHILE_NOT_READY,
                              f"group {group.group_id} is NotReady (topology not validated) but member "
                              f"{member_id} is given {role} task {sid}_{p}"))

@@ -13,7 +13,9 @@ returns violation messages (empty when it holds). ``invariants/streams.py`` hold
   it keeps every guarantee of the sticky assignor (each task active exactly once, standbys
   only for stateful subtopologies, ``min(replicas, processes - 1)`` of them);
 * ``no-tasks-while-not-ready``: a target computed while the group is NotReady is empty,
-  and a heartbeat answered while NotReady grants no task the member did not have;
+  and a heartbeat answered while NotReady grants no task the member did not have, except
+  tasks of its target computed earlier, while the topology was ready, and kept by 4.3's
+  assignment interval (``invariants/streams.py``: ``not_ready_grants``);
 * ``epoch-monotonicity``, ``epoch-fencing``, ``replay-equivalence``, ``session-expiry``,
   ``client-no-double-ownership`` (active tasks): as for consumer groups.
 """
@@ -47,7 +49,7 @@ from kgspec.invariants.liveness import (
 from kgspec.invariants.ownership import client_no_double_ownership
 from kgspec.invariants.processid import StreamsHolding, processid_exclusivity
 from kgspec.invariants.replay import replay_equivalence
-from kgspec.invariants.streams import held_tasks
+from kgspec.invariants.streams import held_tasks, not_ready_grants
 from kgspec.model.config import Config
 from kgspec.model.consumer import member as consumer_member
 from kgspec.model.streams.assignor import SubtopologyTasks, TaskAssignment, TaskMemberSpec
@@ -150,12 +152,15 @@ def no_tasks_while_not_ready(group: StreamsGroup | None, call: StreamsCall | Non
         before, request, response = call
         if response.get("errorCode") == 0:
             had = before.assigned if before is not None else {}
-            for role, name in ROLE_FIELDS.items():
-                for entry in response.get(name) or []:
-                    new = [p for p in entry["partitions"] if p not in had.get(role, {}).get(entry["subtopologyId"], {})]
-                    if new:
-                        problems.append(f"group is NotReady but member {request.get('memberId')} is granted "
-                                        f"{role} task {entry['subtopologyId']}_{new[0]}")
+            gained = [(role, entry["subtopologyId"], p) for role, name in ROLE_FIELDS.items()
+                      for entry in response.get(name) or [] for p in entry["partitions"]
+                      if p not in had.get(role, {}).get(entry["subtopologyId"], {})]
+            mid = str(request.get("memberId"))
+            named: set[tuple[str, str]] = set()
+            for role, sid, p in not_ready_grants(group, mid, gained):
+                if (role, sid) not in named:  # one line per task list entry, at its first task
+                    named.add((role, sid))
+                    problems.append(f"group is NotReady but member {mid} is granted {role} task {sid}_{p}")
     return problems
 
 

@@ -123,9 +123,7 @@ def test_streams_churn_events_per_cpu_second(benchmark: Any, groups: int, tmp_pa
 
     def run() -> None:
         cost, report = _cpu_per_event(path, rounds=1)
-        # Known, not this benchmark's business (docs/status.md, issue #19): at 1,000 groups two of
-        # the model's own groups trip this invariant (tasks given while the topology is not ready).
-        assert [f for f in report.findings if f.field != "streams-no-tasks-while-not-ready"] == []
+        assert report.findings == []
         rates.append(1 / cost)
 
     benchmark.pedantic(run, rounds=1, iterations=1)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from kgspec.invariants import (
     CONSUMER_INVARIANTS,
     STREAMS_GROUP_INVARIANTS,
@@ -31,7 +33,7 @@ from kgspec.invariants import (
 )
 from kgspec.invariants.liveness import ClientView
 from kgspec.invariants.streams import state_problems
-from kgspec.invariants.streams_group import holdings
+from kgspec.invariants.streams_group import holdings, no_tasks_while_not_ready
 from kgspec.model.config import Config
 from kgspec.model.consumer.group import ConsumerGroup
 from kgspec.model.consumer.member import STABLE, UNREVOKED_PARTITIONS, ConsumerMember
@@ -296,3 +298,26 @@ def test_check_streams_runs_each_named_check() -> None:
     assert list(STREAMS_GROUP_INVARIANTS) == [
         "processid-exclusivity", "client-no-double-ownership", "epoch-monotonicity", "epoch-fencing",
         "target-validity", "no-tasks-while-not-ready", "replay-equivalence", "session-expiry"]
+
+
+def test_no_tasks_while_not_ready_allows_the_target_the_assignment_interval_kept() -> None:
+    """NotReady (no topology here) with the target of epoch 3 kept at group epoch 4 (4.3's
+    assignment interval): b may be granted its target's 0_1, nothing else; once the target is
+    current (computed NotReady) it must be empty and grants nothing."""
+    group = StreamsGroup("g", 4)
+    group.members["b"] = _streams_member("b", 3, [])
+    group.assignment_epoch = 3
+    group.target = {"b": {"active": {"0": frozenset({1})}, "standby": {}, "warmup": {}}}
+    before = _streams_member("b", 3, [])
+
+    def call(partitions: list[int]) -> Any:
+        tasks = [{"subtopologyId": "0", "partitions": partitions}]
+        return before, {"memberId": "b"}, {"errorCode": 0, "activeTasks": tasks, "standbyTasks": [], "warmupTasks": []}
+
+    assert group.state == "NOT_READY"
+    assert no_tasks_while_not_ready(group, call([1])) == []
+    assert no_tasks_while_not_ready(group, call([1, 2])) == ["group is NotReady but member b is granted active task 0_2"]
+    group.assignment_epoch = 4
+    assert no_tasks_while_not_ready(group, call([1])) == [
+        "group is NotReady but the target at epoch 4 gives b active 0_1",
+        "group is NotReady but member b is granted active task 0_1"]

@@ -120,6 +120,31 @@ def not_ready(mutants: frozenset[str] = frozenset(), records: bool = False) -> T
     return rec
 
 
+ONE_STATEFUL = {"epoch": 0, "subtopologies": [
+    {"subtopologyId": "0", "sourceTopics": ["input"], "sourceTopicRegex": [],
+     "stateChangelogTopics": [_topic("app-0-changelog")], "repartitionSinkTopics": [],
+     "repartitionSourceTopics": [], "copartitionGroups": []}]}
+
+
+def not_ready_kept_target(mutants: frozenset[str] = frozenset(), records: bool = False) -> TraceRecorder:
+    """4.3: the source topic grows past its changelog (NotReady) inside the assignment interval, so
+    the heartbeat that finds it keeps the last target, computed while ready: m-b is granted 0_1
+    (line 9); the next computation (NotReady: an empty target) revokes everything."""
+    rec = _recorder({"group.streams.initial.rebalance.delay.ms": 0}, records, mutants)
+    rec.topic(0, "input", 2)
+    rec.topic(0, "app-0-changelog", 2)
+    a, b = Client(rec, "m-a", "p1"), Client(rec, "m-b", "p2")
+    a.join(1000, ONE_STATEFUL)      # target epoch 2: 0_0, 0_1 on m-a
+    b.join(2500, ONE_STATEFUL)      # target epoch 3 at 2500: 0_1 moves to m-b once m-a releases it
+    a.beat(2600)                    # revokes 0_1
+    a.beat(2700)                    # released: epoch 3
+    rec.topic(3000, "input", 3)     # the changelog (2 partitions) no longer fits
+    b.beat(3100)                    # NotReady, group epoch 4; inside the interval: the epoch-3 target
+    a.beat(3600)                    # target epoch 4, computed NotReady: empty; 0_0 revoked
+    b.beat(3700)                    # 0_1 revoked
+    return rec
+
+
 def trunk_static(mutants: frozenset[str] = frozenset(), records: bool = False) -> TraceRecorder:
     """kafka-trunk: static members on two processes with one standby; a temporary leave (-2) and a
     rejoin under a new member id (replacement, no bump); reported task offsets; the active owner
@@ -393,6 +418,7 @@ SCENARIOS: dict[str, Callable[..., TraceRecorder]] = {
     "sticky_unchanged.jsonl": sticky_unchanged,
     "standby_rebalance.jsonl": standby_rebalance,
     "not_ready.jsonl": not_ready,
+    "not_ready_kept_target.jsonl": not_ready_kept_target,
     "trunk_static.jsonl": trunk_static,
     "kip_warmup.jsonl": kip_warmup,
     "kip_rolling_bounce.jsonl": kip_rolling_bounce,

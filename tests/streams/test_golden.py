@@ -16,6 +16,7 @@ from tests.streams.goldens import (
     SCENARIOS,
     kip_warmup,
     not_ready,
+    not_ready_kept_target,
     standby_rebalance,
     trunk_static,
 )
@@ -100,6 +101,56 @@ def test_tasks_while_not_ready_rejected(tmp_path: Path) -> None:
     assert at == {("invariant", "streams-no-tasks-while-not-ready"), ("response-mismatch", "activeTasks"),
                   ("response-mismatch", "standbyTasks"), ("response-mismatch", "warmupTasks")}
     assert min(f["line"] for f in report["findings"]) == index + 1
+
+
+KEPT = "not_ready_kept_target.jsonl"
+
+
+def test_not_ready_grants_the_target_the_assignment_interval_kept() -> None:
+    """The 1,000-group streams churn's finding (seed 1, group-847 at line 10940): no model bug.
+    Kafka 4.3's streamsGroupHeartbeat bumps the group epoch with the topology not validated
+    (NotReady) and, inside streams.assignment.interval.ms, reconciles the member toward the last
+    target, computed while ready (fromLastTargetAssignment): line 9 grants m-b active task 0_1."""
+    events = read_jsonl(GOLDEN / KEPT)
+    calls = [(i + 1, e["tsMs"], e["request"]["memberId"], e["response"]["memberEpoch"],
+              [s["statusCode"] for s in e["response"]["status"] or []], e["response"]["activeTasks"])
+             for i, e in enumerate(events) if "response" in e]
+    assert calls == [
+        (4, 1000, "m-a", 2, [], [{"subtopologyId": "0", "partitions": [0, 1]}]),
+        (5, 2500, "m-b", 3, [], []),
+        (6, 2600, "m-a", 2, [], [{"subtopologyId": "0", "partitions": [0]}]),
+        (7, 2700, "m-a", 3, [], None),
+        (9, 3100, "m-b", 3, [5, 2], [{"subtopologyId": "0", "partitions": [1]}]),  # NotReady, kept target
+        (10, 3600, "m-a", 3, [2], []),   # target epoch 4, computed NotReady: empty
+        (11, 3700, "m-b", 3, [2], []),
+    ]
+    assert events[8]["response"]["status"] == [
+        {"statusCode": 5, "statusDetail": "Assignment delayed due to the configured assignment interval."},
+        {"statusCode": 2, "statusDetail": "Existing topic app-0-changelog has different number of partitions: "
+                                          "expected 3, found 2"}]
+    group = not_ready_kept_target().coord.streams_groups["g"]
+    assert (group.state, group.group_epoch, group.assignment_epoch) == ("NOT_READY", 4, 4)
+    status, report = check(GOLDEN / KEPT)
+    assert report["findings"] == []
+    assert status == 0
+
+
+@pytest.mark.parametrize(("line", "active", "member"), [
+    (9, [1, 2], "m-b"),    # the kept target gives m-b 0_1, not 0_2
+    (10, [0, 2], "m-a"),   # the target is current (epoch 4, computed NotReady: empty)
+])
+def test_not_ready_grant_outside_the_kept_target_rejected(tmp_path: Path, line: int, active: list[int],
+                                                          member: str) -> None:
+    events = read_jsonl(GOLDEN / KEPT)
+    events[line - 1]["response"]["activeTasks"] = [{"subtopologyId": "0", "partitions": active}]
+    status, report = check_events(tmp_path, events)
+    assert status == 1
+    assert min(f["line"] for f in report["findings"]) == line
+    at = [(f["kind"], f["field"], f["message"]) for f in report["findings"] if f["line"] == line]
+    assert (INVARIANT, "streams-no-tasks-while-not-ready",
+            f"group g is NotReady (topology not validated) but member {member} is given active task 0_2") in at
+    assert {(kind, field) for kind, field, _ in at} == {(INVARIANT, "streams-no-tasks-while-not-ready"),
+                                                        (MISMATCH, "activeTasks")}
 
 
 @pytest.mark.parametrize(("line", "epoch", "message"), [
