@@ -224,7 +224,14 @@ class TraceChecker:
             else:
                 self.profile = profile
         configs = body.get("configs") or {}
-        unknown = unknown_config_names(configs)
+        unknown = unknown_config_names(configs, self.profile)
+        given = unknown_config_names(self.configs, self.profile)  # --config, now the profile is known
+        if given:
+            self.finding(None, Finding(self.path, event.line, None, "unsupported",
+                                        f"--config not modelled under {self.profile}: {', '.join(given)}",
+                                        "header.profile"))
+            for name in given:
+                del self.configs[name]
         if unknown:
             self.finding(None, Finding(self.path, event.line, None, "unsupported",
                                         f"configs not modelled: {', '.join(unknown)}", "header.configs"))

@@ -173,8 +173,20 @@ def value_problem(name: str, value: Any) -> str | None:
     return None
 
 
-def unknown_config_names(overrides: Mapping[str, Any]) -> list[str]:
-    return sorted(n for n in overrides if n not in DEFAULTS and n not in GROUP_LEVEL)
+# Broker configs only the seeds define (KIP-1071's assignor and bounds, the Connect draft's):
+# modelled under ``kip``; under Kafka's profiles nothing reads them, so naming one is not modelled
+# (a header's ``unsupported`` finding, a usage error for ``--config``) rather than silently kept.
+SEED_ONLY: frozenset[str] = frozenset({
+    "group.streams.assignor.name", "group.streams.max.warmup.replicas",
+    "group.streams.min.task.offset.interval.ms", "group.connect.session.timeout.ms",
+    "group.connect.heartbeat.interval.ms", "group.connect.scheduled.rebalance.max.delay.ms"})
+
+
+def unknown_config_names(overrides: Mapping[str, Any], profile: str | None = None) -> list[str]:
+    """Names the model does not know; with a Kafka ``profile``, also the seeds' own (``SEED_ONLY``)."""
+    seed_only = profile is not None and profile != "kip"
+    return sorted(n for n in overrides
+                  if (n not in DEFAULTS and n not in GROUP_LEVEL) or (seed_only and n in SEED_ONLY))
 
 
 # ConfigDef's atLeast(n) of the group coordinator's configs (GroupCoordinatorConfig.CONFIG_DEF,

@@ -39,6 +39,10 @@ def _report(path: Path, *extra: str) -> tuple[int, dict[str, Any]]:
     return status, json.loads(out.read_text(encoding="utf-8"))
 
 
+def _copy(tmp_path: Path) -> Path:
+    return Path(shutil.copy(GOOD, tmp_path / GOOD.name))
+
+
 def _without_paths(report: dict[str, Any]) -> dict[str, Any]:
     for entry in (*report["inputs"], *report["findings"]):
         entry.pop("path")
@@ -266,6 +270,27 @@ def test_options_are_usage_errors(args: tuple[str, ...], message: str) -> None:
 
 def test_a_group_level_config_name_is_known(tmp_path: Path) -> None:
     assert main(["check", "-q", str(GOOD), "--config", "consumer.session.timeout.ms=45000"]) == 0
+
+
+def test_a_seed_only_config_under_a_kafka_profile_is_a_usage_error() -> None:
+    done = _kgspec("check", str(GOOD), "--profile", "kafka-4.1", "--config", "group.streams.assignor.name=sticky")
+    assert done.returncode == 2
+    assert _one_error_line(done.stderr) == ("kgspec check: --config: group.streams.assignor.name only the seeds "
+                                            "define (profile kip); kafka-4.1 has no such config")
+
+
+def test_a_seed_only_config_is_known_under_kip(tmp_path: Path) -> None:
+    status, report = _report(_copy(tmp_path), "--profile", "kip", "--config", "group.connect.session.timeout.ms=30000")
+    assert (status, report["findings"]) == (0, [])
+
+
+def test_a_seed_only_config_under_the_headers_kafka_profile_is_unsupported(tmp_path: Path) -> None:
+    # no --profile: the trace's header names kafka-4.3, known only once the header is read
+    status, report = _report(_copy(tmp_path), "--config", "group.streams.max.warmup.replicas=5")
+    assert status == 1
+    assert [(f["kind"], f["line"], f["field"], f["message"]) for f in report["findings"]] == [
+        ("unsupported", 1, "header.profile",
+         "--config not modelled under kafka-4.3: group.streams.max.warmup.replicas")]
 
 
 # --- internal errors: exit 3 --------------------------------------------------------------------

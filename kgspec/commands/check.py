@@ -40,6 +40,7 @@ from kgspec.conformance.timeline import GroupTimeline, TimelineChecker, highligh
 from kgspec.model.config import (
     DEFAULTS,
     GROUP_LEVEL,
+    SEED_ONLY,
     startup_problem,
     unknown_config_names,
     value_problem,
@@ -129,7 +130,11 @@ def parse_configs(pairs: list[str], profile: str | None = None) -> dict[str, Any
     ValueError for a name the model does not know (as a trace header's unknown configs are
     ``unsupported``) or a value the config cannot take (``model.config.value_problem``)."""
     configs = {k: int(v) if v.lstrip("-").isdigit() else v for k, v in parse_pairs(pairs, "--config").items()}
-    unknown = unknown_config_names(configs)
+    unknown = unknown_config_names(configs, profile)
+    seed_only = [n for n in unknown if n in SEED_ONLY]
+    if seed_only:
+        raise ValueError(f"--config: {', '.join(seed_only)} only the seeds define (profile kip); "
+                         f"{profile} has no such config")
     if unknown:
         close = {n: difflib.get_close_matches(n, KNOWN_CONFIGS, 1) for n in unknown}
         names = ", ".join(f"{n} (did you mean {close[n][0]}?)" if close[n] else n for n in unknown)
