@@ -29,8 +29,8 @@ from __future__ import annotations
 
 from typing import Final
 
-from kgspec.model.message_schemas import MessageSchema
-from kgspec.model.record_schemas import F, FieldSchema, RecordSchema
+from kgspec.model.message_schemas import MessageSchema, N
+from kgspec.model.record_schemas import F, RecordSchema
 from kgspec.model.records import (
     CONNECT_WORKER_GROUP_CONNECTORS_TASKS_METADATA,
     CONNECT_WORKER_GROUP_CURRENT_MEMBER_ASSIGNMENT,
@@ -105,15 +105,10 @@ _CONNECTORS_AND_TASKS: Final = (
 )
 
 
-def _nullable(name: str, type: str, fields: tuple[FieldSchema, ...] = ()) -> FieldSchema:
-    """A field the draft declares ``"nullableVersions": "0+", "default": "null"``."""
-    return F(name, type, "0+", nullable="0+", default="null", fields=fields)
-
-
 _ERROR_FIELDS: Final = (
     F("throttleTimeMs", "int32", "0+"),
     F("errorCode", "int16", "0+"),
-    _nullable("errorMessage", "string"),
+    N("errorMessage", "string"),
 )
 
 CONNECT_MESSAGE_SCHEMAS: Final[dict[str, MessageSchema]] = {s.name: s for s in (
@@ -122,24 +117,17 @@ CONNECT_MESSAGE_SCHEMAS: Final[dict[str, MessageSchema]] = {s.name: s for s in (
         F("groupId", "string", "0+"),
         F("memberId", "string", "0+"),
         F("memberEpoch", "int32", "0+", default="-1"),
-        _nullable("instanceId", "string"),
+        N("instanceId", "string"),
         F("rebalanceTimeoutMs", "int32", "0+", default="-1"),
-        _nullable("serverAssignor", "string"),
-        _nullable("clientAssignors", "[]Assignor", (
-            F("name", "string", "0+"),
-            F("minimumVersion", "int16", "0+"),
-            F("maximumVersion", "int16", "0+"),
-            F("reason", "int8", "0+", tagged=_OPTIONAL),
-            F("version", "int16", "0+", tagged=_OPTIONAL),
-            F("metadata", "bytes", "0+", nullable="0+", tagged=_OPTIONAL),
-        )),
-        _nullable("connectorsAndTasks", "[]ConnectorsAndTasks", _CONNECTORS_AND_TASKS),
+        N("serverAssignor", "string"),
+        N("clientAssignors", "[]Assignor", _ASSIGNOR),
+        N("connectorsAndTasks", "[]ConnectorsAndTasks", _CONNECTORS_AND_TASKS),
     )),
     MessageSchema(-1, "ConnectGroupHeartbeatResponse", "0", fields=(
         *_ERROR_FIELDS,
         F("memberEpoch", "int32", "0+"),
         F("heartbeatIntervalMs", "int32", "0+"),
-        _nullable("assignment", "Assignment", (
+        N("assignment", "Assignment", (
             F("error", "int8", "0+"),
             F("connectorsAndTasks", "[]ConnectorsAndTasks", "0+", fields=_CONNECTORS_AND_TASKS),
             F("version", "int16", "0+"),
