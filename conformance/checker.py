@@ -367,6 +367,22 @@ class TraceChecker:
             if g.coord.now < clock:
                 g.coord.now = int(clock)
 
+    def clock_to(self, g: GroupSession, ts: float) -> None:
+        """Move the group's clock to ``ts`` when nothing of its is due (``advance`` without the
+        timers): what a steady cache's answer does between two calls."""
+        g.last_ts = ts
+        if self.high is None or ts > self.high:
+            self.high = ts
+        g.coord.now = int(ts)
+
+    def answered_from_cache(self, g: GroupSession, ts: float) -> None:
+        """What a call a steady cache answered leaves behind, as the full path would: one event of
+        the group, its last call (where ``moves.py`` starts a move's window), the hit counted."""
+        g.summary.events += 1
+        g.saw_calls = True
+        g.last_call = ts
+        self.steady_hits += 1
+
     def advance(self, g: GroupSession, ts: float, line: int) -> bool:
         """Move the group's clock; False (and a finding) when time goes backwards."""
         if g.clock_seq != self.clock_seq:

@@ -102,12 +102,7 @@ def steady_hit(checker: TraceChecker, g: GroupSession, event: Event,
         if entry.generation != g.generation:
             return False  # timers fired; the full path runs at the same time (advancing again is a no-op)
     else:
-        g.last_ts = ts
-        if checker.high is None or ts > checker.high:
-            checker.high = ts
-        coord.now = ts
+        checker.clock_to(g, ts)
     timers.schedule(timer_at(entry.session_timer, ts + entry.delay))
-    g.summary.events += 1
-    g.saw_calls = True
-    checker.steady_hits += 1
+    checker.answered_from_cache(g, ts if event.ts_ms is None else event.ts_ms)  # as moves.py records it
     return True

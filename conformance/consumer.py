@@ -86,17 +86,12 @@ class ConsumerChecks:
             if entry.generation != g.generation - g.member_scoped:
                 return False  # timers fired; the full path runs at the same time (advancing again is a no-op)
         else:
-            g.last_ts = ts
-            if checker.high is None or ts > checker.high:
-                checker.high = ts
+            checker.clock_to(g, ts)
         coord.now = now
         if consumer_ops.metadata_expired(coord, group):
             return False
         timers.schedule(timer_at(entry.session_timer, now + entry.delay))
-        g.summary.events += 1
-        g.saw_calls = True
-        g.last_call = ts
-        checker.steady_hits += 1
+        checker.answered_from_cache(g, ts)
         if checker.clients:
             self.check_client(g, event, event.response)
         return True

@@ -97,3 +97,9 @@ def golden_script(name: str) -> ModuleType:
         sys.modules[spec.name] = module
         spec.loader.exec_module(module)
     return module
+
+
+def session_marks(checker: Any) -> dict[str, tuple[Any, ...]]:
+    """What a steady cache's answer must leave in each group's session as the full path does: its
+    last call (a move's window starts there), its clock, its event count."""
+    return {gid: (g.last_call, g.last_ts, g.summary.events, g.saw_calls) for gid, g in checker.groups.items()}

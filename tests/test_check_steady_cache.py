@@ -22,22 +22,24 @@ from kgspec.conformance.writers import write_request_log
 from kgspec.model.mutants import Mutants
 
 from kgspec.sim.scenario import Scenario, run_scenario
+from tests.helpers import session_marks
 
 GOLDEN = sorted((Path(__file__).parent / "golden").rglob("*.jsonl"))
 
 
-def _check(path: Path, cache: bool, **options: Any) -> tuple[dict[str, Any], int]:
+def _check(path: Path, cache: bool, **options: Any) -> tuple[dict[str, Any], int, dict[str, tuple[Any, ...]]]:
     report = Report()
     checker = TraceChecker(str(path), report, steady_cache=cache, **options)
     checker.feed_all(open_trace(path))
     checker.finish()
-    return report.to_json(), checker.steady_hits
+    return report.to_json(), checker.steady_hits, session_marks(checker)
 
 
 def _same_with_and_without(path: Path, **options: Any) -> tuple[dict[str, Any], int]:
-    cached, hits = _check(path, True, **options)
-    uncached, none = _check(path, False, **options)
+    cached, hits, cached_marks = _check(path, True, **options)
+    uncached, none, marks = _check(path, False, **options)
     assert none == 0
+    assert cached_marks == marks  # each group's last call, clock and event count
     assert json.dumps(cached) == json.dumps(uncached)  # the same findings, in the same order
     return cached, hits
 
@@ -137,7 +139,7 @@ def test_fast_path_decisions_carry_the_timers_deciding_again_gives(tmp_path: Pat
                                 failover_every_ms=50_000))
     path = tmp_path / "churn.jsonl"
     path.write_text("".join(json.dumps(e) + "\n" for e in sim.finish()))
-    report, _ = _check(path, True)
+    report, _, _ = _check(path, True)
     assert report["findings"] == []
     assert len(compared) > 500
     assert all(compared)

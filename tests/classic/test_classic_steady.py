@@ -22,6 +22,7 @@ from kgspec.model.coordinator import Coordinator
 from kgspec.model.profiles import PROFILES
 
 from tests.benchmarks.workloads import as_request_log, classic_churn
+from tests.helpers import session_marks
 
 GOLDEN = Path(__file__).resolve().parent.parent / "golden"
 CLASSIC_KEYS = ('"requestApiKey":11', '"requestApiKey":12', '"requestApiKey":13', '"requestApiKey":14')
@@ -29,18 +30,19 @@ WITH_CLASSIC = sorted(p for p in GOLDEN.rglob("*.jsonl")
                       if any(k in p.read_text().replace(": ", ":") for k in CLASSIC_KEYS))
 
 
-def _check(path: Path, cache: bool, **options: Any) -> tuple[str, int]:
+def _check(path: Path, cache: bool, **options: Any) -> tuple[str, int, dict[str, tuple[Any, ...]]]:
     report = Report()
     checker = TraceChecker(str(path), report, steady_cache=cache, **options)
     checker.feed_all(open_trace(path))
     checker.finish()
-    return json.dumps(report.to_json(), indent=2), checker.steady_hits
+    return json.dumps(report.to_json(), indent=2), checker.steady_hits, session_marks(checker)
 
 
 def _same_bytes(path: Path, **options: Any) -> tuple[dict[str, Any], int]:
-    cached, hits = _check(path, True, **options)
-    uncached, none = _check(path, False, **options)
+    cached, hits, cached_marks = _check(path, True, **options)
+    uncached, none, marks = _check(path, False, **options)
     assert none == 0
+    assert cached_marks == marks  # each group's last call, clock and event count
     assert cached == uncached
     report: dict[str, Any] = json.loads(cached)
     return report, hits
