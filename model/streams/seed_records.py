@@ -24,8 +24,9 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
-from kgspec.model.record_schemas import F, RecordSchema
+from kgspec.model.record_schemas import F, RecordSchema, record_schema
 from kgspec.model.records import (
+    CONSUMER_GROUP_PARTITION_METADATA,
     STREAMS_GROUP_METADATA,
     STREAMS_GROUP_PARTITION_METADATA,
     STREAMS_GROUP_TOPOLOGY,
@@ -47,18 +48,10 @@ _GROUP_KEY: Final = (F("groupId", "string", "0"),)
 SEED_RECORD_SCHEMAS: Final[dict[int, RecordSchema]] = {
     STREAMS_GROUP_METADATA: RecordSchema(STREAMS_GROUP_METADATA, "StreamsGroupMetadata", "0", 0, key=_GROUP_KEY,
                                          value=(F("epoch", "int32", "0+"),)),
+    # the seed's record 18 is KIP-848's partition-metadata record under the streams name
     STREAMS_GROUP_PARTITION_METADATA: RecordSchema(
-        STREAMS_GROUP_PARTITION_METADATA, "StreamsGroupPartitionMetadata", "0", 0, key=_GROUP_KEY, value=(
-            F("topics", "[]TopicMetadata", "0+", fields=(
-                F("topicId", "uuid", "0+"),
-                F("topicName", "string", "0+"),
-                F("numPartitions", "int32", "0+"),
-                F("partitionMetadata", "[]PartitionMetadata", "0+", fields=(
-                    F("partition", "int32", "0+"),
-                    F("racks", "[]string", "0+"),
-                )),
-            )),
-        )),
+        STREAMS_GROUP_PARTITION_METADATA, "StreamsGroupPartitionMetadata", "0", 0, key=_GROUP_KEY,
+        value=record_schema("4.3", CONSUMER_GROUP_PARTITION_METADATA).value),
 }
 
 
